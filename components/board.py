@@ -1,0 +1,8 @@
+"""Where an entity stands. Only a ruleset's board module writes these (one place moves entities)."""
+
+import numpy as np
+
+from ecs.registry import register_component
+
+lane = register_component("lane", np.int8, default=-1, presence="mask", doc="Lane index of the entity.")
+pos = register_component("pos", np.int8, default=-1, presence="mask", doc="Position inside the lane.")

@@ -1,0 +1,23 @@
+"""Components of the lanes ruleset's own objects (anchors, hero roster link, death marks)."""
+
+import numpy as np
+
+from ecs.registry import register_component
+
+anchor = register_component(
+    "anchor", np.bool_, presence="tag",
+    doc="A lane objective: 30 HP anchor, then a 40 HP essence (lanes.md 'Anchor & Essence System').",
+)
+essence = register_component(
+    "essence", np.bool_, presence="tag", doc="The anchor has fallen and this objective is now its essence.",
+)
+ruined = register_component(
+    "ruined", np.bool_, presence="tag", doc="The essence fell too: the lane's objective is destroyed.",
+)
+hero_index = register_component(
+    "hero_index", np.int8, default=-1, presence="mask", doc="Deck slot (0-4) of a hero entity in its roster.",
+)
+dying = register_component(
+    "dying", np.bool_, presence="tag",
+    doc="Marked destroyed; removed once the lane resolves (lanes.md 'Unit Removal').",
+)

@@ -1,0 +1,117 @@
+"""Decisions and agents (Pgx style).
+
+At a decision point a ruleset gives, for the games that must decide now, ``legal: bool[n, A]``
+over its fixed flat action table and ``actor: int[n]``. An agent maps the listed games and
+their legal masks to ``int[n]`` actions, vectorized over the batch. Action 0 is always
+"pass" in every ruleset's table (it may be illegal where a choice is mandatory).
+
+A decision phase is a system that loops "ask, apply" until no game is pending; the loop is
+over decision steps, never over games.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Protocol
+
+import esper
+import numpy as np
+
+from ecs.rng import Stream
+
+
+class Agent(Protocol):
+    name: str
+
+    def act(self, world, games: np.ndarray, seat: int, legal: np.ndarray) -> np.ndarray:
+        """Return one legal action index per listed game."""
+        ...
+
+
+class RandomAgent:
+    """Uniform over the legal actions; draws from each game's own counter-based RNG."""
+
+    name = "random"
+
+    def act(self, world, games: np.ndarray, seat: int, legal: np.ndarray) -> np.ndarray:
+        return world.rng.choice(games, legal, Stream.AGENT)
+
+
+class PassAgent:
+    """Passes whenever passing is legal; otherwise takes the first legal action.
+
+    Useful as a baseline and for tests: it never plays a card, but it still completes the
+    mandatory choices (hero deployment), so a game against it is a real game.
+    """
+
+    name = "pass"
+
+    def act(self, world, games: np.ndarray, seat: int, legal: np.ndarray) -> np.ndarray:
+        return np.where(legal[:, 0], 0, np.argmax(legal, axis=1))
+
+
+AgentFactory = Callable[[], Agent]
+_AGENTS: dict[str, AgentFactory] = {}
+
+
+def register_agent(name: str, factory: AgentFactory) -> None:
+    if name in _AGENTS and _AGENTS[name] is not factory:
+        raise ValueError(f"agent {name!r} is already registered")
+    _AGENTS[name] = factory
+
+
+def make_agent(name: str) -> Agent:
+    try:
+        return _AGENTS[name]()
+    except KeyError:
+        raise KeyError(f"unknown agent {name!r}; available: {', '.join(sorted(_AGENTS))}") from None
+
+
+def agent_names() -> list[str]:
+    return sorted(_AGENTS)
+
+
+register_agent("random", RandomAgent)
+register_agent("pass", PassAgent)
+
+
+class DecisionSystem(esper.Processor):
+    """A system that asks agents until no active game is pending.
+
+    Subclasses say which games are pending, what is legal and who acts (``request``), and
+    how an action changes the world (``apply``); this loop is shared by every decision phase.
+    """
+
+    max_steps = 10_000
+
+    def pending(self, world) -> np.ndarray:  # bool[B]
+        raise NotImplementedError
+
+    def request(self, world, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """-> (actor int[n], legal bool[n, A])"""
+        raise NotImplementedError
+
+    def apply(self, world, games: np.ndarray, actor: np.ndarray, actions: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def begin(self, world) -> None:
+        pass
+
+    def end(self, world) -> None:
+        pass
+
+    def process(self, world) -> None:
+        self.begin(world)
+        for _ in range(self.max_steps):
+            games = np.flatnonzero(self.pending(world) & world.active)
+            if games.size == 0:
+                break
+            actor, legal = self.request(world, games)
+            actions = world.decide(games, actor, legal)
+            self.apply(world, games, actor, actions)
+        else:
+            b = int(np.flatnonzero(self.pending(world) & world.active)[0])
+            raise RuntimeError(
+                f"{type(self).__name__} did not settle after {self.max_steps} decisions "
+                f"(game with seed {int(world.seeds[b])})"
+            )
+        self.end(world)

@@ -1,0 +1,91 @@
+"""The counter-based RNG: the only source of randomness in rules code.
+
+Each game has a 64-bit seed and a counter. A draw hashes ``(seed, counter, stream)`` with
+SplitMix64's finaliser and advances the counter *only in the games that drew*. A game's
+random numbers therefore depend on its own seed and its own history alone: not on the
+batch it shares, on chunking, workers or backend. That is the determinism contract.
+
+Streams are small integers naming what a draw is for (shuffle, initiative, agent...). They
+salt the hash so that two purposes drawing at the same counter do not see the same bits;
+the counter is still shared, so the order of draws within a game is part of its history.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+import numpy as np
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+_TO_UNIT = 1.0 / float(1 << 53)
+
+
+class Stream(IntEnum):
+    """Purposes of draws. Plugins may use values >= 1000."""
+
+    SHUFFLE = 1
+    INITIATIVE = 2
+    SIDES = 3
+    AGENT = 4
+    EFFECT = 5
+    SHOP = 6
+
+
+def mix64(z: np.ndarray) -> np.ndarray:
+    """SplitMix64 finaliser over a uint64 array (wrapping arithmetic)."""
+    z = z.astype(np.uint64, copy=True)
+    with np.errstate(over="ignore"):
+        z ^= z >> _S30
+        z *= _M1
+        z ^= z >> _S27
+        z *= _M2
+        z ^= z >> _S31
+    return z
+
+
+class CounterRng:
+    """Per-game seeds and counters for a batch of games."""
+
+    def __init__(self, seeds: np.ndarray) -> None:
+        self.seeds = np.asarray(seeds, dtype=np.int64).astype(np.uint64)
+        self.counter = np.zeros(self.seeds.shape[0], dtype=np.uint64)
+        # Key per game: decorrelates neighbouring seeds (seed S and S+1 are a run's neighbours).
+        self._keys = mix64(self.seeds ^ _GOLDEN)
+
+    def bits(self, games: np.ndarray, n: int, stream: int) -> np.ndarray:
+        """``uint64[len(games), n]`` fresh bits for the listed games; their counters advance by n."""
+        games = np.asarray(games, dtype=np.intp)
+        base = self.counter[games]
+        offs = np.arange(n, dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            x = (base[:, None] + offs[None, :]) * _GOLDEN
+            x ^= self._keys[games][:, None]
+            x += np.uint64((int(stream) * 0xD1B54A32D192ED03) & 0xFFFFFFFFFFFFFFFF)
+        self.counter[games] = base + np.uint64(n)
+        return mix64(x)
+
+    def uniform(self, games: np.ndarray, n: int, stream: int) -> np.ndarray:
+        """``float64[len(games), n]`` in [0, 1)."""
+        return (self.bits(games, n, stream) >> np.uint64(11)).astype(np.float64) * _TO_UNIT
+
+    def integers(self, games: np.ndarray, high: np.ndarray | int, stream: int) -> np.ndarray:
+        """One integer in ``[0, high)`` per listed game (``high`` per game or scalar, > 0)."""
+        u = self.uniform(games, 1, stream)[:, 0]
+        return np.minimum((u * high).astype(np.int64), np.asarray(high, dtype=np.int64) - 1)
+
+    def choice(self, games: np.ndarray, mask: np.ndarray, stream: int) -> np.ndarray:
+        """Index of one True column per row of ``mask`` [n, A], uniformly. Rows must have a True."""
+        counts = mask.sum(axis=1)
+        k = self.integers(games, np.maximum(counts, 1), stream)
+        # the k-th True of each row: first column whose running count exceeds k
+        return np.argmax(np.cumsum(mask, axis=1) > k[:, None], axis=1)
+
+    def permutation_keys(self, games: np.ndarray, n: int, stream: int) -> np.ndarray:
+        """Random sort keys [len(games), n]; ``argsort`` of them is a uniform permutation."""
+        return self.bits(games, n, stream)
+
+    def state(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.seeds.copy(), self.counter.copy()

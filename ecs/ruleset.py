@@ -1,0 +1,45 @@
+"""Rulesets register themselves; the engine finds them by name.
+
+A ruleset is discovered through the entry-point group ``battlesim.rulesets`` (the installed
+package declares ``lanes``), so ``ecs`` never imports a ruleset by hand.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, Protocol, Sequence
+
+import numpy as np
+
+
+class Game(Protocol):
+    """A ruleset with its parameters, cards and decks loaded: ready to play batches."""
+
+    ruleset: str
+
+    def deck_ids(self) -> list[str]: ...
+
+    def default_decks(self) -> tuple[str, str]: ...
+
+    def play(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any]) -> dict[str, np.ndarray]:
+        """Play one batch to the end; returns the games-table columns for these seeds."""
+        ...
+
+
+class Ruleset(Protocol):
+    name: str
+
+    def load(self, params: dict[str, Any] | None = None, cards_dir: Path | None = None,
+             decks_dir: Path | None = None) -> Game: ...
+
+
+def available_rulesets() -> dict[str, Any]:
+    return {ep.name: ep for ep in entry_points(group="battlesim.rulesets")}
+
+
+def get_ruleset(name: str) -> Ruleset:
+    eps = available_rulesets()
+    if name not in eps:
+        raise KeyError(f"unknown ruleset {name!r}; available: {', '.join(sorted(eps)) or '(none installed)'}")
+    return eps[name].load()

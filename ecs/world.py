@@ -1,0 +1,184 @@
+"""The batched World: B games x S entity slots, components as ``[B, S]`` numpy arrays.
+
+An entity is a pair ``(game b, slot s)``. Everything a system does is a mask or an index
+array over those two axes, so one numpy call advances every game of the batch at once.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, Iterable
+
+import numpy as np
+
+from ecs.registry import Component, get_component
+from ecs.rng import CounterRng
+
+if TYPE_CHECKING:
+    from ecs.decisions import Agent
+
+
+@dataclass(frozen=True)
+class StateField:
+    """A per-game array that is not an entity (round, gold, initiative, winner...)."""
+
+    name: str
+    dtype: type | np.dtype
+    shape: tuple[int, ...] = ()
+    default: int | float | bool = 0
+    doc: str = ""
+
+
+class SlotsExhausted(RuntimeError):
+    pass
+
+
+class Catalog:
+    """Static card data compiled once from ``data/``: numpy arrays indexed by card id."""
+
+    def __init__(self, names: list[str], arrays: dict[str, np.ndarray], records: list[Any] | None = None):
+        self.names = list(names)
+        self.index = {n: i for i, n in enumerate(self.names)}
+        self.arrays = SimpleNamespace(**arrays)
+        self.records = records or []
+        for key, arr in arrays.items():
+            if len(arr) != len(self.names):
+                raise ValueError(f"catalog array {key!r} has {len(arr)} rows for {len(self.names)} cards")
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def id(self, name: str) -> int:
+        try:
+            return self.index[name]
+        except KeyError:
+            raise KeyError(f"unknown card {name!r}") from None
+
+
+class World:
+    """B games of S slots each.
+
+    ``c``: component arrays by name (``w.c.health[b, s]``); ``g``: per-game state
+    (``w.g.round[b]``); ``alive[b, s]``: slot in use; ``active[b]``: game unfinished.
+    """
+
+    def __init__(
+        self,
+        n_games: int,
+        n_slots: int,
+        components: Iterable[str | Component],
+        state: Iterable[StateField] = (),
+        seeds: np.ndarray | None = None,
+        catalog: Catalog | None = None,
+        params: Any = None,
+    ) -> None:
+        self.n_games = int(n_games)
+        self.n_slots = int(n_slots)
+        B, S = self.n_games, self.n_slots
+        self.components: dict[str, Component] = {}
+        self.c = SimpleNamespace()
+        self.present: dict[str, np.ndarray] = {}
+        for comp in components:
+            comp = get_component(comp) if isinstance(comp, str) else comp
+            self.components[comp.name] = comp
+            setattr(self.c, comp.name, np.full((B, S, *comp.shape), comp.default, dtype=comp.dtype))
+            if comp.presence == "mask":
+                self.present[comp.name] = np.zeros((B, S), dtype=bool)
+        self.state_fields: dict[str, StateField] = {}
+        self.g = SimpleNamespace()
+        for f in state:
+            self.state_fields[f.name] = f
+            setattr(self.g, f.name, np.full((B, *f.shape), f.default, dtype=f.dtype))
+        self.alive = np.zeros((B, S), dtype=bool)
+        self.active = np.ones(B, dtype=bool)
+        self.seeds = np.arange(B, dtype=np.int64) if seeds is None else np.asarray(seeds, dtype=np.int64)
+        if self.seeds.shape != (B,):
+            raise ValueError(f"need {B} seeds, got shape {self.seeds.shape}")
+        self.rng = CounterRng(self.seeds)
+        self.catalog = catalog
+        self.params = params
+        self.agents: list[Agent] = []
+        self.games = np.arange(B)
+
+    # -- components --------------------------------------------------------------------
+    def has(self, name: str) -> np.ndarray:
+        """``bool[B, S]``: entities that have the component, by its presence rule."""
+        comp = self.components[name]
+        arr = getattr(self.c, name)
+        if comp.presence == "tag":
+            out = arr
+        elif comp.presence == "mask":
+            out = self.present[name]
+        else:
+            out = arr != comp.default
+            if comp.shape:
+                out = out.reshape(self.n_games, self.n_slots, -1).any(axis=2)
+        return out & self.alive
+
+    def add(self, games: np.ndarray, slots: np.ndarray, **values: Any) -> None:
+        """Give components to entities (values broadcast over the listed pairs)."""
+        for name, value in values.items():
+            getattr(self.c, name)[games, slots] = value
+            if name in self.present:
+                self.present[name][games, slots] = True
+
+    def remove(self, name: str, games: np.ndarray, slots: np.ndarray) -> None:
+        comp = self.components[name]
+        getattr(self.c, name)[games, slots] = comp.default
+        if name in self.present:
+            self.present[name][games, slots] = False
+
+    # -- entities ----------------------------------------------------------------------
+    def allocate(self, games: np.ndarray) -> np.ndarray:
+        """One fresh slot in each listed game (games must be distinct). Vectorized:
+        the first free slot of each game is ``argmax`` over ``~alive``."""
+        games = np.asarray(games, dtype=np.intp)
+        free = ~self.alive[games]
+        slots = np.argmax(free, axis=1)
+        full = ~free[np.arange(games.size), slots]
+        if full.any():
+            b = int(games[np.argmax(full)])
+            raise SlotsExhausted(
+                f"game with seed {int(self.seeds[b])} has no free entity slot (S={self.n_slots})"
+            )
+        self.alive[games, slots] = True
+        return slots
+
+    def release(self, games: np.ndarray, slots: np.ndarray) -> None:
+        """Free slots and reset every component there to its default."""
+        games = np.asarray(games, dtype=np.intp)
+        slots = np.asarray(slots, dtype=np.intp)
+        self.alive[games, slots] = False
+        for name, comp in self.components.items():
+            getattr(self.c, name)[games, slots] = comp.default
+        for mask in self.present.values():
+            mask[games, slots] = False
+
+    # -- decisions ---------------------------------------------------------------------
+    def decide(self, games: np.ndarray, actor: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """Ask each seat's agent for the games where that seat acts; returns ``int[n]``."""
+        actions = np.zeros(games.shape[0], dtype=np.int64)
+        for seat, agent in enumerate(self.agents):
+            sel = actor == seat
+            if sel.any():
+                actions[sel] = agent.act(self, games[sel], seat, legal[sel])
+        chosen = legal[np.arange(games.shape[0]), actions]
+        if not chosen.all():
+            i = int(np.argmin(chosen))
+            raise RuntimeError(
+                f"agent {self.agents[int(actor[i])].name!r} chose illegal action {int(actions[i])} "
+                f"in game with seed {int(self.seeds[games[i]])}"
+            )
+        return actions
+
+    def copy(self) -> "World":
+        """A deep copy of every array (used by lookahead agents). Agents are shared."""
+        agents, self.agents = self.agents, []
+        try:
+            dup = copy.deepcopy(self)
+        finally:
+            self.agents = agents
+        dup.agents = agents
+        return dup

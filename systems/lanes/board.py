@@ -1,0 +1,87 @@
+"""The lanes board: the one place that puts entities on, moves them on, and takes them off it.
+
+``g.board[b, side, lane, pos]`` holds the slot standing there or -1. It is changed only
+here, together with the entities' ``lane``/``pos`` components, so the two never disagree.
+lanes.md "Lane Rules": positions 0-4 per side and lane; "Empty positions remain empty until
+filled - no automatic shifting".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+EMPTY = -1
+
+
+def anchor_slot(side: np.ndarray | int, lane: np.ndarray | int) -> np.ndarray | int:
+    """Anchors occupy fixed slots 0..5 (allocated first in every game)."""
+    return side * 3 + lane
+
+
+def spawn(
+    w,
+    games: np.ndarray,
+    side: np.ndarray,
+    lane: np.ndarray,
+    pos: np.ndarray,
+    card: np.ndarray,
+    *,
+    hero_index: np.ndarray | None = None,
+    creep: bool = False,
+) -> np.ndarray:
+    """Create board entities from catalog cards at empty cells; returns their slots.
+
+    ``games`` must be distinct (one entity per game per call). Stats come from the catalog;
+    creeps take the ruleset's creep stats (lanes.md "Creep Stats": every creep is 1/1).
+    """
+    cat = w.catalog.arrays
+    slots = w.allocate(games)
+    if creep:
+        atk = np.full(games.size, w.params.creep_attack, dtype=np.int16)
+        hp = np.full(games.size, w.params.creep_health, dtype=np.int16)
+    else:
+        atk, hp = cat.attack[card], cat.health[card]
+    w.add(
+        games, slots,
+        card_id=card, owner=side, faction=cat.faction[card],
+        attack=atk, health=hp, max_health=hp,
+    )
+    if creep:
+        w.c.creep[games, slots] = True
+    if hero_index is not None:
+        w.c.hero[games, slots] = True
+        w.add(games, slots, hero_index=hero_index)
+    place(w, games, slots, side, lane, pos)
+    return slots
+
+
+def place(w, games: np.ndarray, slots: np.ndarray, side: np.ndarray, lane: np.ndarray, pos: np.ndarray) -> None:
+    w.add(games, slots, lane=lane, pos=pos)
+    w.g.board[games, side, lane, pos] = slots
+
+
+def remove(w, games: np.ndarray, slots: np.ndarray) -> None:
+    """Take entities off the board and free their slots."""
+    side = w.c.owner[games, slots]
+    w.g.board[games, side, w.c.lane[games, slots], w.c.pos[games, slots]] = EMPTY
+    w.release(games, slots)
+
+
+def cells(w, games: np.ndarray, side: np.ndarray) -> np.ndarray:
+    """``int[n, lanes, positions]``: the given side's board in each listed game."""
+    return w.g.board[games, side]
+
+
+def empty_cells(w, games: np.ndarray, side: np.ndarray) -> np.ndarray:
+    return cells(w, games, side) == EMPTY
+
+
+def rebuild(w, b: int) -> None:
+    """Recompute game ``b``'s cell index from entity positions (after an esper ``load``)."""
+    w.g.board[b] = EMPTY
+    units = np.flatnonzero(w.alive[b] & ~w.c.anchor[b])
+    for s in units:  # one game's handful of entities, at load time only
+        side, lane, pos = int(w.c.owner[b, s]), int(w.c.lane[b, s]), int(w.c.pos[b, s])
+        if w.g.board[b, side, lane, pos] != EMPTY:
+            raise ValueError(f"two entities at side {side} lane {lane} position {pos}")
+        w.g.board[b, side, lane, pos] = s

@@ -1,0 +1,120 @@
+"""The lanes ruleset: its schedule, and how a batch of games is played and reported."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ecs.datafiles import DataError
+from ecs.schedule import Phase, Schedule
+from systems.lanes.actions import ActionTable
+from systems.lanes.cards import CardSet, load_card_set
+from systems.lanes.combat import Combat
+from systems.lanes.damage_stages import lanes_pipeline
+from systems.lanes.deploy import HeroDeployment
+from systems.lanes.params import LanesParams, load_params
+from systems.lanes.play import PlayPhase
+from systems.lanes.round_start import CreepSpawn, DrawPhase, HeroAvailability, RefreshResources
+from systems.lanes.state import END_REASONS, new_world
+from systems.lanes.victory import RoundEnd, VictoryCheck
+
+DEFAULT_DECKS = ("red_vanguard", "blue_tide")
+
+
+def make_schedule(params: LanesParams, actions: ActionTable) -> Schedule:
+    """lanes.md "Game Phases": creep spawn, hero deployment, (draw, resources), play, combat.
+    The shop phase is not scheduled yet (ledger: not done)."""
+    pipeline = lanes_pipeline()
+    deploy_ready = HeroAvailability()
+    deploy_ready.priority = 10
+    return Schedule([
+        Phase("creep_spawn", [CreepSpawn()]),
+        Phase("hero_deployment", [deploy_ready, HeroDeployment(actions)]),
+        Phase("draw", [DrawPhase()]),
+        Phase("resources", [RefreshResources()]),
+        Phase("play", [PlayPhase(actions)]),
+        Phase("combat", [Combat(pipeline), VictoryCheck()]),
+        Phase("round_end", [RoundEnd()]),
+    ])
+
+
+@dataclass
+class LanesGame:
+    params: LanesParams
+    cards: CardSet
+    ruleset: str = "lanes"
+
+    def __post_init__(self) -> None:
+        p = self.params
+        self.actions = ActionTable(p.hand_limit, p.lanes, p.positions, p.heroes)
+        self.schedule = make_schedule(p, self.actions)
+
+    def deck_ids(self) -> list[str]:
+        return sorted(self.cards.decks)
+
+    def default_decks(self) -> tuple[str, str]:
+        return DEFAULT_DECKS
+
+    def new_world(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any]):
+        pair = [self.cards.deck(d) for d in decks]
+        w = new_world(self.cards, self.params, seeds, pair, np.array([0, 1]))
+        w.agents = list(agents)
+        w.schedule = self.schedule
+        w.actions = self.actions
+        return w
+
+    def run(self, w) -> None:
+        """Play rounds until every game of the batch has ended."""
+        for _ in range(self.params.round_limit + 1):
+            if not w.active.any():
+                return
+            self.schedule.run(w)
+        raise RuntimeError("games still running past the round limit")  # pragma: no cover
+
+    def play(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any]) -> dict[str, np.ndarray]:
+        w = self.new_world(np.asarray(seeds, dtype=np.int64), decks, agents)
+        self.run(w)
+        return self.results(w, decks, agents)
+
+    def results(self, w, decks: tuple[str, str], agents: Sequence[Any]) -> dict[str, np.ndarray]:
+        """The games-table columns (one row per game)."""
+        n = w.n_games
+        cols: dict[str, np.ndarray] = {
+            "seed": w.seeds.astype(np.int64),
+            "winner": w.g.winner.astype(np.int8),
+            "rounds": w.g.rounds.astype(np.int16),
+            "first_player": w.g.first_player.astype(np.int8),
+            "end_reason": np.array(END_REASONS, dtype=object)[w.g.end_reason],
+            "deck_0": np.full(n, decks[0], dtype=object),
+            "deck_1": np.full(n, decks[1], dtype=object),
+            "agent_0": np.full(n, agents[0].name, dtype=object),
+            "agent_1": np.full(n, agents[1].name, dtype=object),
+        }
+        L = self.params.lanes
+        for side in range(2):
+            for lane in range(L):
+                s = side * L + lane
+                ess = w.c.essence[:, s]
+                hp = w.c.health[:, s].astype(np.int16)
+                cols[f"anchor_hp_{side}_{lane}"] = np.where(ess, 0, hp).astype(np.int16)
+                cols[f"essence_hp_{side}_{lane}"] = np.where(ess, hp, self.params.essence_hp).astype(np.int16)
+        for side in range(2):
+            cols[f"gold_{side}"] = w.g.gold[:, side].astype(np.int32)
+        return cols
+
+
+class LanesRuleset:
+    name = "lanes"
+
+    def load(self, params: dict[str, Any] | None = None, cards_dir: Path | None = None,
+             decks_dir: Path | None = None) -> LanesGame:
+        p = load_params(overrides=params)
+        if p.resources_cap < p.resources_start:
+            raise DataError("lanes parameters: resources_cap must be >= resources_start")
+        return LanesGame(p, load_card_set(p, cards_dir, decks_dir))
+
+
+RULESET = LanesRuleset()

@@ -1,0 +1,116 @@
+"""What a lanes World holds, and how a batch of games is set up (lanes.md "Game Setup").
+
+Cards in decks and hands are catalog ids in per-game zone arrays rather than entities: a
+deck is an ordered pile, and keeping ~100 pile cards per game out of the entity slots keeps
+every board system's ``[B, S]`` arrays small. A card becomes an entity when it reaches the
+board (DESIGN.md allows it: "entities carry CardId"; this is the one departure, noted there).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+import components  # noqa: F401  (registers the built-in components)
+from ecs.esper_bridge import LoadHook  # noqa: F401
+from ecs.rng import Stream
+from ecs.world import StateField, World
+from systems.lanes import board
+from systems.lanes.cards import CardSet, Deck
+from systems.lanes.params import LanesParams
+
+COMPONENTS = [
+    "card_id", "owner", "faction", "hero", "creep", "lane", "pos",
+    "attack", "health", "max_health", "anchor", "essence", "ruined", "hero_index", "dying",
+]
+
+# hero roster status
+LOCKED, READY, ON_BOARD, DEAD = 0, 1, 2, 3
+
+# end reasons (games table column ``end_reason``)
+END_REASONS = ("", "two_anchors", "lane_destroyed", "round_limit", "simultaneous")
+RUNNING = -2  # winner value of an unfinished game; -1 is a draw
+
+
+def state_fields(p: LanesParams, deck_size: int) -> list[StateField]:
+    L, P, K = p.lanes, p.positions, p.heroes
+    return [
+        StateField("round", np.int16, default=1, doc="Current round, from 1."),
+        StateField("initiative", np.int8, doc="Seat holding initiative."),
+        StateField("first_player", np.int8, doc="Seat that held initiative at the start."),
+        StateField("resources", np.int16, (2,), doc="Resources left this round."),
+        StateField("max_resources", np.int16, (2,), doc="Resource maximum this round."),
+        StateField("gold", np.int32, (2,), doc="Gold (bounties)."),
+        StateField("winner", np.int8, default=RUNNING, doc="0/1 winner, -1 draw, -2 running."),
+        StateField("end_reason", np.int8, doc="Index into END_REASONS."),
+        StateField("rounds", np.int16, doc="Rounds played when the game ended."),
+        StateField("deck_index", np.int16, (2,), doc="Index of each seat's deck in the run's deck list."),
+        StateField("deck", np.int16, (2, deck_size), default=-1, doc="Shuffled main deck (card ids)."),
+        StateField("deck_size", np.int16, (2,)),
+        StateField("deck_top", np.int16, (2,), doc="Index of the next card to draw."),
+        StateField("hand", np.int16, (2, p.hand_limit), default=-1, doc="Hand (card ids, -1 empty)."),
+        StateField("burned", np.int16, (2,), doc="Cards drawn into a full hand and burned."),
+        StateField("hero_card", np.int16, (2, K), default=-1, doc="Roster: hero card in deck slots 1-5."),
+        StateField("hero_status", np.int8, (2, K), doc="LOCKED, READY, ON_BOARD or DEAD."),
+        StateField("hero_ready_round", np.int16, (2, K), doc="Round a dead hero may redeploy."),
+        StateField("creep_card", np.int16, (2,), doc="The creep each seat spawns."),
+        StateField("board", np.int16, (2, L, P), default=board.EMPTY, doc="Cell index: slot or -1."),
+        StateField("to_act", np.int8, doc="Seat to act in the play phase."),
+        StateField("passes", np.int8, doc="Consecutive passes in the play phase."),
+        StateField("in_play", np.bool_, doc="The play phase is still running in this game."),
+        StateField("left_side", np.int8, doc="Round 1 step 2: the seat that deploys to lane 0."),
+    ]
+
+
+def new_world(
+    cards: CardSet,
+    params: LanesParams,
+    seeds: np.ndarray,
+    decks: Sequence[Deck],
+    deck_index: np.ndarray,
+) -> World:
+    """A batch of fresh games. ``deck_index[b, seat]`` picks each seat's deck from ``decks``.
+
+    Setup draws, in this order per game: the two deck shuffles, then initiative
+    (lanes.md: "At the start of the game, initiative is randomly assigned to one player").
+    """
+    seeds = np.asarray(seeds, dtype=np.int64)
+    B = seeds.shape[0]
+    D = max(int(d.main.size) for d in decks)
+    S = 6 + 2 * params.lanes * params.positions + 4  # anchors + every cell + margin
+    w = World(B, S, COMPONENTS, state_fields(params, D), seeds=seeds, catalog=cards.catalog, params=params)
+    w.load_hooks = [board.rebuild]
+    games = w.games
+    g = w.g
+    deck_index = np.broadcast_to(np.asarray(deck_index, dtype=np.int16), (B, 2))
+    g.deck_index[:] = deck_index
+
+    # Anchors: slots 0..5, one per side and lane (lanes.md: "Each anchor starts with 30 HP").
+    for side in range(2):
+        for lane in range(params.lanes):
+            s = w.allocate(games)
+            w.add(games, s, owner=side, lane=lane, pos=-1, health=params.anchor_hp, max_health=params.anchor_hp)
+            w.c.anchor[games, s] = True
+
+    # Decks, heroes and creeps per seat, from each game's deck index.
+    mains = np.full((len(decks), D), -1, dtype=np.int16)
+    for i, d in enumerate(decks):
+        mains[i, : d.main.size] = d.main
+    sizes = np.array([d.main.size for d in decks], dtype=np.int16)
+    heroes = np.stack([d.heroes for d in decks])
+    creeps = np.array([d.creep for d in decks], dtype=np.int16)
+    g.deck[:] = mains[deck_index]
+    g.deck_size[:] = sizes[deck_index]
+    g.hero_card[:] = heroes[deck_index]
+    g.creep_card[:] = creeps[deck_index]
+
+    # Shuffle: random sort keys; padding sorts last (key = max).
+    keys = w.rng.permutation_keys(games, 2 * D, Stream.SHUFFLE).reshape(B, 2, D)
+    keys[g.deck < 0] = np.iinfo(np.uint64).max
+    order = np.argsort(keys, axis=2, kind="stable")
+    g.deck[:] = np.take_along_axis(g.deck, order, axis=2)
+
+    g.initiative[:] = w.rng.integers(games, 2, Stream.INITIATIVE)
+    g.first_player[:] = g.initiative
+    return w
