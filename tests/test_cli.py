@@ -1,0 +1,116 @@
+"""The command line: `battlesim simulate` output, Parquet, errors, resume."""
+
+import json
+import subprocess
+import sys
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pytest
+from typer.testing import CliRunner
+
+from ecs.cli import app
+
+runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def test_json_is_exactly_one_object_with_the_promised_keys():
+    r = run("simulate", "--games", "200", "--seed", "3", "--json", "--chunk", "64")
+    assert r.exit_code == 0, r.output
+    lines = [l for l in r.stdout.splitlines() if l.strip()]
+    assert len(lines) == 1
+    out = json.loads(lines[0])
+    for key in ("ruleset", "games", "seed", "wins", "draws", "first_player_wins", "mean_rounds", "games_per_second"):
+        assert key in out
+    assert out["ruleset"] == "lanes" and out["games"] == 200 and out["seed"] == 3
+    assert len(out["wins"]) == 2 and sum(out["wins"]) + out["draws"] == 200
+    assert out["first_player_wins"] <= sum(out["wins"])
+    lo, hi = out["first_player_win_rate_ci"]
+    assert lo <= out["first_player_win_rate"] <= hi
+
+
+def test_summary_table_names_the_measures():
+    r = run("simulate", "--games", "100", "--deck", "green_grove", "--vs", "black_covenant")
+    assert r.exit_code == 0, r.output
+    for word in ("games", "wins seat 0 (green_grove)", "draws", "first-player win rate", "95% CI", "mean rounds", "games per second"):
+        assert word in r.stdout
+
+
+def test_out_writes_parquet_with_the_games_table(tmp_path):
+    out = tmp_path / "run"
+    r = run("simulate", "--games", "300", "--chunk", "128", "--out", str(out), "--agents", "random,pass", "--quiet")
+    assert r.exit_code == 0, r.output
+    shards = sorted((out / "games").glob("*.parquet"))
+    assert len(shards) == 3  # 128 + 128 + 44
+    t = ds.dataset(out / "games").to_table().sort_by("seed")
+    assert t.num_rows == 300
+    assert t.schema.field("seed").type == pa.int64()
+    assert t.column("seed").to_pylist() == list(range(300))
+    assert set(t.column("winner").to_pylist()) <= {0, 1, -1}
+    for col in ("rounds", "first_player", "end_reason", "deck_0", "deck_1", "agent_0", "agent_1"):
+        assert col in t.column_names
+    assert set(t.column("agent_1").to_pylist()) == {"pass"}
+    assert set(t.column("deck_0").to_pylist()) == {"red_vanguard"}
+
+
+def test_seed_offset_replays_the_same_game(tmp_path):
+    a = json.loads(run("simulate", "--games", "100", "--seed", "0", "--json", "--out", str(tmp_path / "a")).stdout)
+    t = ds.dataset(tmp_path / "a" / "games").to_table().sort_by("seed").to_pylist()
+    r = run("simulate", "--games", "1", "--seed", "7", "--out", str(tmp_path / "b"), "--json")
+    one = ds.dataset(tmp_path / "b" / "games").to_table().to_pylist()[0]
+    assert a["games"] == 100 and one == t[7]
+
+
+def test_rerun_resumes_and_a_different_run_is_refused(tmp_path):
+    out = str(tmp_path / "run")
+    first = run("simulate", "--games", "200", "--chunk", "100", "--out", out, "--json")
+    assert first.exit_code == 0
+    before = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "run" / "games").iterdir()}
+    again = run("simulate", "--games", "200", "--chunk", "100", "--out", out, "--json")
+    assert again.exit_code == 0
+    assert json.loads(again.stdout)["wins"] == json.loads(first.stdout)["wins"]
+    after = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "run" / "games").iterdir()}
+    assert after == before  # nothing rewritten
+    other = run("simulate", "--games", "200", "--chunk", "100", "--out", out, "--seed", "5")
+    assert other.exit_code == 2
+    assert "different run" in other.stderr and "seed" in other.stderr
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--games", "-5"], "--games must be at least 1"),
+        (["--deck", "no_such_deck"], "unknown deck 'no_such_deck'"),
+        (["--agents", "random,wizard"], "unknown agent 'wizard'"),
+        (["--ruleset", "chess"], "unknown ruleset 'chess'"),
+        (["--param", "anchor_hp=abc"], "not a number"),
+        (["--param", "no_such=3"], "unknown lanes parameter"),
+        (["--param", "anchor_hp=0"], "anchor_hp"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args, message):
+    r = run("simulate", "--games", "10", *args)
+    assert r.exit_code == 2
+    assert message in r.stderr
+    assert "Traceback" not in r.output + r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_unreadable_card_file_is_one_line(tmp_path):
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    (cards / "broken.toml").write_text('[[cards]]\nname = "X"\ntype = "unit"\nfaction = "Red"\ncost = 2\nattack = -1\nhealth = 2\n')
+    r = run("simulate", "--games", "10", "--cards", str(cards))
+    assert r.exit_code == 2
+    assert "broken.toml:2" in r.stderr and "'X'" in r.stderr and "attack" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_installed_console_script_runs():
+    r = subprocess.run([sys.executable, "-m", "ecs.cli", "simulate", "--games", "20", "--json"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["games"] == 20
