@@ -78,10 +78,13 @@ class CounterRng:
 
     def choice(self, games: np.ndarray, mask: np.ndarray, stream: int) -> np.ndarray:
         """Index of one True column per row of ``mask`` [n, A], uniformly. Rows must have a True."""
-        counts = mask.sum(axis=1)
+        n, A = mask.shape
+        counts = np.count_nonzero(mask, axis=1)
         k = self.integers(games, np.maximum(counts, 1), stream)
-        # the k-th True of each row: first column whose running count exceeds k
-        return np.argmax(np.cumsum(mask, axis=1) > k[:, None], axis=1)
+        # the k-th True of each row, read off the row-major list of all Trues
+        trues = np.flatnonzero(mask)
+        starts = np.cumsum(counts) - counts
+        return trues[starts + k] - np.arange(n) * A
 
     def permutation_keys(self, games: np.ndarray, n: int, stream: int) -> np.ndarray:
         """Random sort keys [len(games), n]; ``argsort`` of them is a uniform permutation."""

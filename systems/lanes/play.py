@@ -16,24 +16,20 @@ from ecs.decisions import DecisionSystem
 from systems.lanes import board
 from systems.lanes.cards import UNIT
 
-N_FACTIONS = 4
-
-
 def lane_factions(w, games: np.ndarray, seat: np.ndarray) -> np.ndarray:
-    """``bool[n, L, factions]``: factions of the seat's heroes standing in each lane.
-    Dead heroes are off the board, so they give no access (lanes.md "Hero Death & Respawn":
-    "cannot act or provide lane faction access")."""
+    """``int[n, L]`` bit set of the factions of the seat's heroes standing in each lane
+    (bit f set: a hero of faction f is there). Dead heroes are off the board, so they give no
+    access (lanes.md "Hero Death & Respawn": "cannot act or provide lane faction access")."""
     cells = w.g.board[games, seat]  # [n, L, P]
     gi = games[:, None, None]
-    occ = cells >= 0
-    sl = np.where(occ, cells, 0)
-    is_hero = occ & w.c.hero[gi, sl]
-    fac = w.c.faction[gi, sl]
-    return ((fac[..., None] == np.arange(N_FACTIONS)) & is_hero[..., None]).any(axis=2)
+    sl = np.where(cells >= 0, cells, 0)
+    is_hero = (cells >= 0) & w.take("hero", gi, sl)
+    bits = np.left_shift(1, w.take("faction", gi, sl).astype(np.int16), dtype=np.int16) * is_hero
+    return np.bitwise_or.reduce(bits, axis=2)
 
 
-def legal_plays(w, games: np.ndarray, seat: np.ndarray) -> np.ndarray:
-    """``bool[n, H, L, P]``: which hand card may be played where.
+def legal_plays(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray) -> None:
+    """Write into ``out: bool[n, H, L, P]`` which hand card may be played where.
 
     - a unit card whose cost is within the seat's resources ("Playing a card costs resources");
     - in a lane with a hero of its faction ("All cards ... require a matching-faction hero in
@@ -46,14 +42,13 @@ def legal_plays(w, games: np.ndarray, seat: np.ndarray) -> np.ndarray:
     hand = w.g.hand[games, seat]  # [n, H]
     card = np.where(hand >= 0, hand, 0)
     playable = (hand >= 0) & (cat.kind[card] == UNIT) & (cat.cost[card] <= w.g.resources[games, seat][:, None])
-    present = lane_factions(w, games, seat)  # [n, L, F]
-    gate = np.take_along_axis(
-        present[:, None, :, :], cat.faction[card].astype(np.intp)[:, :, None, None], axis=3
-    )[..., 0]  # [n, H, L]
+    present = lane_factions(w, games, seat)  # [n, L] faction bits
+    gate = ((present[:, None, :] >> cat.faction[card].astype(np.int16)[:, :, None]) & 1).astype(bool)  # [n, H, L]
+    gate &= playable[:, :, None]
     cells = w.g.board[games, seat]
     occ = cells >= 0
-    cell_ok = ~occ | ~w.c.hero[games[:, None, None], np.where(occ, cells, 0)]
-    return playable[:, :, None, None] & gate[:, :, :, None] & cell_ok[:, None, :, :]
+    cell_ok = ~(occ & w.take("hero", games[:, None, None], np.where(occ, cells, 0)))
+    np.logical_and(gate[:, :, :, None], cell_ok[:, None, :, :], out=out)
 
 
 class PlayPhase(DecisionSystem):
@@ -73,7 +68,7 @@ class PlayPhase(DecisionSystem):
         actor = w.g.to_act[games].astype(np.intp)
         legal = np.zeros((games.size, A.size), dtype=bool)
         legal[:, 0] = True  # "Pass - Skip your turn without playing a card"
-        legal[:, A.play_slice] = legal_plays(w, games, actor).reshape(games.size, -1)
+        legal_plays(w, games, actor, legal[:, A.play_slice].reshape(games.size, A.H, A.L, A.P))
         return actor, legal
 
     def apply(self, w, games: np.ndarray, actor: np.ndarray, actions: np.ndarray) -> None:
