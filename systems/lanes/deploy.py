@@ -58,14 +58,17 @@ class HeroDeployment(esper.Processor):
         chosen = []
         for seat in range(2):
             ready = w.g.hero_status[games, seat] == READY  # [n, K]
-            free = (w.g.board[games, seat] == board.EMPTY) & lanes[:, seat, :, None]  # [n, L, P]
-            legal_dep = ready[:, :, None, None] & free[:, None, :, :]
-            pending = legal_dep.reshape(games.size, -1).any(axis=1)
-            g = games[pending]
+            some = ready.any(axis=1)  # most games have no hero waiting after round 3
+            g, ready = games[some], ready[some]
+            free = (w.g.board[g, seat] == board.EMPTY) & lanes[some, seat, :, None]  # [m, L, P]
+            has_cell = free.any(axis=(1, 2))
+            g, ready, free = g[has_cell], ready[has_cell], free[has_cell]  # a hero with no free cell waits
             if g.size == 0:
                 continue
             legal = np.zeros((g.size, A.size), dtype=bool)
-            legal[:, A.deploy_slice] = legal_dep[pending].reshape(g.size, -1)
+            legal[:, A.deploy_slice].reshape(g.size, A.K, A.L * A.P)[:] = (
+                ready[:, :, None] & free.reshape(g.size, 1, -1)
+            )
             act = w.decide(g, np.full(g.size, seat), legal)
             chosen.append((g, seat, act))
         for g, seat, act in chosen:

@@ -28,6 +28,9 @@ def lane_factions(w, games: np.ndarray, seat: np.ndarray) -> np.ndarray:
     return np.bitwise_or.reduce(bits, axis=2)
 
 
+FACTION_BITS = np.left_shift(1, np.arange(4), dtype=np.int16)
+
+
 def legal_plays(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray) -> None:
     """Write into ``out: bool[n, H, L, P]`` (a view, reshaped without copy) which hand card may be played where.
 
@@ -43,7 +46,7 @@ def legal_plays(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray) -> None
     card = np.where(hand >= 0, hand, 0)
     playable = (hand >= 0) & (cat.kind[card] == UNIT) & (cat.cost[card] <= w.g.resources[games, seat][:, None])
     present = lane_factions(w, games, seat)  # [n, L] faction bits
-    gate = ((present[:, None, :] >> cat.faction[card].astype(np.int16)[:, :, None]) & 1).astype(bool)  # [n, H, L]
+    gate = (present[:, None, :] & FACTION_BITS[cat.faction[card]][:, :, None]) != 0  # [n, H, L]
     gate &= playable[:, :, None]
     cells = w.g.board[games, seat]
     occ = cells >= 0
