@@ -165,6 +165,60 @@ def agents() -> None:
         typer.echo(name)
 
 
+@app.command()
+def bench(
+    ruleset: str = typer.Option("lanes", help="Rule system."),
+    quick: bool = typer.Option(False, "--quick", help="Small batches only (a few seconds)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of tables."),
+) -> None:
+    """Measure games per second here, and the share of time each system takes.
+
+    Each configuration is played several times on fresh seeds; min / median / max are shown
+    because a shared machine is noisy. For tracking speed over time use the pytest-benchmark
+    suites in bench/ (see bench/README.md).
+    """
+    from ecs.speed import measure, phase_split, standard_configs
+
+    try:
+        game = load_game(RunConfig(ruleset=ruleset))
+    except (RunError, DataError) as e:
+        fail(str(e))
+        return
+    samples = []
+    for batch, agent_pair in standard_configs(quick):
+        repeats = 20 if batch < 64 else 3
+        samples.append(measure(game, batch, agent_pair, repeats=repeats))
+    split_batch = 1024 if quick else 4096
+    split = phase_split(game, split_batch)
+    total = sum(split.values()) or 1.0
+    if as_json:
+        sys.stdout.write(json.dumps({
+            "ruleset": ruleset,
+            "configs": [
+                {"agents": list(s.agents), "batch": s.batch, "games_per_second":
+                 {"min": s.low, "median": s.median, "max": s.high}} for s in samples
+            ],
+            "phase_split": {"batch": split_batch, "seconds": split,
+                            "share": {k: v / total for k, v in split.items()}},
+        }) + "\n")
+        return
+    console = Console()
+    t = Table(title=f"{ruleset}: games per second (one process)")
+    for col in ("agents", "batch", "min", "median", "max", "ms per game (median)"):
+        t.add_column(col, justify="right" if col != "agents" else "left")
+    for s in samples:
+        t.add_row(s.label, f"{s.batch:,}", f"{s.low:,.0f}", f"{s.median:,.0f}", f"{s.high:,.0f}",
+                  f"{1000 / s.median:.3f}")
+    console.print(t)
+    p = Table(title=f"where the time goes (random vs random, batch {split_batch:,})")
+    p.add_column("phase/system")
+    p.add_column("seconds", justify="right")
+    p.add_column("share", justify="right")
+    for k, v in split.items():
+        p.add_row(k, f"{v:.3f}", f"{v / total:.1%}")
+    console.print(p)
+
+
 def main() -> None:
     app()
 

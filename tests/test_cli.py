@@ -114,3 +114,17 @@ def test_installed_console_script_runs():
     r = subprocess.run([sys.executable, "-m", "ecs.cli", "simulate", "--games", "20", "--json"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["games"] == 20
+
+
+def test_bench_quick_reports_speed_and_phase_split():
+    r = run("bench", "--quick", "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    batches = [c["batch"] for c in out["configs"]]
+    assert batches == [1, 1024]
+    for c in out["configs"]:
+        gps = c["games_per_second"]
+        assert 0 < gps["min"] <= gps["median"] <= gps["max"]
+    share = out["phase_split"]["share"]
+    assert "play/PlayPhase" in share and "combat/Combat" in share
+    assert abs(sum(share.values()) - 1.0) < 1e-9
