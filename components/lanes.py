@@ -17,6 +17,10 @@ ruined = register_component(
 hero_index = register_component(
     "hero_index", np.int8, default=-1, presence="mask", doc="Deck slot (0-4) of a hero entity in its roster.",
 )
+deck_pos = register_component(
+    "deck_pos", np.int16, default=-1, presence="mask",
+    doc="Position of the card instance in its owner's shuffled deck (-1: heroes, creeps, tokens).",
+)
 dying = register_component(
     "dying", np.bool_, presence="tag",
     doc="Marked destroyed; removed once the lane resolves (lanes.md 'Unit Removal').",

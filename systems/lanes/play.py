@@ -15,6 +15,7 @@ import numpy as np
 from ecs.decisions import DecisionSystem
 from systems.lanes import board
 from systems.lanes.cards import UNIT
+from systems.lanes.deaths import destroy
 
 def lane_factions(w, games: np.ndarray, seat: np.ndarray) -> np.ndarray:
     """``int[n, L]`` bit set of the factions of the seat's heroes standing in each lane
@@ -96,12 +97,17 @@ class PlayPhase(DecisionSystem):
     def play_units(self, w, games: np.ndarray, seat: np.ndarray, act: np.ndarray) -> None:
         h, lane, pos = self.actions.decode_play(act)
         card = w.g.hand[games, seat, h]
+        src = w.g.hand_src[games, seat, h]
         w.g.hand[games, seat, h] = -1
+        w.g.hand_src[games, seat, h] = -1
         w.g.resources[games, seat] -= w.catalog.arrays.cost[card]
         occupant = w.g.board[games, seat, lane, pos]
         bounce = occupant >= 0
         if bounce.any():
             esper.dispatch_event("lanes.bounce", w, games[bounce], occupant[bounce])
-            board.remove(w, games[bounce], occupant[bounce])
+            destroy(w, games[bounce], occupant[bounce], bounty=False)
         slots = board.spawn(w, games, seat, lane, pos, card)
+        w.add(games, slots, deck_pos=src)
+        from_deck = src >= 0
+        w.g.card_played[games[from_deck], seat[from_deck], src[from_deck]] = w.g.round[games[from_deck]]
         esper.dispatch_event("lanes.play", w, games, seat, card, lane, pos, slots)

@@ -66,10 +66,12 @@ def draw_cards(w, games: np.ndarray, seat: np.ndarray, count: np.ndarray | int) 
         gi, si, top = gi[has], si[has], top[has]
         card = g.deck[gi, si, top]
         g.deck_top[gi, si] = top + 1
+        g.card_drawn[gi, si, top] = g.round[gi]
         free = g.hand[gi, si] < 0
         room = free.any(axis=1)
         h = np.argmax(free, axis=1)
         g.hand[gi[room], si[room], h[room]] = card[room]
+        g.hand_src[gi[room], si[room], h[room]] = top[room]
         np.add.at(g.burned, (gi[~room], si[~room]), 1)
 
 

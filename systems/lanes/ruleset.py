@@ -75,9 +75,36 @@ class LanesGame:
         raise RuntimeError("games still running past the round limit")  # pragma: no cover
 
     def play(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any]) -> dict[str, np.ndarray]:
+        """Play one batch; the games-table columns."""
+        return self.play_tables(seeds, decks, agents, cards=False)["games"]
+
+    def play_tables(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any],
+                    cards: bool = True) -> dict[str, dict[str, np.ndarray]]:
+        """Play one batch; ``{"games": columns, "cards": columns}`` (cards only if asked)."""
         w = self.new_world(np.asarray(seeds, dtype=np.int64), decks, agents)
         self.run(w)
-        return self.results(w, decks, agents)
+        out = {"games": self.results(w, decks, agents)}
+        if cards:
+            out["cards"] = self.card_rows(w)
+        return out
+
+    def card_rows(self, w) -> dict[str, np.ndarray]:
+        """The cards table: one row per card instance of each main deck per game, with the round
+        it was drawn, played and died in (0 when it did not happen; the runner writes nulls).
+        ``card`` holds catalog ids; ``card_names`` (below) decodes them."""
+        b, seat, pos = np.nonzero(np.arange(w.g.deck.shape[2])[None, None, :] < w.g.deck_size[:, :, None])
+        return {
+            "seed": w.seeds[b].astype(np.int64),
+            "player": seat.astype(np.int8),
+            "card": w.g.deck[b, seat, pos].astype(np.int16),
+            "drawn_round": w.g.card_drawn[b, seat, pos],
+            "played_round": w.g.card_played[b, seat, pos],
+            "died_round": w.g.card_died[b, seat, pos],
+        }
+
+    @property
+    def card_names(self) -> list[str]:
+        return list(self.cards.catalog.names)
 
     def results(self, w, decks: tuple[str, str], agents: Sequence[Any]) -> dict[str, np.ndarray]:
         """The games-table columns (one row per game)."""

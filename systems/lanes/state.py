@@ -22,7 +22,7 @@ from systems.lanes.params import LanesParams
 
 COMPONENTS = [
     "card_id", "owner", "faction", "hero", "creep", "lane", "pos",
-    "attack", "health", "max_health", "anchor", "essence", "ruined", "hero_index", "dying",
+    "attack", "health", "max_health", "anchor", "essence", "ruined", "hero_index", "deck_pos", "dying",
 ]
 
 # hero roster status
@@ -50,7 +50,11 @@ def state_fields(p: LanesParams, deck_size: int) -> list[StateField]:
         StateField("deck_size", np.int16, (2,)),
         StateField("deck_top", np.int16, (2,), doc="Index of the next card to draw."),
         StateField("hand", np.int16, (2, p.hand_limit), default=-1, doc="Hand (card ids, -1 empty)."),
+        StateField("hand_src", np.int16, (2, p.hand_limit), default=-1, doc="Deck position of each hand card."),
         StateField("burned", np.int16, (2,), doc="Cards drawn into a full hand and burned."),
+        StateField("card_drawn", np.int16, (2, deck_size), doc="Round each deck card was drawn (0: never)."),
+        StateField("card_played", np.int16, (2, deck_size), doc="Round each deck card was played (0: never)."),
+        StateField("card_died", np.int16, (2, deck_size), doc="Round each deck card's unit died (0: never)."),
         StateField("hero_card", np.int16, (2, K), default=-1, doc="Roster: hero card in deck slots 1-5."),
         StateField("hero_status", np.int8, (2, K), doc="LOCKED, READY, ON_BOARD or DEAD."),
         StateField("hero_ready_round", np.int16, (2, K), doc="Round a dead hero may redeploy."),
