@@ -1,0 +1,98 @@
+"""group "reference": the batched engine against the same game written as plain esper.
+
+``bench/reference_esper.py`` plays one game at a time, one esper world per game, per-entity
+dataclass components: how the lanes core looks without batching. Both sides play the same
+decks with random agents. ``speedup_vs_reference`` (in the engine benchmark's extra_info,
+and printed in the summary) is engine games/s over reference games/s.
+
+``test_reference_matches_engine_statistics`` is a plain test (no timing): the comparison is
+only fair while both play the same game, so it checks that their results agree in
+distribution. It runs with ``--benchmark-skip`` or without any benchmark flag (it is skipped
+by ``--benchmark-only``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench import reference_esper
+from bench.helpers import DECKS, agents, fresh_world, record_rate
+
+N_REFERENCE = 1000
+B_ENGINE = 4096
+
+
+def _ratio(benchmark, rates):
+    if "reference" in rates and "engine" in rates:
+        benchmark.extra_info["reference_games_per_s"] = round(rates["reference"], 1)
+        benchmark.extra_info["engine_games_per_s"] = round(rates["engine"], 1)
+        benchmark.extra_info["speedup_vs_reference"] = round(rates["engine"] / rates["reference"], 2)
+
+
+@pytest.mark.benchmark(group="reference")
+def test_reference_esper(benchmark, rates):
+    reference_esper.rules()  # load cards outside the timing
+    benchmark.extra_info["implementation"] = "esper, one world per game"
+    res = benchmark.pedantic(reference_esper.play_games, args=(N_REFERENCE, 0, DECKS),
+                             rounds=4, warmup_rounds=0, iterations=1)
+    benchmark.extra_info["mean_rounds"] = round(float(np.mean([r for _, r in res])), 3)
+    rate = record_rate(benchmark, N_REFERENCE)
+    if rate is not None:
+        rates["reference"] = rate
+        _ratio(benchmark, rates)
+
+
+@pytest.mark.benchmark(group="reference")
+def test_engine_batched(benchmark, game, rates):
+    def setup():
+        return (fresh_world(game, B_ENGINE),), {}
+
+    def target(w):
+        game.run(w)
+        return w
+
+    benchmark.extra_info["implementation"] = f"battlesim engine, one batch of {B_ENGINE}"
+    w = benchmark.pedantic(target, setup=setup, rounds=5, warmup_rounds=1, iterations=1)
+    benchmark.extra_info["mean_rounds"] = round(float(w.g.rounds.mean()), 3)
+    rate = record_rate(benchmark, B_ENGINE)
+    if rate is not None:
+        rates["engine"] = rate
+        _ratio(benchmark, rates)
+
+
+# --------------------------------------------------------------------------- sanity (no timing)
+def _summary(winner: np.ndarray, rounds: np.ndarray) -> dict[str, float]:
+    return {
+        "win_0": float(np.mean(winner == 0)),
+        "win_1": float(np.mean(winner == 1)),
+        "draw": float(np.mean(winner == -1)),
+        "mean_rounds": float(np.mean(rounds)),
+    }
+
+
+def test_reference_matches_engine_statistics(game):
+    """The reference plays the engine's game: plausible, comparable results (not a timing).
+
+    The two cannot match game for game (different RNGs); with 800 reference games the
+    standard error of a win rate is ~0.017 and of the mean length ~0.06 rounds, so the
+    tolerances below are loose ("same ballpark") yet catch a rule that differs.
+    """
+    res = reference_esper.play_games(800, seed=10_000, decks=DECKS)
+    ref_w = np.array([w for w, _ in res])
+    ref_r = np.array([r for _, r in res])
+    cols = game.play(np.arange(4096), DECKS, agents("random", "random"))
+    eng_w, eng_r = np.asarray(cols["winner"]), np.asarray(cols["rounds"])
+    limit = game.params.round_limit
+    ref, eng = _summary(ref_w, ref_r), _summary(eng_w, eng_r)
+    msg = f"reference {ref} vs engine {eng}"
+
+    assert set(np.unique(ref_w)) <= {-1, 0, 1}, msg
+    assert ref_r.min() >= 1 and ref_r.max() <= limit, msg
+    # both decks win sometimes, in both implementations
+    for s in (ref, eng):
+        assert s["win_0"] >= 0.05 and s["win_1"] >= 0.05, msg
+    # same ballpark: game length and win rates
+    assert abs(ref["mean_rounds"] - eng["mean_rounds"]) <= 0.15 * eng["mean_rounds"], msg
+    assert abs(ref["win_0"] - eng["win_0"]) <= 0.10, msg
+    assert abs(ref["draw"] - eng["draw"]) <= 0.10, msg
