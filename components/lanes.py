@@ -25,3 +25,11 @@ dying = register_component(
     "dying", np.bool_, presence="tag",
     doc="Marked destroyed; removed once the lane resolves (lanes.md 'Unit Removal').",
 )
+anchor_aura = register_component(
+    "anchor_aura", np.int16, presence="nonzero",
+    doc="Anchor enchantment: allied units in the anchor's lane get +X attack (a lane-wide aura).",
+)
+hit_by = register_component(
+    "hit_by", np.int8, default=-1, presence="nonzero",
+    doc="Seat whose damage or effect last hit the unit: a death is a kill (bounty) unless it is the owner's.",
+)

@@ -24,9 +24,12 @@ PREVENTION, MITIGATION, APPLICATION, REACTIONS, DEATH = 100, 200, 300, 400, 500
 
 # kind flags
 COMBAT = 1  # dealt in the combat phase
-ATTACK = 2  # the source is attacking (combat attack, not a spell)
-SPELL = 4
+ATTACK = 2  # attack damage: a unit's attack in combat, a battle or a strike
+SPELL = 4  # an effect's damage
 BATTLE = 8  # a battle or strike outside combat
+RETALIATE = 16  # damage dealt back by retaliate
+OVERFLOW = 32  # overkill carried to an anchor (piercing, trample)
+STATUS = 64  # damage over time (decay)
 
 
 @dataclass
@@ -39,6 +42,7 @@ class DamageBatch:
     amount: np.ndarray
     kind: np.ndarray
     dealt: np.ndarray = field(default=None)  # type: ignore[assignment]
+    excess: np.ndarray = field(default=None)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         n = self.game.shape[0]
@@ -49,6 +53,26 @@ class DamageBatch:
         self.kind = np.broadcast_to(np.asarray(self.kind, dtype=np.int64), (n,)).copy()
         if self.dealt is None:
             self.dealt = np.zeros(n, dtype=np.int64)
+        if self.excess is None:
+            self.excess = np.zeros(n, dtype=np.int64)
+
+    def take(self, idx: np.ndarray) -> "DamageBatch":
+        return DamageBatch(self.game[idx], self.source[idx], self.target[idx], self.amount[idx], self.kind[idx],
+                           self.dealt[idx], self.excess[idx])
+
+    def same_target_rank(self) -> tuple[np.ndarray, np.ndarray]:
+        """(order, rank): ``order`` sorts rows by (game, target), stable in row order; ``rank[i]``
+        is how many earlier rows of the batch hit the same target as row i. Stages that consume
+        something per instance (a shield stack, the health left) resolve instances in row order."""
+        key = self.game.astype(np.int64) * (1 << 20) + self.target
+        order = np.argsort(key, kind="stable")
+        sk = key[order]
+        first = np.r_[True, sk[1:] != sk[:-1]] if sk.size else np.zeros(0, dtype=bool)
+        start = np.flatnonzero(first)
+        rank_sorted = np.arange(sk.size) - np.repeat(start, np.diff(np.r_[start, sk.size]))
+        rank = np.empty_like(rank_sorted)
+        rank[order] = rank_sorted
+        return order, rank
 
     def __len__(self) -> int:
         return int(self.game.shape[0])
@@ -102,10 +126,24 @@ class DamagePipeline:
 
 
 def apply_to_health(world, batch: DamageBatch) -> None:
-    """Application: remaining amount comes off ``health``. Several instances may hit one
-    target in the same batch (simultaneous combat), hence the unbuffered ``np.add.at``."""
+    """Application: the remaining amount comes off ``health``. Several instances may hit one
+    target in a batch (simultaneous combat); they apply in row order, so each instance knows how
+    much of it the target could still absorb (``dealt``) and how much was overkill (``excess``)."""
     amount = np.maximum(batch.amount, 0)
-    batch.dealt[:] = amount
+    hp = world.c.health[batch.game, batch.target].astype(np.int64)
+    if len(batch) > 1:
+        order, rank = batch.same_target_rank()
+        # damage taken by the same target from earlier rows of this batch
+        cum = np.zeros(len(batch), dtype=np.int64)
+        sa = amount[order]
+        run = np.cumsum(sa)
+        grp_start = np.flatnonzero(rank[order] == 0)
+        base = np.repeat(run[grp_start] - sa[grp_start], np.diff(np.r_[grp_start, len(batch)]))
+        cum[order] = run - sa - base
+        hp = hp - cum
+    dealt = np.clip(amount, 0, np.maximum(hp, 0))
+    batch.dealt[:] = dealt
+    batch.excess[:] = amount - dealt
     np.subtract.at(world.c.health, (batch.game, batch.target), amount.astype(world.c.health.dtype))
 
 

@@ -56,15 +56,29 @@ class CounterRng:
         self._keys = mix64(self.seeds ^ _GOLDEN)
 
     def bits(self, games: np.ndarray, n: int, stream: int) -> np.ndarray:
-        """``uint64[len(games), n]`` fresh bits for the listed games; their counters advance by n."""
+        """``uint64[len(games), n]`` fresh bits for the listed games; each listed occurrence of a
+        game advances its counter by n. A game listed k times gets k different draws, in list
+        order, so callers must list rows in an order that does not depend on the batch."""
         games = np.asarray(games, dtype=np.intp)
         base = self.counter[games]
+        if games.size > 1 and not np.all(games[1:] > games[:-1]):
+            # repeated games: the j-th occurrence of a game starts j*n draws later
+            order = np.argsort(games, kind="stable")
+            sg = games[order]
+            first = np.r_[True, sg[1:] != sg[:-1]]
+            start = np.flatnonzero(first)
+            rank_sorted = np.arange(sg.size) - np.repeat(start, np.diff(np.r_[start, sg.size]))
+            rank = np.empty_like(rank_sorted)
+            rank[order] = rank_sorted
+            base = base + rank.astype(np.uint64) * np.uint64(n)
+            np.add.at(self.counter, games, np.uint64(n))
+        else:
+            self.counter[games] = base + np.uint64(n)
         offs = np.arange(n, dtype=np.uint64)
         with np.errstate(over="ignore"):
             x = (base[:, None] + offs[None, :]) * _GOLDEN
             x ^= self._keys[games][:, None]
             x += np.uint64((int(stream) * 0xD1B54A32D192ED03) & 0xFFFFFFFFFFFFFFFF)
-        self.counter[games] = base + np.uint64(n)
         return mix64(x)
 
     def uniform(self, games: np.ndarray, n: int, stream: int) -> np.ndarray:

@@ -48,9 +48,17 @@ def spawn(
     )
     if creep:
         w.c.creep[games, slots] = True
+    else:
+        # the card's keywords (only those some card of the set has: most sets use a few)
+        for kw in w.catalog.keywords:
+            getattr(w.c, kw)[games, slots] = getattr(cat, f"kw_{kw}")[card]
+        aura = w.cache["aura_cards"][card]
+        if aura.any():
+            w.c.aura[games[aura], slots[aura]] = True
     if hero_index is not None:
         w.c.hero[games, slots] = True
         w.add(games, slots, hero_index=hero_index)
+        w.c.charges[games, slots] = cat.ability_charges[card]
     place(w, games, slots, side, lane, pos)
     return slots
 
@@ -67,6 +75,48 @@ def remove(w, games: np.ndarray, slots: np.ndarray) -> None:
     w.release(games, slots)
 
 
+def move(w, games: np.ndarray, slots: np.ndarray, lane: np.ndarray, pos: np.ndarray) -> None:
+    """Move units (games distinct) to empty cells of their own side; callers check the cells."""
+    side = w.c.owner[games, slots]
+    w.g.board[games, side, w.c.lane[games, slots], w.c.pos[games, slots]] = EMPTY
+    place(w, games, slots, side, lane, pos)
+
+
+def swap(w, games: np.ndarray, a: np.ndarray, b_slots: np.ndarray) -> None:
+    """Exchange the cells of two units of the same side (games distinct)."""
+    side = w.c.owner[games, a]
+    la, pa = w.c.lane[games, a].copy(), w.c.pos[games, a].copy()
+    lb, pb = w.c.lane[games, b_slots].copy(), w.c.pos[games, b_slots].copy()
+    place(w, games, a, side, lb, pb)
+    place(w, games, b_slots, side, la, pa)
+
+
+def add_improvement(w, games: np.ndarray, side: np.ndarray, lane: np.ndarray, card: np.ndarray) -> np.ndarray:
+    """Attach improvements to lanes (lanes.md "Attach to a lane, not a specific position or unit");
+    the caller has checked there is room ("Maximum 3 Improvements per lane per player")."""
+    slots = w.allocate(games)
+    w.add(games, slots, card_id=card, owner=side, faction=w.catalog.arrays.faction[card], lane=lane, pos=-1,
+          timer=w.catalog.arrays.duration[card], charges=w.catalog.arrays.ability_charges[card])
+    w.c.improvement[games, slots] = True
+    row = w.g.improvements[games, side, lane]
+    free = np.argmax(row == EMPTY, axis=1)
+    w.g.improvements[games, side, lane, free] = slots
+    return slots
+
+
+def remove_improvement(w, games: np.ndarray, slots: np.ndarray) -> None:
+    """Destroy improvements: "When an Improvement is destroyed, any ongoing effects immediately
+    end" (their auras are derived, their triggers gone with the entity). The lane's list stays
+    in age order (later ones shift left)."""
+    side, lane = w.c.owner[games, slots], w.c.lane[games, slots]
+    row = w.g.improvements[games, side, lane]  # [n, 3]
+    keep = (row != slots[:, None]) & (row != EMPTY)
+    order = np.argsort(~keep, axis=1, kind="stable")
+    packed = np.where(np.take_along_axis(keep, order, axis=1), np.take_along_axis(row, order, axis=1), EMPTY)
+    w.g.improvements[games, side, lane] = packed
+    w.release(games, slots)
+
+
 def cells(w, games: np.ndarray, side: np.ndarray) -> np.ndarray:
     """``int[n, lanes, positions]``: the given side's board in each listed game."""
     return w.g.board[games, side]
@@ -79,7 +129,7 @@ def empty_cells(w, games: np.ndarray, side: np.ndarray) -> np.ndarray:
 def rebuild(w, b: int) -> None:
     """Recompute game ``b``'s cell index from entity positions (after an esper ``load``)."""
     w.g.board[b] = EMPTY
-    units = np.flatnonzero(w.alive[b] & ~w.c.anchor[b])
+    units = np.flatnonzero(w.alive[b] & ~w.c.anchor[b] & ~w.c.improvement[b])
     for s in units:  # one game's handful of entities, at load time only
         side, lane, pos = int(w.c.owner[b, s]), int(w.c.lane[b, s]), int(w.c.pos[b, s])
         if w.g.board[b, side, lane, pos] != EMPTY:

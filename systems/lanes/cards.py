@@ -17,37 +17,153 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from data import data_dir
 from ecs.datafiles import DataError, fail, read_toml, validate
+from ecs.effects import EffectTable
 from ecs.world import Catalog
+from components.keywords import KEYWORDS, STATUSES
+from systems.lanes import opcodes as _opcodes, selectors as _selectors  # noqa: F401  (register the vocabulary)
 from systems.lanes.params import LanesParams
+from systems.lanes.vocabulary import AURA_KEYWORDS, AURA_OPCODES, DIRECTIONS, DURATIONS, EXECUTOR, RANGES, STATS, TARGET_KINDS
 
 FACTIONS = ("Red", "Blue", "Green", "Black")
 RARITIES = ("Common", "Rare", "Epic", "Legendary")
-CARD_TYPES = ("unit", "hero", "creep")
-UNIT, HERO, CREEP = 0, 1, 2
+CARD_TYPES = ("unit", "hero", "creep", "spell", "equipment", "improvement", "token")
+UNIT, HERO, CREEP, SPELL, EQUIPMENT, IMPROVEMENT, TOKEN = range(7)
+# Cards that stand on the board as units.
+BOARD_TYPES = ("unit", "hero", "creep", "token")
+# Cards a main deck may hold (heroes, creeps and tokens never are in it; equipment has its own deck).
+MAIN_DECK_TYPES = ("unit", "spell", "improvement")
 
 Faction = Literal["Red", "Blue", "Green", "Black"]
 
 
+def _registered(kind: str, name: str) -> str:
+    reg = {"trigger": EXECUTOR.triggers, "opcode": EXECUTOR.opcodes, "selector": EXECUTOR.selectors}[kind]
+    if name not in reg:
+        raise ValueError(f"unknown {kind} {name!r}; known: {', '.join(reg)}")
+    return name
+
+
+class EffectSpec(BaseModel):
+    """One effect row: when (trigger), what (op), on whom (select), how much (amount) and the
+    op's own parameters. Checked against the registered vocabulary (systems/lanes/vocabulary.py,
+    selectors.py, opcodes.py); an unknown word is an error naming it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    trigger: str
+    op: str
+    select: str | None = None
+    amount: int = Field(0, ge=-100, le=100)
+    stat: Literal["attack", "health", "both"] | None = None
+    duration: Literal["permanent", "round"] = "permanent"
+    status: str | None = None
+    keyword: str | None = None
+    card: str | None = None
+    direction: Literal["left", "right", "toward"] | None = None
+    range: int | None = Field(None, ge=1, le=5)
+
+    @model_validator(mode="after")
+    def _known(self) -> "EffectSpec":
+        _registered("trigger", self.trigger)
+        _registered("opcode", self.op)
+        if self.select is not None:
+            _registered("selector", self.select)
+        op = EXECUTOR.opcodes[self.op]
+        for fname in ("stat", "status", "keyword", "card", "direction", "range"):
+            if getattr(self, fname) is not None and fname not in op.params and not (
+                fname == "range" and self.select and self.select.endswith("_in_range")
+            ):
+                raise ValueError(f"op {self.op!r} takes no {fname!r} (it takes: {', '.join(op.params) or 'nothing'})")
+        for fname in op.params:
+            if fname in ("stat", "status", "keyword", "card", "direction") and getattr(self, fname) is None \
+                    and fname in REQUIRED_PARAMS.get(self.op, ()):
+                raise ValueError(f"op {self.op!r} needs {fname!r}")
+        if self.status is not None and self.status not in STATUSES:
+            raise ValueError(f"unknown status {self.status!r}; known: {', '.join(STATUSES)}")
+        if self.keyword is not None and self.keyword not in KEYWORDS:
+            raise ValueError(f"unknown keyword {self.keyword!r}; known: {', '.join(KEYWORDS)}")
+        if self.op == "enchant_anchor":
+            if (self.keyword is None) == (self.stat is None):
+                raise ValueError("enchant_anchor takes either a keyword (armor, retaliate, regeneration) or stat = 'attack'")
+            if self.keyword is not None and self.keyword not in ("armor", "retaliate", "regeneration"):
+                raise ValueError("an anchor can be enchanted with armor, retaliate or regeneration")
+            if self.stat is not None and self.stat != "attack":
+                raise ValueError("an anchor's lane aura gives attack")
+        if self.select and self.select.endswith("_in_range") and self.range is None:
+            raise ValueError(f"selector {self.select!r} needs 'range'")
+        if self.trigger == "while_in_lane":
+            if self.op not in AURA_OPCODES:
+                raise ValueError(f"a while_in_lane (aura) effect must be one of {AURA_OPCODES}, not {self.op!r}")
+            if self.op == "grant_keyword" and self.keyword not in AURA_KEYWORDS:
+                raise ValueError(f"auras may grant {AURA_KEYWORDS} only")
+            if self.op == "buff" and self.stat != "attack":
+                raise ValueError("an aura buff must have stat = 'attack'")
+        return self
+
+
+# Parameters an opcode cannot do without.
+REQUIRED_PARAMS = {
+    "buff": ("stat",), "grant_keyword": ("keyword",), "apply_status": ("status",), "summon": ("card",),
+    "push": ("direction",), "swap": ("direction",), "move_lane": ("direction",),
+}
+
+
+class AbilitySpec(BaseModel):
+    """An activated ability: a hero's active ability or an activated improvement.
+    lanes.md "Hero Abilities" (Cooldown X, Mana Cost, Targeting; Quickcast) and "Activated
+    Improvements" (cooldowns, charges, Quick)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mana: int = Field(0, ge=0, le=20)
+    cooldown: int = Field(0, ge=0, le=20)
+    charges: int = Field(-1, ge=-1, le=20)
+    quickcast: bool = False
+    target: Literal["none", "enemy_unit", "ally_unit", "unit", "lane"] = "none"
+    range: Literal["lane", "any"] = "lane"
+    effects: list[dict] = Field(min_length=1)
+    text: str = ""
+
+
 class CardSpec(BaseModel):
-    """One card as written in a card file."""
+    """One card as written in a card file (docs/cards.md describes every field)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(min_length=1)
-    type: Literal["unit", "hero", "creep"]
-    faction: Faction
+    type: Literal["unit", "hero", "creep", "spell", "equipment", "improvement", "token"]
+    faction: Faction | None = None
     rarity: Literal["Common", "Rare", "Epic", "Legendary"] = "Common"
     unique: bool = False
     tier: int = Field(0, ge=0, le=5)
     cost: int = Field(0, ge=0, le=20)
-    attack: int = Field(0, ge=0, le=100)
-    health: int = Field(ge=1, le=1000)
+    gold: int = Field(0, ge=0, le=100)
+    attack: int = Field(0, ge=-20, le=100)
+    health: int = Field(0, ge=0, le=1000)
     signature: list[str] = Field(default_factory=list)
+    keywords: dict[str, int | bool] = Field(default_factory=dict)
+    keep_initiative: bool = False
+    quickcast: bool = False
+    target: Literal["none", "enemy_unit", "ally_unit", "unit", "lane"] = "none"
+    range: Literal["lane", "any"] = "lane"
+    duration: int = Field(0, ge=0, le=20)
+    effects: list[EffectSpec] = Field(default_factory=list)
+    ability: AbilitySpec | None = None
     text: str = ""
 
     @model_validator(mode="after")
     def _shape_by_type(self) -> "CardSpec":
-        if self.type == "hero":
+        t = self.type
+        if t != "equipment" and t != "token" and self.faction is None:
+            raise ValueError(f"a {t} needs a faction")
+        if t in ("unit", "hero", "creep", "token"):
+            if self.health < 1:
+                raise ValueError(f"a {t} needs health >= 1")
+            if self.attack < 0:
+                raise ValueError(f"a {t} cannot have negative attack")
+        elif t in ("spell", "improvement") and (self.attack or self.health):
+            raise ValueError(f"a {t} has no attack or health")
+        if t == "hero":
             # lanes.md: "Heroes are Legendary and unique (only 1 copy each)"
             if self.rarity != "Legendary":
                 raise ValueError("a hero must have rarity 'Legendary'")
@@ -55,14 +171,43 @@ class CardSpec(BaseModel):
                 raise ValueError("a hero has no cost (heroes are deployed, not played)")
         elif self.signature:
             raise ValueError("only heroes have signature cards")
-        if self.type == "unit" and self.cost < 1:
+        if t == "unit" and self.cost < 1:
             raise ValueError("a unit must cost at least 1")
+        if t == "equipment":
+            if self.gold < 1:
+                raise ValueError("equipment needs a gold price (gold >= 1)")
+            if not 1 <= self.tier <= 5:
+                raise ValueError("equipment tier must be 1-5 (lanes.md 'Shop Tiers')")
+        elif self.gold:
+            raise ValueError("only equipment has a gold price")
+        if t == "spell" and not any(e.trigger == "on_play" for e in self.effects):
+            raise ValueError("a spell needs at least one on_play effect")
+        if self.duration and t != "improvement":
+            raise ValueError("only improvements have a duration")
+        if self.ability is not None and t not in ("hero", "improvement"):
+            raise ValueError("only heroes and improvements have activated abilities")
+        if t == "equipment" and {"shield", "rapid_deployment"} & set(self.keywords):
+            # a shield is consumed stack by stack; equipment grants only lasting keywords
+            raise ValueError("equipment cannot grant 'shield' or 'rapid_deployment' (grant them with an on_equip effect)")
+        for k, v in self.keywords.items():
+            if k not in KEYWORDS:
+                raise ValueError(f"unknown keyword {k!r}; known: {', '.join(KEYWORDS)}")
+            if isinstance(v, bool) != (KEYWORDS[k][1] == "tag"):
+                kind = "true/false" if KEYWORDS[k][1] == "tag" else "a number"
+                raise ValueError(f"keyword {k!r} takes {kind}")
         return self
 
     @property
     def is_unique(self) -> bool:
         # lanes.md: "All Legendary cards are unique"
         return self.unique or self.rarity == "Legendary"
+
+    def all_effects(self) -> list[tuple[EffectSpec, bool]]:
+        """(effect, from_ability) pairs: the card's own, then its ability's (on_activation)."""
+        out = [(e, False) for e in self.effects]
+        if self.ability is not None:
+            out += [(EffectSpec.model_validate({"trigger": "on_activation", **e}), True) for e in self.ability.effects]
+        return out
 
 
 class CardFile(BaseModel):
@@ -82,8 +227,9 @@ class DeckSpec(BaseModel):
     heroes: list[str]
     creep: str
     cards: dict[str, int] = Field(default_factory=dict)
+    equipment: dict[str, int] = Field(default_factory=dict)
 
-    @field_validator("cards")
+    @field_validator("cards", "equipment")
     @classmethod
     def _positive(cls, v: dict[str, int]) -> dict[str, int]:
         bad = [k for k, n in v.items() if n < 1]
@@ -101,6 +247,7 @@ class Deck:
     main: np.ndarray  # int16[n]
     heroes: np.ndarray  # int16[5], deployment slots 1-5
     creep: int
+    equipment: np.ndarray  # int16[m]: the equipment deck (lanes.md: "used in Shop Phase")
     path: Path
 
 
@@ -157,27 +304,78 @@ def load_cards(cards_dir: Path) -> tuple[dict[str, CardSpec], dict[str, Path]]:
                 raise fail(path, texts[path], spec.name, f"signature card {sig!r} is {s.faction}, not {spec.faction}")
         if len(set(spec.signature)) != len(spec.signature):
             raise fail(path, texts[path], spec.name, "signature cards must be distinct")
+    for spec in specs.values():
+        for eff, _ in spec.all_effects():
+            if eff.card is not None:
+                made = specs.get(eff.card)
+                path = origin[spec.name]
+                if made is None:
+                    raise fail(path, texts[path], spec.name, f"effect {eff.op!r} names unknown card {eff.card!r}")
+                if made.type not in ("unit", "token", "creep"):
+                    raise fail(path, texts[path], spec.name, f"{eff.op!r} can only make units or tokens, not {eff.card!r}")
     return specs, origin
+
+
+EFFECT_PARAMS = ("stat", "duration", "status", "keyword", "card", "direction", "range")
+
+
+def compile_effects(rows: list[CardSpec], index: dict[str, int]) -> EffectTable:
+    """All cards' effects (abilities' included, as ``on_activation``) as ``[cards, E]`` arrays."""
+    effects = [r.all_effects() for r in rows]
+    table = EffectTable(len(rows), max((len(e) for e in effects), default=0), list(EFFECT_PARAMS))
+    status_names, keyword_names = list(STATUSES), list(KEYWORDS)
+    for c, effs in enumerate(effects):
+        for e, (eff, _) in enumerate(effs):
+            table.trigger[c, e] = EXECUTOR.id("trigger", eff.trigger)
+            table.op[c, e] = EXECUTOR.id("opcode", eff.op)
+            table.select[c, e] = EXECUTOR.id("selector", eff.select) if eff.select else -1
+            table.amount[c, e] = eff.amount
+            pr = table.params
+            pr["stat"][c, e] = STATS.index(eff.stat) if eff.stat else -1
+            pr["duration"][c, e] = DURATIONS.index(eff.duration)
+            pr["status"][c, e] = status_names.index(eff.status) if eff.status else -1
+            pr["keyword"][c, e] = keyword_names.index(eff.keyword) if eff.keyword else -1
+            pr["card"][c, e] = index[eff.card] if eff.card else -1
+            pr["direction"][c, e] = DIRECTIONS.index(eff.direction) if eff.direction else -1
+            pr["range"][c, e] = eff.range if eff.range is not None else -1
+    return table
 
 
 def compile_catalog(specs: dict[str, CardSpec]) -> Catalog:
     names = sorted(specs)
     rows = [specs[n] for n in names]
     arr = lambda f, dt: np.array([f(s) for s in rows], dtype=dt)  # noqa: E731
-    return Catalog(
-        names,
-        {
-            "kind": arr(lambda s: CARD_TYPES.index(s.type), np.int8),
-            "faction": arr(lambda s: FACTIONS.index(s.faction), np.int8),
-            "cost": arr(lambda s: s.cost, np.int16),
-            "attack": arr(lambda s: s.attack, np.int16),
-            "health": arr(lambda s: s.health, np.int16),
-            "tier": arr(lambda s: s.tier, np.int8),
-            "rarity": arr(lambda s: RARITIES.index(s.rarity), np.int8),
-            "unique": arr(lambda s: s.is_unique, np.bool_),
-        },
-        rows,
-    )
+    ab = lambda f, default: [f(s.ability) if s.ability is not None else default for s in rows]  # noqa: E731
+    arrays = {
+        "kind": arr(lambda s: CARD_TYPES.index(s.type), np.int8),
+        "faction": arr(lambda s: FACTIONS.index(s.faction) if s.faction else -1, np.int8),
+        "cost": arr(lambda s: s.cost, np.int16),
+        "gold": arr(lambda s: s.gold, np.int16),
+        "attack": arr(lambda s: s.attack, np.int16),
+        "health": arr(lambda s: s.health, np.int16),
+        "tier": arr(lambda s: s.tier, np.int8),
+        "rarity": arr(lambda s: RARITIES.index(s.rarity), np.int8),
+        "unique": arr(lambda s: s.is_unique, np.bool_),
+        "keep_initiative": arr(lambda s: s.keep_initiative, np.bool_),
+        "quickcast": arr(lambda s: s.quickcast, np.bool_),
+        "target": arr(lambda s: TARGET_KINDS.index(s.target), np.int8),
+        "range": arr(lambda s: RANGES.index(s.range), np.int8),
+        "duration": arr(lambda s: s.duration, np.int16),
+        "has_ability": arr(lambda s: s.ability is not None, np.bool_),
+        "ability_mana": np.array(ab(lambda a: a.mana, 0), dtype=np.int16),
+        "ability_cooldown": np.array(ab(lambda a: a.cooldown, 0), dtype=np.int16),
+        "ability_charges": np.array(ab(lambda a: a.charges, -1), dtype=np.int16),
+        "ability_quickcast": np.array(ab(lambda a: a.quickcast, False), dtype=np.bool_),
+        "ability_target": np.array(ab(lambda a: TARGET_KINDS.index(a.target), 0), dtype=np.int8),
+        "ability_range": np.array(ab(lambda a: RANGES.index(a.range), 0), dtype=np.int8),
+    }
+    for kw, (dtype, presence, _) in KEYWORDS.items():
+        arrays[f"kw_{kw}"] = arr(lambda s, kw=kw: s.keywords.get(kw, False if presence == "tag" else 0), dtype)
+    names_index = {n: i for i, n in enumerate(names)}
+    catalog = Catalog(names, arrays, rows)
+    catalog.effects = compile_effects(rows, names_index)
+    catalog.keywords = [kw for kw in KEYWORDS if arrays[f"kw_{kw}"].any()]
+    return catalog
 
 
 def load_deck(path: Path, specs: dict[str, CardSpec], catalog: Catalog, params: LanesParams) -> Deck:
@@ -188,14 +386,15 @@ def load_deck(path: Path, specs: dict[str, CardSpec], catalog: Catalog, params: 
     def bad(item: str | None, msg: str, key: str = "name") -> DataError:
         return fail(path, text, item, msg, key)
 
-    def known(name: str, want: str, where: str) -> CardSpec:
+    def known(name: str, want: str | tuple[str, ...], where: str) -> CardSpec:
         card = specs.get(name)
         if card is None:
             line = _card_line(text, name) if where == "cards" else None
             loc = f"{path}:{line}" if line else str(path)
             raise DataError(f"{loc}: deck {spec.name!r}: unknown card {name!r} in {where}")
-        if card.type != want:
-            raise bad(None, f"deck {spec.name!r}: {name!r} in {where} is a {card.type}, not a {want}")
+        wanted = (want,) if isinstance(want, str) else want
+        if card.type not in wanted:
+            raise bad(None, f"deck {spec.name!r}: {name!r} in {where} is a {card.type}, not a {' or '.join(wanted)}")
         return card
 
     # lanes.md: "Each deck must include exactly 5 Hero cards in dedicated deck builder slots"
@@ -206,14 +405,16 @@ def load_deck(path: Path, specs: dict[str, CardSpec], catalog: Catalog, params: 
         raise bad(None, f"deck {spec.name!r}: a hero is listed twice (heroes are unique)")
     known(spec.creep, "creep", "creep")
     for name in spec.cards:
-        known(name, "unit", "cards")
+        known(name, MAIN_DECK_TYPES, "cards")
+    for name in spec.equipment:
+        known(name, ("equipment",), "equipment")
 
     counts = Counter(spec.cards)
     for h in heroes:
         if len(h.signature) != params.signature_cards:
             raise bad(None, f"deck {spec.name!r}: hero {h.name!r} needs {params.signature_cards} signature cards")
         counts.update(h.signature)
-    for name, n in counts.items():
+    for name, n in list(counts.items()) + list(spec.equipment.items()):
         card = specs[name]
         limit = 1 if card.is_unique else params.max_copies
         if n > limit:
@@ -227,14 +428,22 @@ def load_deck(path: Path, specs: dict[str, CardSpec], catalog: Catalog, params: 
             f"{path}: deck {spec.name!r}: main deck has {total} cards (signature cards included), "
             f"minimum is {params.deck_min}"
         )
+    n_equipment = sum(spec.equipment.values())
+    if n_equipment < params.equipment_min:
+        # lanes.md: "Equipment deck: 10 cards minimum (separate from main deck, used in Shop Phase)"
+        raise DataError(
+            f"{path}: deck {spec.name!r}: equipment deck has {n_equipment} cards, minimum is {params.equipment_min}"
+        )
     main = [catalog.id(s) for h in heroes for s in h.signature]
     main += [catalog.id(n) for n, k in spec.cards.items() for _ in range(k)]
+    equipment = [catalog.id(n) for n, k in spec.equipment.items() for _ in range(k)]
     return Deck(
         id=path.stem,
         name=spec.name,
         main=np.array(main, dtype=np.int16),
         heroes=np.array([catalog.id(h.name) for h in heroes], dtype=np.int16),
         creep=catalog.id(spec.creep),
+        equipment=np.array(equipment, dtype=np.int16),
         path=path,
     )
 

@@ -1,8 +1,11 @@
-"""Removing destroyed units: bounties, hero death timers, freeing the cell.
+"""Removing destroyed units: death triggers, bounties, hero timers, freeing the cell.
 
-lanes.md "Unit Removal": "Destroyed units are only removed after the entire lane resolves";
-"Gold System": "Kill enemy hero: +5 gold", "Kill enemy unit/creep: +1 gold" (to the opponent);
-"Hero Death & Respawn": "The hero enters a 1-round death timer".
+lanes.md "Unit Removal": "Destroyed units are only removed after the entire lane resolves"
+(combat calls ``settle`` after each lane); outside combat "Deaths are processed immediately"
+(the play phase calls ``settle`` after each action). "Gold System": "Kill enemy hero: +5 gold",
+"Kill enemy unit/creep: +1 gold"; "Bounty System": "Minimum bounty is 0 gold". "Hero Death &
+Respawn": "The hero enters a 1-round death timer"; "Rapid Deployment - Hero returns to play
+immediately when killed (no death timer)". "Equipment is destroyed when its holder dies".
 """
 
 from __future__ import annotations
@@ -10,32 +13,101 @@ from __future__ import annotations
 import esper
 import numpy as np
 
-from systems.lanes import board
-from systems.lanes.state import DEAD
+from ecs.effects import Ctx
+from systems.lanes import board, stats
+from systems.lanes.state import DEAD, ON_BOARD, READY
+from systems.lanes.vocabulary import EXECUTOR
+
+MAX_WAVES = 50
 
 
-def resolve_deaths(w) -> np.ndarray:
-    """Remove every entity marked ``dying``, paying bounties; returns the number removed per game."""
-    b, s = np.nonzero(w.c.dying & w.alive)
-    if b.size:
-        destroy(w, b, s, bounty=True)
-    return np.bincount(b, minlength=w.n_games)
+def settle(w) -> None:
+    """Process deaths until none is pending: each wave fires "On Death" (the dying units still
+    stand where they died) and "On Enemy Death", then removes the wave; effects may mark more."""
+    for _ in range(MAX_WAVES):
+        b, s = np.nonzero(w.c.dying & w.alive)
+        if b.size == 0:
+            return
+        owner = w.c.owner[b, s].astype(np.intp)
+        if EXECUTOR.listens(w, "on_death"):
+            EXECUTOR.fire(w, "on_death", Ctx.make(b, w.c.card_id[b, s], owner, w.c.lane[b, s], w.c.pos[b, s], source=s))
+        _enemy_death(w, b, s, owner)
+        hit_by = w.c.hit_by[b, s]
+        destroy(w, b, s, bounty=hit_by != owner)
+    b = np.flatnonzero((w.c.dying & w.alive).any(axis=1))
+    raise RuntimeError(f"deaths still cascading after {MAX_WAVES} waves (game with seed {int(w.seeds[b[0]])})")
 
 
-def destroy(w, b: np.ndarray, s: np.ndarray, bounty: bool) -> None:
-    """Destroy board entities now: the one way a unit dies. ``bounty`` pays the opponent of each
-    dead unit's owner (a kill); a bounce destroys the player's own unit and pays nothing."""
+def _enemy_death(w, b: np.ndarray, s: np.ndarray, owner: np.ndarray) -> None:
+    """"On Enemy Death - Triggers when an enemy unit dies": every living enemy of the dead unit
+    with such an effect fires once per death (in any lane)."""
+    listen = w.cache.get("on_enemy_death")
+    if listen is None:
+        return
+    has = listen[w.c.card_id[b]] & w.alive[b] & ~w.c.dying[b] & (w.c.owner[b] != owner[:, None])
+    ri, ls = np.nonzero(has)
+    if ri.size == 0:
+        return
+    gb = b[ri]
+    EXECUTOR.fire(w, "on_enemy_death", Ctx.make(
+        gb, w.c.card_id[gb, ls], w.c.owner[gb, ls], w.c.lane[gb, ls], w.c.pos[gb, ls], source=ls, other=s[ri],
+    ))
+
+
+def resolve_deaths(w) -> None:
+    settle(w)
+
+
+def destroy(w, b: np.ndarray, s: np.ndarray, bounty: np.ndarray | bool) -> None:
+    """Take destroyed units off the board now (no triggers: ``settle`` fires them).
+    ``bounty`` says which deaths are kills by the enemy (a bounce pays nothing)."""
     p = w.params
     owner = w.c.owner[b, s].astype(np.intp)
     is_hero = w.c.hero[b, s]
-    if bounty:
-        np.add.at(w.g.gold, (b, 1 - owner), np.where(is_hero, p.bounty_hero, p.bounty_unit))
-    hb, hs, ho = b[is_hero], s[is_hero], owner[is_hero]
-    k = w.c.hero_index[hb, hs]
-    w.g.hero_status[hb, ho, k] = DEAD
-    w.g.hero_ready_round[hb, ho, k] = w.g.round[hb] + p.hero_death_timer
+    pay = np.broadcast_to(np.asarray(bounty), b.shape)
+    if pay.any():
+        gold = np.maximum(np.where(is_hero, p.bounty_hero, p.bounty_unit) + w.c.bounty[b, s], 0)
+        np.add.at(w.g.gold, (b[pay], 1 - owner[pay]), gold[pay])
     src = w.c.deck_pos[b, s]
     from_deck = src >= 0
     w.g.card_died[b[from_deck], owner[from_deck], src[from_deck]] = w.g.round[b[from_deck]]
+    hb, hs, ho = b[is_hero], s[is_hero], owner[is_hero]
+    k = w.c.hero_index[hb, hs]
+    rapid = stats.keyword(w, "rapid_deployment", hb, hs) if hb.size else np.zeros(0, dtype=bool)
+    hero_lane = w.c.lane[hb, hs].astype(np.intp)
     esper.dispatch_event("lanes.deaths", w, b, s, w.c.card_id[b, s].copy())
     board.remove(w, b, s)
+    w.g.hero_status[hb, ho, k] = DEAD
+    w.g.hero_ready_round[hb, ho, k] = w.g.round[hb] + p.hero_death_timer
+    if rapid.any():
+        redeploy_now(w, hb[rapid], ho[rapid], k[rapid], hero_lane[rapid])
+
+
+def redeploy_now(w, b: np.ndarray, seat: np.ndarray, k: np.ndarray, lane: np.ndarray) -> None:
+    """Rapid Deployment: the hero comes straight back with full health, in its own lane at the
+    leftmost empty position, else the first lane with room (ledger); with no room anywhere it
+    waits READY for the next deployment phase. Games are distinct per call (rows are grouped)."""
+    order = np.lexsort((k, seat, b))
+    b, seat, k, lane = b[order], seat[order], k[order], lane[order]
+    w.g.hero_status[b, seat, k] = READY
+    # one hero per game per pass keeps board.spawn's "distinct games" contract (<= 5 passes)
+    pending = np.ones(b.size, dtype=bool)
+    while pending.any():
+        idx = np.flatnonzero(pending)
+        first = np.r_[True, b[idx][1:] != b[idx][:-1]]
+        idx = idx[first]
+        pending[idx] = False
+        gb, gs, gk, gl = b[idx], seat[idx], k[idx], lane[idx]
+        cells = w.g.board[gb, gs]  # [m, L, P]
+        empty = cells == board.EMPTY
+        # prefer the hero's own lane, then lanes 0..2
+        lanes_order = np.stack([gl, np.zeros_like(gl), np.ones_like(gl), np.full_like(gl, 2)], axis=1)
+        lane_has = np.take_along_axis(empty.any(axis=2), lanes_order, axis=1)
+        ok = lane_has.any(axis=1)
+        pick_lane = lanes_order[np.arange(gl.size), np.argmax(lane_has, axis=1)]
+        gb, gs, gk, pick_lane = gb[ok], gs[ok], gk[ok], pick_lane[ok]
+        if gb.size == 0:
+            continue
+        pos = np.argmax(empty[ok][np.arange(gb.size), pick_lane], axis=1)
+        board.spawn(w, gb, gs, pick_lane, pos, w.g.hero_card[gb, gs, gk], hero_index=gk)
+        w.g.hero_status[gb, gs, gk] = ON_BOARD

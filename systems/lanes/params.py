@@ -24,6 +24,7 @@ class LanesParams(BaseModel):
     deck_min: int = Field(40, ge=1, le=200)
     max_copies: int = Field(3, ge=1, le=40)
     heroes: int = Field(5, ge=5, le=5)
+    equipment_min: int = Field(10, ge=0, le=100)
     signature_cards: int = Field(3, ge=0, le=10)
     starting_hand: int = Field(5, ge=0, le=20)
     draw_per_round: int = Field(1, ge=0, le=10)
@@ -35,6 +36,11 @@ class LanesParams(BaseModel):
     hero_death_timer: int = Field(1, ge=0, le=10)
     bounty_unit: int = Field(1, ge=0, le=100)
     bounty_hero: int = Field(5, ge=0, le=100)
+    skip_gold: int = Field(5, ge=0, le=100)
+    shop_offers: int = Field(3, ge=1, le=3)
+    shop_max_tier: int = Field(5, ge=1, le=5)
+    lane_mana_per_round: int = Field(1, ge=0, le=20)
+    lane_mana_cap: int = Field(5, ge=0, le=50)
 
 
 def load_params(path: Path | None = None, overrides: dict[str, Any] | None = None) -> LanesParams:

@@ -9,8 +9,13 @@ from __future__ import annotations
 import esper
 import numpy as np
 
-from systems.lanes import board
+from ecs.damage import STATUS, DamageBatch
+from ecs.effects import Ctx
+from systems.lanes import board, stats
+from systems.lanes.damage_stages import heal_anchor
+from systems.lanes.deaths import settle
 from systems.lanes.state import DEAD, LOCKED, READY
+from systems.lanes.vocabulary import EXECUTOR
 
 
 class CreepSpawn(esper.Processor):
@@ -97,3 +102,59 @@ class RefreshResources(esper.Processor):
         act = w.active
         w.g.max_resources[act] = mx[act, None]
         w.g.resources[act] = mx[act, None]
+
+
+class StartOfRound(esper.Processor):
+    """lanes.md "Start of Round - Triggers at the beginning of each round (after creep spawn,
+    before play phase)". First the status tick, computed from the state at its start and applied
+    together (DESIGN.md "Status tick"): "Decay (Poison) - Deals 1 damage per stack at the start of
+    each round" and "Regeneration X - Heals X health at the start of each round" (so Regeneration 1
+    and Decay 1 cancel, even on a unit with 1 health left); anchors enchanted with Regeneration
+    heal too. Then each lane's mana pool grows (ledger: hero abilities' "lane's mana pool"), then
+    start-of-round effects fire."""
+
+    def process(self, w) -> None:
+        status_tick(w)
+        p = w.params
+        act = w.active
+        w.g.lane_mana[act] = np.minimum(w.g.lane_mana[act] + p.lane_mana_per_round, p.lane_mana_cap)
+        fire_all(w, "start_of_round")
+        settle(w)
+
+
+def status_tick(w) -> None:
+    act = w.active[:, None]
+    units = w.alive & act & ~w.c.anchor & ~w.c.improvement
+    decay = np.where(units, w.c.decay, 0)
+    regen = w.c.regeneration.astype(np.int32)
+    if w.equip_keywords and "regeneration" in w.equip_keywords:
+        b, s = np.nonzero(units)
+        regen = regen.copy()
+        regen[b, s] = stats.keyword(w, "regeneration", b, s)
+    regen = np.where(w.alive & act & ~w.c.improvement, regen, 0)
+    if not (decay.any() or regen.any()):
+        return
+    b, s = np.nonzero(decay > 0)
+    if b.size:
+        w.pipeline.run(w, DamageBatch(b, np.full(b.size, -1), s, decay[b, s], STATUS))
+    b, s = np.nonzero(regen > 0)
+    if b.size:
+        anchor = w.c.anchor[b, s]
+        heal_anchor(w, b[anchor], s[anchor], regen[b[anchor], s[anchor]])
+        bu, su = b[~anchor], s[~anchor]
+        w.c.health[bu, su] = np.minimum(w.c.health[bu, su] + regen[bu, su], w.c.max_health[bu, su])
+        back = w.c.dying[bu, su] & (w.c.health[bu, su] > 0)
+        w.c.dying[bu[back], su[back]] = False
+
+
+def fire_all(w, trigger: str) -> None:
+    """Fire a round trigger for every unit and improvement (of active games) whose card has it."""
+    listen = w.cache.get(trigger)
+    if listen is None:
+        return
+    card = w.c.card_id
+    has = listen[np.where(card >= 0, card, 0)] & (card >= 0) & w.alive & w.active[:, None] & ~w.c.anchor
+    b, s = np.nonzero(has)
+    if b.size:
+        EXECUTOR.fire(w, trigger, Ctx.make(b, card[b, s], w.c.owner[b, s], w.c.lane[b, s], w.c.pos[b, s], source=s,
+                                           chosen_lane=np.where(w.c.improvement[b, s], w.c.lane[b, s], -1)))

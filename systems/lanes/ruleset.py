@@ -13,31 +13,33 @@ from ecs.schedule import Phase, Schedule
 from systems.lanes.actions import ActionTable
 from systems.lanes.cards import CardSet, load_card_set
 from systems.lanes.combat import Combat
-from systems.lanes.damage_stages import lanes_pipeline
 from systems.lanes.deploy import HeroDeployment
 from systems.lanes.params import LanesParams, load_params
 from systems.lanes.play import PlayPhase
-from systems.lanes.round_start import CreepSpawn, DrawPhase, HeroAvailability, RefreshResources
-from systems.lanes.state import END_REASONS, new_world
+from systems.lanes.round_end import EndOfRound
+from systems.lanes.round_start import CreepSpawn, DrawPhase, HeroAvailability, RefreshResources, StartOfRound
+from systems.lanes.shop import ShopPhase
+from systems.lanes.state import END_REASONS, MAX_IMPROVEMENTS, new_world
 from systems.lanes.victory import RoundEnd, VictoryCheck
 
 DEFAULT_DECKS = ("red_vanguard", "blue_tide")
 
 
 def make_schedule(params: LanesParams, actions: ActionTable) -> Schedule:
-    """lanes.md "Game Phases": creep spawn, hero deployment, (draw, resources), play, combat.
-    The shop phase is not scheduled yet (ledger: not done)."""
-    pipeline = lanes_pipeline()
+    """lanes.md "Game Phases": creep spawn, start of round (status tick, start-of-round effects),
+    hero deployment, draw, resources, play, combat (win check), shop, end of round."""
     deploy_ready = HeroAvailability()
     deploy_ready.priority = 10
     return Schedule([
         Phase("creep_spawn", [CreepSpawn()]),
+        Phase("start_of_round", [StartOfRound()]),
         Phase("hero_deployment", [deploy_ready, HeroDeployment(actions)]),
         Phase("draw", [DrawPhase()]),
         Phase("resources", [RefreshResources()]),
         Phase("play", [PlayPhase(actions)]),
-        Phase("combat", [Combat(pipeline), VictoryCheck()]),
-        Phase("round_end", [RoundEnd()]),
+        Phase("combat", [Combat(), VictoryCheck()]),
+        Phase("shop", [ShopPhase(actions)]),
+        Phase("round_end", [EndOfRound(), RoundEnd()]),
     ])
 
 
@@ -49,7 +51,7 @@ class LanesGame:
 
     def __post_init__(self) -> None:
         p = self.params
-        self.actions = ActionTable(p.hand_limit, p.lanes, p.positions, p.heroes)
+        self.actions = ActionTable(p.hand_limit, p.lanes, p.positions, p.heroes, MAX_IMPROVEMENTS, p.shop_offers)
         self.schedule = make_schedule(p, self.actions)
 
     def deck_ids(self) -> list[str]:
@@ -131,6 +133,14 @@ class LanesGame:
         for side in range(2):
             cols[f"gold_{side}"] = w.g.gold[:, side].astype(np.int32)
         return cols
+
+
+    def replay(self, seed: int, decks: tuple[str, str], agents: Sequence[Any], write=print) -> dict[str, Any]:
+        """Play game ``seed`` alone (a batch of one), writing its turn-by-turn log line by line
+        (``systems/lanes/replay.py``); returns its games-table row, the same as in any run."""
+        from systems.lanes.replay import replay_game
+
+        return replay_game(self, seed, decks, agents, write)
 
 
 class LanesRuleset:

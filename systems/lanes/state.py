@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 
 import components  # noqa: F401  (registers the built-in components)
-from ecs.esper_bridge import LoadHook  # noqa: F401
+from components.keywords import KEYWORDS, STATUSES
 from ecs.rng import Stream
 from ecs.world import StateField, World
 from systems.lanes import board
@@ -23,7 +23,13 @@ from systems.lanes.params import LanesParams
 COMPONENTS = [
     "card_id", "owner", "faction", "hero", "creep", "lane", "pos",
     "attack", "health", "max_health", "anchor", "essence", "ruined", "hero_index", "deck_pos", "dying",
+    "anchor_aura", "hit_by",
+    *KEYWORDS, *STATUSES,
+    "temp_attack", "temp_health", "temp_by", "equipment", "improvement", "timer", "charges", "cooldown",
+    "used_round", "bounty", "aura",
 ]
+MAX_IMPROVEMENTS = 3  # lanes.md: "Maximum 3 Improvements per lane per player"
+OFFERS = 3  # lanes.md: "Each player is presented with 3 equipment items to choose from"
 
 # hero roster status
 LOCKED, READY, ON_BOARD, DEAD = 0, 1, 2, 3
@@ -33,7 +39,7 @@ END_REASONS = ("", "two_anchors", "lane_destroyed", "round_limit", "simultaneous
 RUNNING = -2  # winner value of an unfinished game; -1 is a draw
 
 
-def state_fields(p: LanesParams, deck_size: int) -> list[StateField]:
+def state_fields(p: LanesParams, deck_size: int, equipment_size: int) -> list[StateField]:
     L, P, K = p.lanes, p.positions, p.heroes
     return [
         StateField("round", np.int16, default=1, doc="Current round, from 1."),
@@ -64,6 +70,22 @@ def state_fields(p: LanesParams, deck_size: int) -> list[StateField]:
         StateField("passes", np.int8, doc="Consecutive passes in the play phase."),
         StateField("in_play", np.bool_, doc="The play phase is still running in this game."),
         StateField("left_side", np.int8, doc="Round 1 step 2: the seat that deploys to lane 0."),
+        StateField("improvements", np.int16, (2, L, MAX_IMPROVEMENTS), default=board.EMPTY,
+                   doc="Improvement slots per side and lane, oldest first."),
+        StateField("lane_mana", np.int16, (2, L), doc="Mana pool per side and lane (hero abilities)."),
+        StateField("shop_tier", np.int8, (2,), default=1, doc="Shop tier (1-5)."),
+        StateField("offers", np.int16, (2, OFFERS), default=-1, doc="Shop offers: index into equip_pool, -1 none."),
+        StateField("shop_bought", np.bool_, (2,), doc="Bought something this shop phase."),
+        StateField("shop_upgraded", np.bool_, (2,), doc="Upgraded this shop phase."),
+        StateField("shop_done", np.bool_, (2,), doc="Finished this shop phase."),
+        StateField("equip_pool", np.int16, (2, equipment_size), default=-1,
+                   doc="The equipment deck (card ids); -1 once bought."),
+        StateField("pending_kind", np.int8, doc="What awaits a target: 0 nothing, see play.PENDING_*."),
+        StateField("pending_card", np.int16, default=-1, doc="Card whose effects await a target."),
+        StateField("pending_src", np.int16, default=-1, doc="Source entity of the pending effects."),
+        StateField("pending_caster", np.int16, default=-1, doc="Caster (hero) of a pending spell."),
+        StateField("pending_lane", np.int8, default=-1, doc="Origin lane of the pending effects."),
+        StateField("pending_free", np.bool_, doc="The pending action does not end the turn (quickcast)."),
     ]
 
 
@@ -82,9 +104,12 @@ def new_world(
     seeds = np.asarray(seeds, dtype=np.int64)
     B = seeds.shape[0]
     D = max(int(d.main.size) for d in decks)
-    S = 6 + 2 * params.lanes * params.positions + 4  # anchors + every cell + margin
-    w = World(B, S, COMPONENTS, state_fields(params, D), seeds=seeds, catalog=cards.catalog, params=params)
+    M = max(max(int(d.equipment.size) for d in decks), 1)
+    # anchors + every cell + every improvement + margin
+    S = 6 + 2 * params.lanes * params.positions + 2 * params.lanes * MAX_IMPROVEMENTS + 2
+    w = World(B, S, COMPONENTS, state_fields(params, D, M), seeds=seeds, catalog=cards.catalog, params=params)
     w.load_hooks = [board.rebuild]
+    attach_rules(w)
     games = w.games
     g = w.g
     deck_index = np.broadcast_to(np.asarray(deck_index, dtype=np.int16), (B, 2))
@@ -104,6 +129,10 @@ def new_world(
     sizes = np.array([d.main.size for d in decks], dtype=np.int16)
     heroes = np.stack([d.heroes for d in decks])
     creeps = np.array([d.creep for d in decks], dtype=np.int16)
+    pools = np.full((len(decks), M), -1, dtype=np.int16)
+    for i, d in enumerate(decks):
+        pools[i, : d.equipment.size] = d.equipment
+    g.equip_pool[:] = pools[deck_index]
     g.deck[:] = mains[deck_index]
     g.deck_size[:] = sizes[deck_index]
     g.hero_card[:] = heroes[deck_index]
@@ -118,3 +147,26 @@ def new_world(
     g.initiative[:] = w.rng.integers(games, 2, Stream.INITIATIVE)
     g.first_player[:] = g.initiative
     return w
+
+
+def attach_rules(w: World) -> None:
+    """What the lanes systems need on every World: the effect table, the damage pipeline, and
+    per-card trigger masks that let listeners be found without scanning every effect."""
+    from systems.lanes.damage_stages import lanes_pipeline
+    from systems.lanes.vocabulary import EXECUTOR
+
+    cat = w.catalog
+    w.effects = cat.effects
+    w.pipeline = lanes_pipeline()
+    equipment = cat.arrays.kind == 4
+    w.equip_keywords = {kw for kw in KEYWORDS if getattr(cat.arrays, f"kw_{kw}")[equipment].any()}
+    w.cache = {}
+    for trig in ("on_enemy_death", "on_ally_deploy", "on_enemy_deploy", "on_enemy_play", "on_play_ally",
+                 "start_of_round", "end_of_round"):
+        has = w.effects.cards_with(EXECUTOR.id("trigger", trig))
+        w.cache[trig] = has if has.any() else None
+    w.cache["aura_cards"] = w.effects.cards_with(EXECUTOR.id("trigger", "while_in_lane"))
+    enchant = w.effects.op == EXECUTOR.id("opcode", "enchant_anchor")
+    anchor_auras = (enchant & (w.effects.params["stat"] >= 0)).any()
+    # with no aura card and no anchor aura in the set, every aura read is a constant None
+    w.cache["auras_possible"] = bool(w.cache["aura_cards"].any() or anchor_auras)

@@ -1,0 +1,240 @@
+"""Effects: card text as data, executed in batches.
+
+A card's effects compile to rows ``(trigger, opcode, selector, amount, params...)`` in an
+``EffectTable`` of ``[cards, E]`` arrays (E = the most effects any card has). When a trigger
+fires for many sources at once (across games), ``fire`` walks the effect slots in card
+order; for each slot it groups the rows by opcode, lets the opcode's *selector* expand each
+row into its targets, and runs the opcode's vectorized kernel on all of them together.
+
+Triggers, opcodes and selectors are named, documented registrations: a ruleset (or a plugin)
+declares its own, and card files may only name registered ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Callable
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Trigger:
+    name: str
+    doc: str
+    source: str = "built-in"
+
+
+@dataclass(frozen=True)
+class Selector:
+    name: str
+    fn: Callable  # (world, ctx: Ctx, table, e) -> (row_index int[m], target_slot int[m])
+    doc: str
+    source: str = "built-in"
+
+
+@dataclass(frozen=True)
+class Opcode:
+    name: str
+    fn: Callable  # (world, hit: Hit) -> None
+    doc: str
+    params: tuple[str, ...] = ()  # effect fields the opcode reads besides select/amount
+    source: str = "built-in"
+
+
+@dataclass
+class Ctx:
+    """Rows of a firing: one per (source, card) whose effects fire. ``source`` is the entity
+    whose card it is (-1 for a spell, whose caster is ``caster``); ``lane``/``pos`` its origin;
+    ``chosen`` the chosen target slot (-1 none); ``chosen_lane`` the chosen lane (-1 none);
+    ``other`` the entity the event is about (the dying enemy, the attacker...), -1 if none."""
+
+    game: np.ndarray
+    card: np.ndarray
+    owner: np.ndarray
+    lane: np.ndarray
+    pos: np.ndarray
+    source: np.ndarray
+    caster: np.ndarray
+    chosen: np.ndarray
+    chosen_lane: np.ndarray
+    other: np.ndarray
+
+    @staticmethod
+    def make(game, card, owner, lane, pos=-1, source=-1, caster=None, chosen=-1, chosen_lane=-1, other=-1) -> "Ctx":
+        game = np.asarray(game, dtype=np.intp)
+        n = game.shape[0]
+
+        def arr(x):
+            return np.broadcast_to(np.asarray(x, dtype=np.intp), (n,)).copy()
+
+        source = arr(source)
+        return Ctx(game, arr(card), arr(owner), arr(lane), arr(pos), source,
+                   source.copy() if caster is None else arr(caster), arr(chosen), arr(chosen_lane), arr(other))
+
+    def __len__(self) -> int:
+        return int(self.game.shape[0])
+
+    def take(self, idx: np.ndarray) -> "Ctx":
+        return Ctx(*(getattr(self, f.name)[idx] for f in fields(self)))
+
+    @staticmethod
+    def concat(parts: list["Ctx"]) -> "Ctx":
+        return Ctx(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Ctx)))
+
+
+@dataclass
+class Hit:
+    """One row per (effect row, target): what an opcode kernel works on."""
+
+    game: np.ndarray
+    source: np.ndarray
+    caster: np.ndarray
+    owner: np.ndarray
+    lane: np.ndarray
+    pos: np.ndarray
+    card: np.ndarray
+    target: np.ndarray  # entity slot, or -1 for opcodes that need none (draw, gold...)
+    amount: np.ndarray
+    effect: int
+    table: "EffectTable"
+    chosen_lane: np.ndarray = field(default=None)  # type: ignore[assignment]
+
+    def param(self, name: str) -> np.ndarray:
+        """Per-row value of an effect parameter (a compiled ``[cards, E]`` column)."""
+        return self.table.params[name][self.card, self.effect]
+
+    def __len__(self) -> int:
+        return int(self.game.shape[0])
+
+
+class EffectTable:
+    """Compiled effects: ``trigger/op/select/amount[card, e]`` plus parameter columns.
+    ids are indexes into the executor's registries; -1 marks an empty effect slot."""
+
+    def __init__(self, n_cards: int, n_effects: int, param_names: list[str]) -> None:
+        shape = (n_cards, max(n_effects, 1))
+        self.trigger = np.full(shape, -1, dtype=np.int16)
+        self.op = np.full(shape, -1, dtype=np.int16)
+        self.select = np.full(shape, -1, dtype=np.int16)
+        self.amount = np.zeros(shape, dtype=np.int32)
+        self.params = {p: np.full(shape, -1, dtype=np.int32) for p in param_names}
+        self.n_effects = shape[1]
+        self._has: dict[int, np.ndarray] = {}
+
+    def uses(self, trigger_id: int) -> bool:
+        """Whether any card of the set has an effect on this trigger (cached): firing a trigger
+        nobody uses costs one dict lookup."""
+        return bool(self.cards_with(trigger_id).any())
+
+    def cards_with(self, trigger_id: int) -> np.ndarray:
+        """``bool[cards]``: cards having at least one effect on this trigger (cached)."""
+        m = self._has.get(trigger_id)
+        if m is None:
+            m = (self.trigger == trigger_id).any(axis=1)
+            self._has[trigger_id] = m
+        return m
+
+
+class EffectDepthError(RuntimeError):
+    pass
+
+
+class Executor:
+    """Runs effects. ``triggers``/``opcodes``/``selectors`` are ordered registries; their order
+    is the (documented, deterministic) order in which opcode groups of one effect slot run."""
+
+    max_depth = 40
+
+    def __init__(self) -> None:
+        self.triggers: dict[str, Trigger] = {}
+        self.opcodes: dict[str, Opcode] = {}
+        self.selectors: dict[str, Selector] = {}
+        self.depth = 0
+        self._ids: dict[str, int] = {}
+        self.silenced: Callable | None = None  # (world, games, slots) -> bool[n]: sources that cannot trigger
+
+    def add_trigger(self, t: Trigger) -> None:
+        self._add(self.triggers, t, "trigger")
+        self._ids = {name: i for i, name in enumerate(self.triggers)}
+
+    def add_opcode(self, o: Opcode) -> None:
+        self._add(self.opcodes, o, "opcode")
+
+    def add_selector(self, s: Selector) -> None:
+        self._add(self.selectors, s, "selector")
+
+    @staticmethod
+    def _add(reg: dict, item, what: str) -> None:
+        old = reg.get(item.name)
+        if old is not None and old != item:
+            raise ValueError(f"{what} {item.name!r} is already registered by {old.source}")
+        reg[item.name] = item
+
+    def id(self, kind: str, name: str) -> int:
+        reg = {"trigger": self.triggers, "opcode": self.opcodes, "selector": self.selectors}[kind]
+        return list(reg).index(name)
+
+    def listens(self, w, trigger: str) -> bool:
+        """Whether any card in play's set reacts to ``trigger``; callers skip building a ``Ctx``."""
+        return w.effects.uses(self._ids[trigger])
+
+    def fire(self, w, trigger: str, ctx: Ctx | Callable[[], Ctx]) -> None:
+        """Run every effect on ``trigger`` of the cards in ``ctx`` (rows without one are skipped).
+        ``ctx`` may be a function building it, called only if some card uses the trigger."""
+        table: EffectTable = w.effects
+        tid = self._ids[trigger]
+        if not table.uses(tid):
+            return
+        if callable(ctx):
+            ctx = ctx()
+        if len(ctx) == 0:
+            return
+        has = table.cards_with(tid)[ctx.card]
+        if self.silenced is not None:
+            src = ctx.source >= 0
+            if src.any():
+                quiet = np.zeros(len(ctx), dtype=bool)
+                quiet[src] = self.silenced(w, ctx.game[src], ctx.source[src])
+                has &= ~quiet
+        if not has.any():
+            return
+        ctx = ctx.take(np.flatnonzero(has))
+        self.depth += 1
+        try:
+            if self.depth > self.max_depth:
+                raise EffectDepthError(
+                    f"effects still triggering each other after {self.max_depth} levels "
+                    f"(trigger {trigger!r}, game with seed {int(w.seeds[ctx.game[0]])})"
+                )
+            ops = list(self.opcodes.values())
+            sels = list(self.selectors.values())
+            for e in range(table.n_effects):
+                on = table.trigger[ctx.card, e] == tid
+                if not on.any():
+                    continue
+                rows = ctx.take(np.flatnonzero(on))
+                op_ids = table.op[rows.card, e]
+                for op_id in np.unique(op_ids):
+                    sub = rows.take(np.flatnonzero(op_ids == op_id))
+                    self._run(w, ops[int(op_id)], sels, sub, e, table)
+        finally:
+            self.depth -= 1
+
+    def _run(self, w, op: Opcode, sels: list[Selector], rows: Ctx, e: int, table: EffectTable) -> None:
+        sel_ids = table.select[rows.card, e]
+        for sel_id in np.unique(sel_ids):
+            sub = rows.take(np.flatnonzero(sel_ids == sel_id))
+            if sel_id < 0:
+                ri, tgt = np.arange(len(sub)), np.full(len(sub), -1, dtype=np.intp)
+            else:
+                ri, tgt = sels[int(sel_id)].fn(w, sub, table, e)
+            if ri.size == 0:
+                continue
+            hit = Hit(
+                game=sub.game[ri], source=sub.source[ri], caster=sub.caster[ri], owner=sub.owner[ri],
+                lane=sub.lane[ri], pos=sub.pos[ri], card=sub.card[ri], target=np.asarray(tgt, dtype=np.intp),
+                amount=table.amount[sub.card[ri], e].astype(np.int64), effect=e, table=table,
+                chosen_lane=sub.chosen_lane[ri],
+            )
+            op.fn(w, hit)

@@ -1,0 +1,50 @@
+"""Attack exchanges: the part combat and battles share.
+
+lanes.md "Combat Resolution": "Both units deal their attack as damage to each other
+(simultaneous)"; "First Strike - Deals damage before opponent in combat". "Battle Mechanics
+(Outside Combat Phase)": "Uses current attack values"; "Respects First Strike - unit with First
+Strike deals damage first"; "Respects Armor and Shield"; "Triggers on-damage effects".
+
+An exchange is a list of attack instances (attacker -> target). Instances whose attacker has
+First Strike and whose target does not go in a first step; the rest follow, minus attackers the
+first step destroyed (they never deal their damage). Two First Strikers hit simultaneously.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ecs.damage import ATTACK, DamageBatch
+from systems.lanes import stats
+
+
+def first_strike_step(w, game: np.ndarray, attacker: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """``bool[n]``: instances that resolve in the first step."""
+    fs_a = stats.keyword(w, "first_strike", game, attacker)
+    unit = ~w.c.anchor[game, target]
+    fs_t = np.zeros(game.size, dtype=bool)
+    fs_t[unit] = stats.keyword(w, "first_strike", game[unit], target[unit])
+    return fs_a & ~fs_t
+
+
+def attack_batch(w, game, attacker, target, kind: int, extra=None, auras=None) -> DamageBatch:
+    """Instances dealing the attackers' current attack (+ ``extra``); 0-damage rows dropped."""
+    amount = stats.attack(w, game, attacker, auras).astype(np.int64)
+    if extra is not None:
+        amount = amount + extra
+    hit = amount > 0
+    return DamageBatch(game[hit], attacker[hit], target[hit], amount[hit], kind | ATTACK)
+
+
+def exchange(w, game: np.ndarray, attacker: np.ndarray, target: np.ndarray, kind: int) -> None:
+    """Resolve attack instances outside combat (battles, strikes), first strikers first."""
+    if game.size == 0:
+        return
+    auras = stats.attack_auras(w)
+    first = first_strike_step(w, game, attacker, target)
+    for i, step in enumerate((first, ~first)):
+        idx = np.flatnonzero(step)
+        if i == 1:
+            idx = idx[w.c.health[game[idx], attacker[idx]] > 0]
+        if idx.size:
+            w.pipeline.run(w, attack_batch(w, game[idx], attacker[idx], target[idx], kind, auras=auras))
