@@ -92,6 +92,9 @@ class World:
             self.state_fields[f.name] = f
             setattr(self.g, f.name, np.full((B, *f.shape), f.default, dtype=f.dtype))
         self.alive = np.zeros((B, S), dtype=bool)
+        # serial[b, s]: which entity holds the slot (slots are reused; serials never are)
+        self.serial = np.zeros((B, S), dtype=np.int32)
+        self._next_serial = np.ones(B, dtype=np.int32)
         self.active = np.ones(B, dtype=bool)
         self.seeds = np.arange(B, dtype=np.int64) if seeds is None else np.asarray(seeds, dtype=np.int64)
         if self.seeds.shape != (B,):
@@ -152,6 +155,8 @@ class World:
                 f"game with seed {int(self.seeds[b])} has no free entity slot (S={self.n_slots})"
             )
         self.alive[games, slots] = True
+        self.serial[games, slots] = self._next_serial[games]
+        self._next_serial[games] += 1
         return slots
 
     def release(self, games: np.ndarray, slots: np.ndarray) -> None:

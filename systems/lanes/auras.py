@@ -76,7 +76,7 @@ def aura_bonus(w, what: str) -> np.ndarray | None:
                     mask[pick] = m[pick]
             np.add.at(bonus, b, mask * amt[:, None])
     if has_anchor:
-        ab, asl = np.nonzero(anchor_aura & w.alive)
+        ab, asl = np.nonzero((anchor_aura != 0) & w.alive)
         m = (side[ab] == side[ab, asl][:, None]) & (lane[ab] == lane[ab, asl][:, None]) & not_creep[ab]
         np.add.at(bonus, ab, m * anchor_aura[ab, asl][:, None])
     return bonus

@@ -453,6 +453,9 @@ def _card_line(text: str, name: str) -> int | None:
     return text.count("\n", 0, m.start()) + 1 if m else None
 
 
+INLINE_CARD = "(scenario unit)"
+
+
 def load_card_set(
     params: LanesParams,
     cards_dir: Path | None = None,
@@ -462,6 +465,8 @@ def load_card_set(
     cards_dir = Path(cards_dir) if cards_dir else data_dir() / "cards" / "lanes"
     decks_dir = Path(decks_dir) if decks_dir else data_dir() / "decks" / "lanes"
     specs, _ = load_cards(cards_dir)
+    # stands for units written inline in scenario files (no card: stats and keywords given there)
+    specs[INLINE_CARD] = CardSpec(name=INLINE_CARD, type="token", health=1)
     catalog = compile_catalog(specs)
     if not decks_dir.is_dir():
         raise DataError(f"{decks_dir}: deck directory not found")

@@ -1,0 +1,354 @@
+"""Scenarios: check any rule by hand.
+
+A scenario file sets up one lanes game (a board, anchors, players' resources), runs steps
+(combat, round start or end, shop, plays, abilities) and reports the resulting state. The board
+is built through the esper bridge (DESIGN.md "esper's part"): every unit becomes an esper entity
+with dataclass components, then the game is loaded from it. See docs/scenarios.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import esper
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from components.keywords import KEYWORDS, STATUSES
+from ecs.datafiles import DataError, read_toml, validate
+from ecs.decisions import PassAgent
+from ecs.esper_bridge import component_class, load, snapshot
+from systems.lanes import board
+from systems.lanes.cards import HERO, INLINE_CARD
+from systems.lanes.state import ON_BOARD
+
+
+class UnitSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    side: Literal[0, 1]
+    lane: int = Field(ge=0, le=2)
+    pos: int = Field(ge=0, le=4)
+    card: str | None = None
+    name: str | None = None
+    attack: int | None = Field(None, ge=0)
+    health: int | None = Field(None, ge=1)
+    max_health: int | None = Field(None, ge=1)
+    hero: bool | None = None
+    creep: bool = False
+    faction: Literal["Red", "Blue", "Green", "Black"] | None = None
+    keywords: dict[str, int | bool] = Field(default_factory=dict)
+    statuses: dict[str, int] = Field(default_factory=dict)
+    equipment: str | None = None
+    bounty: int = 0
+
+    @model_validator(mode="after")
+    def _inline_needs_stats(self) -> "UnitSpec":
+        if self.card is None and (self.attack is None or self.health is None):
+            raise ValueError("an inline unit (no 'card') needs 'attack' and 'health'")
+        return self
+
+
+class AnchorSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    side: Literal[0, 1]
+    lane: int = Field(ge=0, le=2)
+    hp: int = Field(30, ge=0)
+    essence: int = Field(40, ge=0)
+    keywords: dict[str, int] = Field(default_factory=dict)
+    aura: int = 0
+
+
+class ImprovementSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    side: Literal[0, 1]
+    lane: int = Field(ge=0, le=2)
+    card: str
+    timer: int | None = None
+
+
+class PlayersSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    gold: list[int] = Field(default_factory=lambda: [0, 0], min_length=2, max_length=2)
+    resources: list[int] = Field(default_factory=lambda: [10, 10], min_length=2, max_length=2)
+    initiative: Literal[0, 1] = 0
+    lane_mana: list[list[int]] = Field(default_factory=lambda: [[5, 5, 5], [5, 5, 5]])
+    hand: list[list[str]] = Field(default_factory=lambda: [[], []])
+    shop_tier: list[int] = Field(default_factory=lambda: [1, 1])
+
+
+class Step(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    do: Literal["combat", "round_start", "round_end", "shop", "play", "ability", "activate", "creep_spawn"]
+    side: Literal[0, 1] | None = None
+    card: str | None = None
+    lane: int | None = Field(None, ge=0, le=2)
+    pos: int | None = Field(None, ge=0, le=4)
+    slot: int | None = Field(None, ge=0, le=2)
+    target: list[int] | None = Field(None, min_length=3, max_length=3)
+    buy: list[list[int]] | None = None
+    upgrade: list[bool] | None = None
+
+
+class ScenarioSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ruleset: Literal["lanes"] = "lanes"
+    seed: int = 0
+    round: int = Field(1, ge=1)
+    decks: list[str] | None = None
+    description: str = ""
+    rule: str | list[str] = ""
+    units: list[UnitSpec] = Field(default_factory=list)
+    anchors: list[AnchorSpec] = Field(default_factory=list)
+    improvements: list[ImprovementSpec] = Field(default_factory=list)
+    players: PlayersSpec = Field(default_factory=PlayersSpec)
+    steps: list[Step] = Field(default_factory=list)
+    expect: dict[str, Any] | None = None
+
+
+class ScenarioError(DataError):
+    pass
+
+
+class Scenario:
+    """A loaded scenario: its world (one game) and the display names of its inline units."""
+
+    def __init__(self, game, spec: ScenarioSpec, path: Path) -> None:
+        self.game, self.spec, self.path = game, spec, path
+        self.names: dict[int, str] = {}
+        self.w = self._build()
+
+    def _card(self, name: str, where: str) -> int:
+        cat = self.game.cards.catalog
+        if name not in cat.index:
+            raise ScenarioError(f"{self.path}: {where}: unknown card {name!r}")
+        return cat.index[name]
+
+    def _build(self):
+        spec, game = self.spec, self.game
+        decks = tuple(spec.decks) if spec.decks else game.default_decks()
+        w = game.new_world(np.array([spec.seed]), decks, [PassAgent(), PassAgent()])
+        g = w.g
+        g.round[0] = spec.round
+        p = spec.players
+        g.gold[0] = p.gold
+        g.resources[0] = p.resources
+        g.max_resources[0] = np.maximum(p.resources, g.max_resources[0])
+        g.initiative[0] = p.initiative
+        g.lane_mana[0] = np.array(p.lane_mana)
+        g.shop_tier[0] = p.shop_tier
+        g.hand[0] = -1
+        g.hero_status[0] = 0
+        for seat in range(2):
+            for h, name in enumerate(p.hand[seat]):
+                g.hand[0, seat, h] = self._card(name, f"players.hand[{seat}]")
+        self._place_units(w)
+        self._set_anchors(w)
+        for i, imp in enumerate(spec.improvements):
+            card = self._card(imp.card, f"improvements[{i}]")
+            s = board.add_improvement(w, np.array([0]), np.array([imp.side]), np.array([imp.lane]), np.array([card]))
+            if imp.timer is not None:
+                w.c.timer[0, s] = imp.timer
+            if w.cache["aura_cards"][card]:
+                w.c.aura[0, s] = True
+        return w
+
+    def _place_units(self, w) -> None:
+        """Author the board as esper entities, then load game 0 from them."""
+        cat = self.game.cards.catalog
+        arr = cat.arrays
+        name = snapshot(w, 0)  # anchors come along
+        C = component_class
+        next_hero = 0
+        entities = []
+        for i, u in enumerate(self.spec.units):
+            where = f"units[{i}]"
+            card = self._card(u.card, where) if u.card else cat.index[INLINE_CARD]
+            hero = bool(arr.kind[card] == HERO) if u.hero is None else u.hero
+            attack = int(arr.attack[card]) if u.attack is None else u.attack
+            health = int(arr.health[card]) if u.health is None else u.health
+            faction = u.faction if u.faction is not None else None
+            fac = ["Red", "Blue", "Green", "Black"].index(faction) if faction else int(arr.faction[card])
+            comps = [C("card_id")(card), C("owner")(u.side), C("lane")(u.lane), C("pos")(u.pos),
+                     C("attack")(attack), C("health")(health), C("max_health")(u.max_health or health),
+                     C("faction")(fac)]
+            kws = {k: getattr(arr, f"kw_{k}")[card].item() for k in KEYWORDS if getattr(arr, f"kw_{k}")[card]}
+            kws.update(u.keywords)
+            for k, v in kws.items():
+                if k not in KEYWORDS:
+                    raise ScenarioError(f"{self.path}: {where}: unknown keyword {k!r}; known: {', '.join(KEYWORDS)}")
+                comps.append(C(k)() if KEYWORDS[k][1] == "tag" else C(k)(int(v)))
+            for k, v in u.statuses.items():
+                if k not in STATUSES:
+                    raise ScenarioError(f"{self.path}: {where}: unknown status {k!r}; known: {', '.join(STATUSES)}")
+                comps.append(C(k)(int(v)))
+            if hero:
+                comps += [C("hero")(), C("hero_index")(next_hero)]
+                if arr.has_ability[card]:
+                    comps.append(C("charges")(int(arr.ability_charges[card])))
+                w.g.hero_card[0, u.side, next_hero] = card
+                w.g.hero_status[0, u.side, next_hero] = ON_BOARD
+                next_hero += 1
+            if u.creep:
+                comps.append(C("creep")())
+            if u.equipment:
+                eq = self._card(u.equipment, f"{where}.equipment")
+                comps.append(C("equipment")(eq))
+            if u.bounty:
+                comps.append(C("bounty")(u.bounty))
+            if w.cache["aura_cards"][card]:
+                comps.append(C("aura")())
+                w.cache["auras_possible"] = True
+            entities.append((u, esper.create_entity(*comps)))
+        slots = load(w, 0, name)
+        # entities come back in creation order: anchors first, then the units in file order
+        for (u, _), s in zip(entities, slots[-len(entities):] if entities else []):
+            self.names[int(w.serial[0, s])] = u.name or (u.card if u.card else "unit")
+            eq = w.c.equipment[0, s]
+            if eq >= 0:  # the equipment's health bonus, as if it had been equipped
+                w.c.max_health[0, s] += arr.health[eq]
+                w.c.health[0, s] += arr.health[eq]
+
+    def _set_anchors(self, w) -> None:
+        for a in self.spec.anchors:
+            s = board.anchor_slot(a.side, a.lane)
+            if a.hp > 0:
+                w.c.health[0, s], w.c.max_health[0, s] = a.hp, max(a.hp, self.game.params.anchor_hp)
+            elif a.essence > 0:
+                w.c.essence[0, s] = True
+                w.c.health[0, s], w.c.max_health[0, s] = a.essence, max(a.essence, self.game.params.essence_hp)
+            else:
+                w.c.essence[0, s] = w.c.ruined[0, s] = True
+                w.c.health[0, s] = 0
+            for k, v in a.keywords.items():
+                if k not in ("armor", "retaliate", "regeneration"):
+                    raise ScenarioError(f"{self.path}: anchors: an anchor can be enchanted with armor, retaliate or regeneration, not {k!r}")
+                getattr(w.c, k)[0, s] = v
+            w.c.anchor_aura[0, s] = a.aura
+            if a.aura:
+                w.cache["auras_possible"] = True
+
+    # -- steps ---------------------------------------------------------------------------
+    def run(self) -> dict[str, Any]:
+        from systems.lanes.scenario_steps import run_step
+
+        for i, step in enumerate(self.spec.steps):
+            run_step(self, i, step)
+        return self.state()
+
+    def state(self) -> dict[str, Any]:
+        w, cat = self.w, self.game.cards.catalog
+        L = self.game.params.lanes
+        anchors = []
+        for side in range(2):
+            row = []
+            for lane in range(L):
+                s = board.anchor_slot(side, lane)
+                ess = bool(w.c.essence[0, s])
+                hp = int(w.c.health[0, s])
+                row.append({"lane": lane, "hp": 0 if ess else hp,
+                            "essence": hp if ess else self.game.params.essence_hp,
+                            "destroyed": bool(w.c.ruined[0, s])})
+            anchors.append(row)
+        units = []
+        for side in range(2):
+            for lane in range(L):
+                for pos in range(self.game.params.positions):
+                    s = int(w.g.board[0, side, lane, pos])
+                    if s < 0:
+                        continue
+                    card = int(w.c.card_id[0, s])
+                    kws = {}
+                    for k, (_, presence, _) in KEYWORDS.items():
+                        v = getattr(w.c, k)[0, s]
+                        if v:
+                            kws[k] = True if presence == "tag" else int(v)
+                    sts = {k: int(getattr(w.c, k)[0, s]) for k in STATUSES if getattr(w.c, k)[0, s]}
+                    unit = {
+                        "side": side, "lane": lane, "pos": pos,
+                        "name": self.names.get(int(w.serial[0, s]), cat.names[card]),
+                        "attack": int(w.c.attack[0, s] + w.c.temp_attack[0, s]),
+                        "health": int(w.c.health[0, s]), "max_health": int(w.c.max_health[0, s]),
+                        "keywords": kws, "statuses": sts,
+                    }
+                    if w.c.hero[0, s]:
+                        unit["hero"] = True
+                    if w.c.equipment[0, s] >= 0:
+                        unit["equipment"] = cat.names[int(w.c.equipment[0, s])]
+                    units.append(unit)
+        winner = int(w.g.winner[0])
+        improvements = []
+        for side in range(2):
+            for lane in range(L):
+                for s in w.g.improvements[0, side, lane]:
+                    if s >= 0:
+                        improvements.append({"side": side, "lane": lane, "name": cat.names[int(w.c.card_id[0, s])],
+                                             "timer": int(w.c.timer[0, s])})
+        return {
+            "round": int(w.g.round[0]),
+            "winner": winner if winner >= 0 else None,
+            "draw": winner == -1,
+            "gold": [int(x) for x in w.g.gold[0]],
+            "resources": [int(x) for x in w.g.resources[0]],
+            "hand": [[cat.names[int(c)] for c in w.g.hand[0, seat] if c >= 0] for seat in range(2)],
+            "anchors": anchors,
+            "units": units,
+            "improvements": improvements,
+        }
+
+
+def load_scenario(path: Path, game=None) -> Scenario:
+    from ecs.ruleset import get_ruleset
+
+    raw, text = read_toml(path)
+    spec = validate(ScenarioSpec, raw, path, text)
+    game = game or get_ruleset(spec.ruleset).load()
+    return Scenario(game, spec, path)
+
+
+def compare(expected: dict[str, Any], actual: dict[str, Any], where: str = "") -> list[str]:
+    """Differences between an ``[expect]`` table and a state: only the keys it names count.
+    ``units`` / ``anchors`` lists match items by position for anchors and by (side, lane, pos)
+    for units; ``units_count`` checks how many units stand."""
+    out = []
+    for key, want in expected.items():
+        path = f"{where}.{key}" if where else key
+        if key not in actual and key not in ("units", "units_count", "anchors", "absent"):
+            out.append(f"{path}: no such field in the state (fields: {', '.join(actual)})")
+            continue
+        if key == "units":
+            have = {(u["side"], u["lane"], u["pos"]): u for u in actual["units"]}
+            for u in want:
+                cell = (u["side"], u["lane"], u["pos"])
+                if u.get("absent"):
+                    if cell in have:
+                        out.append(f"units{list(cell)}: expected empty, found {have[cell]['name']!r}")
+                    continue
+                if cell not in have:
+                    out.append(f"units{list(cell)}: expected a unit, found none")
+                    continue
+                out += compare({k: v for k, v in u.items() if k not in ("side", "lane", "pos")}, have[cell],
+                               f"units{list(cell)}")
+        elif key == "units_count":
+            if len(actual["units"]) != want:
+                out.append(f"units_count: expected {want}, got {len(actual['units'])}")
+        elif key == "anchors":
+            for a in want:
+                have = actual["anchors"][a["side"]][a["lane"]]
+                out += compare({k: v for k, v in a.items() if k not in ("side", "lane")}, have,
+                               f"anchors[{a['side']}][{a['lane']}]")
+        elif isinstance(want, dict) and isinstance(actual.get(key), dict):
+            if key in ("keywords", "statuses"):
+                if actual[key] != want:
+                    out.append(f"{path}: expected {want}, got {actual[key]}")
+            else:
+                out += compare(want, actual[key], path)
+        elif actual.get(key) != want:
+            out.append(f"{path}: expected {want!r}, got {actual.get(key)!r}")
+    return out
