@@ -23,6 +23,8 @@ from systems.lanes import board
 from systems.lanes.cards import HERO, INLINE_CARD
 from systems.lanes.state import ON_BOARD
 
+G = np.array([0])
+
 
 class UnitSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -79,6 +81,7 @@ class PlayersSpec(BaseModel):
     lane_mana: list[list[int]] = Field(default_factory=lambda: [[5, 5, 5], [5, 5, 5]])
     hand: list[list[str]] = Field(default_factory=lambda: [[], []])
     shop_tier: list[int] = Field(default_factory=lambda: [1, 1])
+    equipment: list[list[str]] | None = None  # each player's equipment deck (default: their deck's)
 
 
 class Step(BaseModel):
@@ -110,6 +113,7 @@ class ScenarioSpec(BaseModel):
     players: PlayersSpec = Field(default_factory=PlayersSpec)
     steps: list[Step] = Field(default_factory=list)
     expect: dict[str, Any] | None = None
+    expect_error: str | None = None
 
 
 class ScenarioError(DataError):
@@ -148,6 +152,13 @@ class Scenario:
         for seat in range(2):
             for h, name in enumerate(p.hand[seat]):
                 g.hand[0, seat, h] = self._card(name, f"players.hand[{seat}]")
+        if p.equipment is not None:
+            g.equip_pool[0] = -1
+            for seat in range(2):
+                if len(p.equipment[seat]) > g.equip_pool.shape[2]:
+                    raise ScenarioError(f"{self.path}: players.equipment[{seat}]: at most {g.equip_pool.shape[2]} items")
+                for i, name in enumerate(p.equipment[seat]):
+                    g.equip_pool[0, seat, i] = self._card(name, f"players.equipment[{seat}]")
         self._place_units(w)
         self._set_anchors(w)
         for i, imp in enumerate(spec.improvements):
@@ -256,6 +267,9 @@ class Scenario:
                             "essence": hp if ess else self.game.params.essence_hp,
                             "destroyed": bool(w.c.ruined[0, s])})
             anchors.append(row)
+        from systems.lanes import stats
+
+        auras = stats.attack_auras(w)
         units = []
         for side in range(2):
             for lane in range(L):
@@ -264,16 +278,16 @@ class Scenario:
                     if s < 0:
                         continue
                     card = int(w.c.card_id[0, s])
-                    kws = {}
+                    kws = {}  # as the rules see them: own + equipment
                     for k, (_, presence, _) in KEYWORDS.items():
-                        v = getattr(w.c, k)[0, s]
+                        v = stats.keyword(w, k, G, np.array([s]))[0]
                         if v:
                             kws[k] = True if presence == "tag" else int(v)
                     sts = {k: int(getattr(w.c, k)[0, s]) for k in STATUSES if getattr(w.c, k)[0, s]}
                     unit = {
                         "side": side, "lane": lane, "pos": pos,
                         "name": self.names.get(int(w.serial[0, s]), cat.names[card]),
-                        "attack": int(w.c.attack[0, s] + w.c.temp_attack[0, s]),
+                        "attack": int(stats.attack(w, G, np.array([s]), auras)[0]),
                         "health": int(w.c.health[0, s]), "max_health": int(w.c.max_health[0, s]),
                         "keywords": kws, "statuses": sts,
                     }
@@ -297,6 +311,7 @@ class Scenario:
             "gold": [int(x) for x in w.g.gold[0]],
             "resources": [int(x) for x in w.g.resources[0]],
             "hand": [[cat.names[int(c)] for c in w.g.hand[0, seat] if c >= 0] for seat in range(2)],
+            "shop_tier": [int(x) for x in w.g.shop_tier[0]],
             "anchors": anchors,
             "units": units,
             "improvements": improvements,
@@ -343,6 +358,9 @@ def compare(expected: dict[str, Any], actual: dict[str, Any], where: str = "") -
                 have = actual["anchors"][a["side"]][a["lane"]]
                 out += compare({k: v for k, v in a.items() if k not in ("side", "lane")}, have,
                                f"anchors[{a['side']}][{a['lane']}]")
+        elif key == "hand":  # a hand is a set of cards: slot order is not a rule
+            if [sorted(h) for h in want] != [sorted(h) for h in actual["hand"]]:
+                out.append(f"hand: expected {want}, got {actual['hand']}")
         elif isinstance(want, dict) and isinstance(actual.get(key), dict):
             if key in ("keywords", "statuses"):
                 if actual[key] != want:
