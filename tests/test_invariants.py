@@ -14,7 +14,7 @@ from systems.lanes.state import END_REASONS, RUNNING
 
 def check_invariants(w, where: str) -> None:
     g, c = w.g, w.c
-    units = w.alive & ~c.anchor
+    units = w.alive & ~c.anchor & ~c.improvement
     b, s = np.nonzero(units)
     # every unit stands on the cell the board index says, and that cell names it
     assert (c.lane[b, s] >= 0).all() and (c.pos[b, s] >= 0).all(), where
@@ -25,8 +25,13 @@ def check_invariants(w, where: str) -> None:
     assert units[gb, slot].all(), where
     assert (c.owner[gb, slot] == side).all() and (c.lane[gb, slot] == lane).all() and (c.pos[gb, slot] == pos).all(), where
     assert gb.size == b.size, where  # no unit off the index, none twice
+    # improvements: the lane index lists exactly the live improvements, at most 3 per lane and side
+    ib, iside, ilane, _ = np.nonzero(g.improvements >= 0)
+    islot = g.improvements[g.improvements >= 0]
+    assert (w.alive[ib, islot] & c.improvement[ib, islot]).all(), where
+    assert (c.owner[ib, islot] == iside).all() and (c.lane[ib, islot] == ilane).all(), where
+    assert ib.size == int((w.alive & c.improvement).sum()), where
     assert ((g.resources >= 0) & (g.resources <= 10)).all(), where
-    assert (g.resources <= g.max_resources).all(), where
     live_units = units & ~c.dying
     assert (c.health[live_units] <= c.max_health[live_units]).all(), where
     anchors = c.health[:, :6]

@@ -70,6 +70,8 @@ def place(w, games: np.ndarray, slots: np.ndarray, side: np.ndarray, lane: np.nd
 
 def remove(w, games: np.ndarray, slots: np.ndarray) -> None:
     """Take entities off the board and free their slots."""
+    if (w.c.pos[games, slots] < 0).any():
+        raise ValueError("board.remove: not a board entity (an anchor or an improvement)")
     side = w.c.owner[games, slots]
     w.g.board[games, side, w.c.lane[games, slots], w.c.pos[games, slots]] = EMPTY
     w.release(games, slots)

@@ -171,7 +171,7 @@ def damage_taken(w, batch: DamageBatch) -> None:
 def mark_dying(w, batch: DamageBatch) -> None:
     """"Units with 0 or less health are marked as destroyed" (lanes.md "Combat Resolution")."""
     b, t = batch.game, batch.target
-    dead = ~w.c.anchor[b, t] & (w.c.health[b, t] <= 0) & w.alive[b, t]
+    dead = ~w.c.anchor[b, t] & ~w.c.improvement[b, t] & (w.c.health[b, t] <= 0) & w.alive[b, t]
     w.c.dying[b[dead], t[dead]] = True
 
 

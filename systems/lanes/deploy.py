@@ -16,7 +16,7 @@ import esper
 import numpy as np
 
 from ecs.rng import Stream
-from systems.lanes import board
+from systems.lanes import board, listeners
 from systems.lanes.state import ON_BOARD, READY
 
 
@@ -45,36 +45,67 @@ class HeroDeployment(esper.Processor):
             lanes[:, :, 1] = False
             self.step(w, first, lanes)  # Step 3 (Remaining)
         if later.size:
-            any_lane = np.ones((later.size, 2, L), dtype=bool)
-            for _ in range(w.params.heroes):  # at most one hero per seat per sub-step
-                if not self.step(w, later, any_lane):
-                    break
+            self.reveal_together(w, later)
 
-    def step(self, w, games: np.ndarray, lanes: np.ndarray) -> bool:
-        """One simultaneous step: each seat with a READY hero and a free allowed cell deploys
-        one hero. ``lanes[n, seat, L]`` says which lanes each seat may use. Returns whether
-        anyone deployed."""
-        A = self.actions
+    def reveal_together(self, w, games: np.ndarray) -> None:
+        """Rounds 2+: "Both submit → all revealed at once". Every choice of both players is made
+        against the board as the phase found it (a player's own earlier picks reserve their cells
+        and heroes); then all chosen heroes are placed together."""
+        L, P, K = w.params.lanes, w.params.positions, w.params.heroes
+        n = games.size
+        reserved = np.zeros((n, 2, L, P), dtype=bool)
+        taken = np.zeros((n, 2, K), dtype=bool)
         chosen = []
         for seat in range(2):
-            ready = w.g.hero_status[games, seat] == READY  # [n, K]
-            some = ready.any(axis=1)  # most games have no hero waiting after round 3
-            g, ready = games[some], ready[some]
-            free = (w.g.board[g, seat] == board.EMPTY) & lanes[some, seat, :, None]  # [m, L, P]
-            has_cell = free.any(axis=(1, 2))
-            g, ready, free = g[has_cell], ready[has_cell], free[has_cell]  # a hero with no free cell waits
-            if g.size == 0:
-                continue
-            legal = np.zeros((g.size, A.size), dtype=bool)
-            legal[:, A.deploy_slice].reshape(g.size, A.K, A.L * A.P)[:] = (
-                ready[:, :, None] & free.reshape(g.size, 1, -1)
-            )
-            act = w.decide(g, np.full(g.size, seat), legal)
-            chosen.append((g, seat, act))
-        for g, seat, act in chosen:
-            k, lane, pos = A.decode_deploy(act)
-            side = np.full(g.size, seat)
-            board.spawn(w, g, side, lane, pos, w.g.hero_card[g, seat, k], hero_index=k)
-            w.g.hero_status[g, seat, k] = ON_BOARD
-            esper.dispatch_event("lanes.deploy", w, g, side, k, lane, pos)
+            for _ in range(K):  # one hero per decision, at most K
+                got = self.choose(w, games, seat, np.ones((n, L), dtype=bool), reserved[:, seat], taken[:, seat])
+                if got is None:
+                    break
+                rows, k, lane, pos = got
+                reserved[rows, seat, lane, pos] = True
+                taken[rows, seat, k] = True
+                chosen.append((games[rows], seat, k, lane, pos))
+        for g, seat, k, lane, pos in chosen:
+            self.place(w, g, seat, k, lane, pos)
+
+    def step(self, w, games: np.ndarray, lanes: np.ndarray) -> bool:
+        """One simultaneous step of round 1: each seat with a READY hero and a free allowed cell
+        chooses one hero, against the board before the step; then both are placed.
+        ``lanes[n, seat, L]`` says which lanes each seat may use. Returns whether anyone deployed."""
+        n = games.size
+        chosen = []
+        for seat in range(2):
+            got = self.choose(w, games, seat, lanes[:, seat], np.zeros((n,) + w.g.board.shape[2:], dtype=bool),
+                              np.zeros((n, w.params.heroes), dtype=bool))
+            if got is not None:
+                rows, k, lane, pos = got
+                chosen.append((games[rows], seat, k, lane, pos))
+        for g, seat, k, lane, pos in chosen:
+            self.place(w, g, seat, k, lane, pos)
         return bool(chosen)
+
+    def choose(self, w, games, seat: int, lanes, reserved, taken):
+        """Ask ``seat`` for one deployment in each game that has a READY hero (not ``taken``) and a
+        free cell (not ``reserved``) in an allowed lane; returns (rows, hero, lane, pos) or None."""
+        A = self.actions
+        ready = (w.g.hero_status[games, seat] == READY) & ~taken  # [n, K]
+        some = ready.any(axis=1)  # most games have no hero waiting after round 3
+        rows = np.flatnonzero(some)
+        free = (w.g.board[games[rows], seat] == board.EMPTY) & ~reserved[rows] & lanes[rows, :, None]  # [m, L, P]
+        has_cell = free.any(axis=(1, 2))
+        rows, free = rows[has_cell], free[has_cell]  # a hero with no free cell waits
+        if rows.size == 0:
+            return None
+        g = games[rows]
+        legal = np.zeros((g.size, A.size), dtype=bool)
+        legal[:, A.deploy_slice].reshape(g.size, A.K, A.L * A.P)[:] = ready[rows][:, :, None] & free.reshape(g.size, 1, -1)
+        act = w.decide(g, np.full(g.size, seat), legal)
+        k, lane, pos = A.decode_deploy(act)
+        return rows, k, lane, pos
+
+    def place(self, w, g, seat: int, k, lane, pos) -> None:
+        side = np.full(g.size, seat)
+        slots = board.spawn(w, g, side, lane, pos, w.g.hero_card[g, seat, k], hero_index=k)
+        w.g.hero_status[g, seat, k] = ON_BOARD
+        esper.dispatch_event("lanes.deploy", w, g, side, k, lane, pos)
+        listeners.deployed(w, g, side, slots)

@@ -9,6 +9,7 @@ one game must see each other.
 
 from __future__ import annotations
 
+import esper
 import numpy as np
 
 from components.keywords import KEYWORDS, PURGEABLE, STATUSES
@@ -51,8 +52,9 @@ def _dealer(hit: Hit) -> np.ndarray:
 
 
 def damage(w, hit: Hit) -> None:
+    """Units and anchors take damage; improvements do not (they are destroyed, not damaged)."""
     ok = (hit.target >= 0) & (hit.amount > 0)
-    ok[ok] = w.alive[hit.game[ok], hit.target[ok]]
+    ok[ok] = w.alive[hit.game[ok], hit.target[ok]] & ~w.c.improvement[hit.game[ok], hit.target[ok]]
     if ok.any():
         w.pipeline.run(w, DamageBatch(hit.game[ok], _dealer(hit)[ok], hit.target[ok], hit.amount[ok], SPELL))
 
@@ -60,6 +62,7 @@ def damage(w, hit: Hit) -> None:
 def heal(w, hit: Hit) -> None:
     """Heal up to the maximum (anchors and essences too)."""
     ok = (hit.target >= 0) & (hit.amount > 0)
+    ok[ok] = ~w.c.improvement[hit.game[ok], hit.target[ok]]
     b, t, amt = hit.game[ok], hit.target[ok], hit.amount[ok]
     anchor = w.c.anchor[b, t]
     if anchor.any():
@@ -91,9 +94,9 @@ def buff(w, hit: Hit) -> None:
 
 
 def grant_keyword(w, hit: Hit) -> None:
-    """Give a keyword (tags) or add X to it (numbers; armor may go negative). Permanent."""
-    ok = (hit.target >= 0)
-    ok[ok] = w.alive[hit.game[ok], hit.target[ok]]
+    """Give a unit a keyword (tags) or add X to it (numbers; armor may go negative). Permanent.
+    Anchors are enchanted with ``enchant_anchor`` instead."""
+    ok = _units(w, hit)
     kw = hit.param("keyword")
     for k in np.unique(kw[ok]):
         sel = ok & (kw == k)
@@ -143,6 +146,7 @@ def draw(w, hit: Hit) -> None:
 
 def gain_gold(w, hit: Hit) -> None:
     np.add.at(w.g.gold, (hit.game, hit.owner), hit.amount.astype(w.g.gold.dtype))
+    esper.dispatch_event("lanes.gold", w, hit.game, hit.owner, hit.amount)
 
 
 def gain_resources(w, hit: Hit) -> None:
