@@ -54,15 +54,12 @@ def caster_of(w, games: np.ndarray, seat: np.ndarray, lane: np.ndarray, faction:
 
 def has_targets(w, games: np.ndarray, seat: np.ndarray) -> np.ndarray:
     """``bool[n, 3 kinds, L]``: whether an enemy / ally / any unit target exists in each lane."""
-    cells = w.g.board[games]  # [n, 2, L, P]
     n = games.size
-    kinds = np.array([ENEMY_UNIT, ALLY_UNIT, ANY_UNIT])
-    out = np.zeros((n, 3, cells.shape[2]), dtype=bool)
-    for i, k in enumerate(kinds):  # three target kinds
-        for lane in range(cells.shape[2]):
-            m = unit_targets(w, games, seat, np.full(n, k), np.full(n, lane), np.zeros(n, dtype=bool))
-            out[:, i, lane] = m[:, :, lane].any(axis=(1, 2))
-    return out
+    anywhere = np.ones(n, dtype=bool)
+    enemy = unit_targets(w, games, seat, np.full(n, ENEMY_UNIT), np.zeros(n, dtype=np.intp), anywhere)
+    ally = unit_targets(w, games, seat, np.full(n, ALLY_UNIT), np.zeros(n, dtype=np.intp), anywhere)
+    e, a = enemy.any(axis=(1, 3)), ally.any(axis=(1, 3))  # [n, L]
+    return np.stack([e, a, e | a], axis=1)
 
 
 def _target_ok(kind: np.ndarray, rng_any: np.ndarray, lane_ok: np.ndarray, lane: np.ndarray) -> np.ndarray:
