@@ -112,6 +112,7 @@ class ScenarioSpec(BaseModel):
     improvements: list[ImprovementSpec] = Field(default_factory=list)
     players: PlayersSpec = Field(default_factory=PlayersSpec)
     steps: list[Step] = Field(default_factory=list)
+    cards: list[dict] = Field(default_factory=list)  # extra cards for this scenario (card-file schema)
     expect: dict[str, Any] | None = None
     expect_error: str | None = None
 
@@ -324,7 +325,41 @@ def load_scenario(path: Path, game=None) -> Scenario:
     raw, text = read_toml(path)
     spec = validate(ScenarioSpec, raw, path, text)
     game = game or get_ruleset(spec.ruleset).load()
+    if spec.cards:
+        game = with_cards(game, spec.cards, path, text)
     return Scenario(game, spec, path)
+
+
+def with_cards(game, cards: list[dict], path: Path, text: str):
+    """The game with extra cards (validated like a card file), for trying a card in a scenario
+    before it joins the set."""
+    from systems.lanes.cards import CardSet, CardSpec, compile_catalog
+    from systems.lanes.ruleset import LanesGame
+
+    specs = dict(game.cards.specs)
+    for i, item in enumerate(cards):
+        label = item.get("name") if isinstance(item.get("name"), str) else f"cards[{i}]"
+        spec = validate(CardSpec, item, path, text, item=label)
+        if spec.name in specs:
+            raise ScenarioError(f"{path}: cards[{i}]: {spec.name!r} already exists in the card set")
+        specs[spec.name] = spec
+    for spec in specs.values():
+        for eff, _ in spec.all_effects():
+            if eff.card is not None and eff.card not in specs:
+                raise ScenarioError(f"{path}: {spec.name!r}: effect {eff.op!r} names unknown card {eff.card!r}")
+    catalog = compile_catalog(specs)
+    old = game.cards
+    # decks keep their cards by name: recompile their ids against the new catalog
+    decks = {k: _reindex(d, old.catalog, catalog) for k, d in old.decks.items()}
+    return LanesGame(game.params, CardSet(catalog, specs, decks, old.cards_dir, old.decks_dir))
+
+
+def _reindex(deck, old, new):
+    from dataclasses import replace
+
+    remap = lambda ids: np.array([new.index[old.names[i]] for i in ids], dtype=np.int16)  # noqa: E731
+    return replace(deck, main=remap(deck.main), heroes=remap(deck.heroes), creep=int(new.index[old.names[deck.creep]]),
+                   equipment=remap(deck.equipment))
 
 
 def compare(expected: dict[str, Any], actual: dict[str, Any], where: str = "") -> list[str]:
