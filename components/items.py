@@ -4,10 +4,10 @@ import numpy as np
 
 from ecs.registry import register_component
 
-register_component("temp_attack", np.int16, doc="Attack added until end of round (by buffs with duration 'round').")
-register_component("temp_health", np.int16, doc="Max health added until end of round (removed at round end).")
-register_component("temp_by", np.int8, default=-1, presence="nonzero",
-                   doc="Seat that applied the temporary buffs (purge removes the opponent's).")
+register_component("temp_attack", np.int16, shape=(2,),
+                   doc="Attack added until end of round, per seat that applied it (purge removes the opponent's).")
+register_component("temp_health", np.int16, shape=(2,),
+                   doc="Max health added until end of round, per seat that applied it (removed at round end).")
 register_component("equipment", np.int16, default=-1, presence="nonzero",
                    doc="Card id of the equipment the unit holds (lanes.md: 'Each unit/hero can hold 1 equipment item').")
 register_component("improvement", np.bool_, presence="tag", doc="A lane improvement (lanes.md 'Improvements').")

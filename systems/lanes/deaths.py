@@ -44,7 +44,8 @@ def _enemy_death(w, b: np.ndarray, s: np.ndarray, owner: np.ndarray) -> None:
     listen = w.cache.get("on_enemy_death")
     if listen is None:
         return
-    has = listen[w.c.card_id[b]] & w.alive[b] & ~w.c.dying[b] & (w.c.owner[b] != owner[:, None])
+    card = w.c.card_id[b]  # anchors have no card (-1)
+    has = listen[np.maximum(card, 0)] & (card >= 0) & w.alive[b] & ~w.c.dying[b] & (w.c.owner[b] != owner[:, None])
     ri, ls = np.nonzero(has)
     if ri.size == 0:
         return

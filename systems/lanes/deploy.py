@@ -16,7 +16,10 @@ import esper
 import numpy as np
 
 from ecs.rng import Stream
+from ecs.effects import Ctx
 from systems.lanes import board, listeners
+from systems.lanes.deaths import settle
+from systems.lanes.vocabulary import EXECUTOR
 from systems.lanes.state import ON_BOARD, READY
 
 
@@ -46,6 +49,7 @@ class HeroDeployment(esper.Processor):
             self.step(w, first, lanes)  # Step 3 (Remaining)
         if later.size:
             self.reveal_together(w, later)
+        settle(w)  # deployed heroes' on-play effects may have destroyed something
 
     def reveal_together(self, w, games: np.ndarray) -> None:
         """Rounds 2+: "Both submit → all revealed at once". Every choice of both players is made
@@ -108,4 +112,6 @@ class HeroDeployment(esper.Processor):
         slots = board.spawn(w, g, side, lane, pos, w.g.hero_card[g, seat, k], hero_index=k)
         w.g.hero_status[g, seat, k] = ON_BOARD
         esper.dispatch_event("lanes.deploy", w, g, side, k, lane, pos)
+        # "On Play - Triggers when this card is played/deployed"
+        EXECUTOR.fire(w, "on_play", lambda: Ctx.make(g, w.c.card_id[g, slots], side, lane, pos, source=slots))
         listeners.deployed(w, g, side, slots)

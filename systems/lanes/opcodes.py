@@ -83,11 +83,13 @@ def buff(w, hit: Hit) -> None:
     atk = (stat == 0) | (stat == 2)
     hp = (stat == 1) | (stat == 2)
     np.add.at(w.c.attack, (b[atk & ~temp], t[atk & ~temp]), amt[atk & ~temp])
-    np.add.at(w.c.temp_attack, (b[atk & temp], t[atk & temp]), amt[atk & temp])
+    by = hit.owner[ok]  # who applied it: purge removes only the opponent's
+    m = atk & temp
+    np.add.at(w.c.temp_attack, (b[m], t[m], by[m]), amt[m])
     np.add.at(w.c.max_health, (b[hp], t[hp]), amt[hp])
     np.add.at(w.c.health, (b[hp], t[hp]), amt[hp])
-    np.add.at(w.c.temp_health, (b[hp & temp], t[hp & temp]), amt[hp & temp])
-    w.c.temp_by[b[temp], t[temp]] = hit.owner[ok][temp]
+    m = hp & temp
+    np.add.at(w.c.temp_health, (b[m], t[m], by[m]), amt[m])
     dead = hp & (w.c.health[b, t] <= 0)
     w.c.dying[b[dead], t[dead]] = True
     w.c.hit_by[b[dead], t[dead]] = hit.owner[ok][dead]
@@ -333,14 +335,12 @@ def purge(w, hit: Hit) -> None:
     b, t = hit.game[ok], hit.target[ok]
     for name in PURGEABLE:
         getattr(w.c, name)[b, t] = 0
-    theirs = w.c.temp_by[b, t] == 1 - w.c.owner[b, t]
-    b, t = b[theirs], t[theirs]
-    w.c.temp_attack[b, t] = 0
-    th = w.c.temp_health[b, t]
+    opp = 1 - w.c.owner[b, t].astype(np.intp)
+    w.c.temp_attack[b, t, opp] = 0
+    th = w.c.temp_health[b, t, opp]
     w.c.max_health[b, t] -= th
     w.c.health[b, t] = np.maximum(np.minimum(w.c.health[b, t], w.c.max_health[b, t]), 1)
-    w.c.temp_health[b, t] = 0
-    w.c.temp_by[b, t] = -1
+    w.c.temp_health[b, t, opp] = 0
 
 
 ANCHOR_ENCHANTMENTS = ("armor", "retaliate", "regeneration", "anchor_aura")

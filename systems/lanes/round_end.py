@@ -30,14 +30,13 @@ class EndOfRound(esper.Processor):
             arr = getattr(w.c, name)
             np.subtract(arr, 1, out=arr, where=act & (arr > 0))
         # buffs until end of round
-        tb, ts = np.nonzero(act & ((w.c.temp_attack != 0) | (w.c.temp_health != 0)))
+        tb, ts = np.nonzero(act & ((w.c.temp_attack != 0) | (w.c.temp_health != 0)).any(axis=2))
         if tb.size:
             w.c.temp_attack[tb, ts] = 0
-            th = w.c.temp_health[tb, ts]
+            th = w.c.temp_health[tb, ts].sum(axis=-1)
             w.c.max_health[tb, ts] -= th
             w.c.health[tb, ts] = np.maximum(np.minimum(w.c.health[tb, ts], w.c.max_health[tb, ts]), 1)
             w.c.temp_health[tb, ts] = 0
-            w.c.temp_by[tb, ts] = -1
         # cooldowns, not counting the round of use
         cd = act & (w.c.cooldown > 0) & (w.c.used_round != w.g.round[:, None])
         np.subtract(w.c.cooldown, 1, out=w.c.cooldown, where=cd)

@@ -54,10 +54,12 @@ def chosen(w, ctx: Ctx, table: EffectTable, e: int):
 
 
 def self_(w, ctx: Ctx, table: EffectTable, e: int):
-    ok = ctx.source >= 0
-    ok[ok] = w.alive[ctx.game[ok], ctx.source[ok]]
+    """The source; a spell has none on the board, so its "self" is its caster."""
+    me = np.where(ctx.source >= 0, ctx.source, ctx.caster)
+    ok = me >= 0
+    ok[ok] = w.alive[ctx.game[ok], me[ok]]
     ri = np.flatnonzero(ok)
-    return ri, ctx.source[ri]
+    return ri, me[ri]
 
 
 def caster(w, ctx: Ctx, table: EffectTable, e: int):

@@ -25,7 +25,7 @@ COMPONENTS = [
     "attack", "health", "max_health", "anchor", "essence", "ruined", "hero_index", "deck_pos", "dying",
     "anchor_aura", "hit_by",
     *KEYWORDS, *STATUSES,
-    "temp_attack", "temp_health", "temp_by", "equipment", "improvement", "timer", "charges", "cooldown",
+    "temp_attack", "temp_health", "equipment", "improvement", "timer", "charges", "cooldown",
     "used_round", "bounty", "aura",
 ]
 MAX_IMPROVEMENTS = 3  # lanes.md: "Maximum 3 Improvements per lane per player"
@@ -156,6 +156,7 @@ def attach_rules(w: World) -> None:
     from systems.lanes.vocabulary import EXECUTOR
 
     cat = w.catalog
+    EXECUTOR.silenced = silenced
     w.effects = cat.effects
     w.pipeline = lanes_pipeline()
     equipment = cat.arrays.kind == 4
@@ -170,3 +171,9 @@ def attach_rules(w: World) -> None:
     anchor_auras = (enchant & (w.effects.params["stat"] >= 0)).any()
     # with no aura card and no anchor aura in the set, every aura read is a constant None
     w.cache["auras_possible"] = bool(w.cache["aura_cards"].any() or anchor_auras)
+
+
+def silenced(w, games: np.ndarray, slots: np.ndarray) -> np.ndarray:
+    """Sources whose triggered abilities are switched off (lanes.md "Silenced - Unit cannot use
+    abilities"; ledger: auras, being passive, stay on)."""
+    return w.c.silenced[games, slots] > 0

@@ -32,7 +32,7 @@ def keyword(w, name: str, b: np.ndarray, s: np.ndarray) -> np.ndarray:
 def attack(w, b: np.ndarray, s: np.ndarray, auras: np.ndarray | None = None) -> np.ndarray:
     """Current attack: base + temporary + equipment + auras, 0 while enfeebled, never below 0.
     lanes.md "Battle rules": "Uses current attack values (including buffs/debuffs)"."""
-    val = w.c.attack[b, s].astype(np.int32) + w.c.temp_attack[b, s]
+    val = w.c.attack[b, s].astype(np.int32) + w.c.temp_attack[b, s].sum(axis=-1)
     eq = w.c.equipment[b, s]
     held = eq >= 0
     if held.any():
