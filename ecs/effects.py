@@ -76,11 +76,14 @@ class Ctx:
         return int(self.game.shape[0])
 
     def take(self, idx: np.ndarray) -> "Ctx":
-        return Ctx(*(getattr(self, f.name)[idx] for f in fields(self)))
+        return Ctx(*(getattr(self, name)[idx] for name in _CTX_FIELDS))
 
     @staticmethod
     def concat(parts: list["Ctx"]) -> "Ctx":
-        return Ctx(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Ctx)))
+        return Ctx(*(np.concatenate([getattr(p, name) for p in parts]) for name in _CTX_FIELDS))
+
+
+_CTX_FIELDS = tuple(f.name for f in fields(Ctx))
 
 
 @dataclass
@@ -209,12 +212,16 @@ class Executor:
                 )
             ops = list(self.opcodes.values())
             sels = list(self.selectors.values())
-            for e in range(table.n_effects):
-                on = table.trigger[ctx.card, e] == tid
-                if not on.any():
-                    continue
-                rows = ctx.take(np.flatnonzero(on))
+            match = table.trigger[ctx.card] == tid  # [n, E]
+            for e in np.flatnonzero(match.any(axis=0)):  # effect slots in card order
+                e = int(e)
+                on = match[:, e]
+                rows = ctx if on.all() else ctx.take(np.flatnonzero(on))
                 op_ids = table.op[rows.card, e]
+                first = op_ids[0]
+                if (op_ids == first).all():  # the common case: one opcode
+                    self._run(w, ops[int(first)], sels, rows, e, table)
+                    continue
                 for op_id in np.unique(op_ids):
                     sub = rows.take(np.flatnonzero(op_ids == op_id))
                     self._run(w, ops[int(op_id)], sels, sub, e, table)
@@ -223,8 +230,9 @@ class Executor:
 
     def _run(self, w, op: Opcode, sels: list[Selector], rows: Ctx, e: int, table: EffectTable) -> None:
         sel_ids = table.select[rows.card, e]
-        for sel_id in np.unique(sel_ids):
-            sub = rows.take(np.flatnonzero(sel_ids == sel_id))
+        groups = [sel_ids[0]] if (sel_ids == sel_ids[0]).all() else np.unique(sel_ids)
+        for sel_id in groups:
+            sub = rows if len(groups) == 1 else rows.take(np.flatnonzero(sel_ids == sel_id))
             if sel_id < 0:
                 ri, tgt = np.arange(len(sub)), np.full(len(sub), -1, dtype=np.intp)
             else:

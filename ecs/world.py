@@ -95,6 +95,8 @@ class World:
         # serial[b, s]: which entity holds the slot (slots are reused; serials never are)
         self.serial = np.zeros((B, S), dtype=np.int32)
         self._next_serial = np.ones(B, dtype=np.int32)
+        # bumped whenever an entity is created or destroyed: caches keyed on it stay exact
+        self.version = 0
         self.active = np.ones(B, dtype=bool)
         self.seeds = np.arange(B, dtype=np.int64) if seeds is None else np.asarray(seeds, dtype=np.int64)
         if self.seeds.shape != (B,):
@@ -157,11 +159,13 @@ class World:
         self.alive[games, slots] = True
         self.serial[games, slots] = self._next_serial[games]
         self._next_serial[games] += 1
+        self.version += 1
         return slots
 
     def release(self, games: np.ndarray, slots: np.ndarray) -> None:
         """Free slots and reset every component there to its default."""
         flat = np.asarray(games, dtype=np.intp) * self.n_slots + np.asarray(slots, dtype=np.intp)
+        self.version += 1
         self.alive.reshape(-1)[flat] = False
         for name, comp in self.components.items():
             arr = getattr(self.c, name)

@@ -27,9 +27,9 @@ def first_strike_step(w, game: np.ndarray, attacker: np.ndarray, target: np.ndar
     return fs_a & ~fs_t
 
 
-def attack_batch(w, game, attacker, target, kind: int, extra=None, auras=None) -> DamageBatch:
+def attack_batch(w, game, attacker, target, kind: int, extra=None) -> DamageBatch:
     """Instances dealing the attackers' current attack (+ ``extra``); 0-damage rows dropped."""
-    amount = stats.attack(w, game, attacker, auras).astype(np.int64)
+    amount = stats.attack(w, game, attacker).astype(np.int64)
     if extra is not None:
         amount = amount + extra
     hit = amount > 0
@@ -40,11 +40,10 @@ def exchange(w, game: np.ndarray, attacker: np.ndarray, target: np.ndarray, kind
     """Resolve attack instances outside combat (battles, strikes), first strikers first."""
     if game.size == 0:
         return
-    auras = stats.attack_auras(w)
     first = first_strike_step(w, game, attacker, target)
     for i, step in enumerate((first, ~first)):
         idx = np.flatnonzero(step)
         if i == 1:
             idx = idx[w.c.health[game[idx], attacker[idx]] > 0]
         if idx.size:
-            w.pipeline.run(w, attack_batch(w, game[idx], attacker[idx], target[idx], kind, auras=auras))
+            w.pipeline.run(w, attack_batch(w, game[idx], attacker[idx], target[idx], kind))

@@ -22,7 +22,7 @@ from systems.lanes.deaths import settle
 from systems.lanes.vocabulary import EXECUTOR
 
 
-def lane_attacks(w, games: np.ndarray, lane: int, auras) -> tuple[np.ndarray, ...]:
+def lane_attacks(w, games: np.ndarray, lane: int) -> tuple[np.ndarray, ...]:
     """Every attack of one lane: (game, attacker, target, siege bonus)."""
     out = []
     P = w.params.positions
@@ -32,7 +32,7 @@ def lane_attacks(w, games: np.ndarray, lane: int, auras) -> tuple[np.ndarray, ..
         gi = np.broadcast_to(games[:, None], mine.shape)
         has = mine >= 0
         b, src = gi[has], mine[has]
-        can = (w.c.stunned[b, src] <= 0) & (w.c.disarmed[b, src] <= 0) & (stats.attack(w, b, src, auras) > 0)
+        can = (w.c.stunned[b, src] <= 0) & (w.c.disarmed[b, src] <= 0) & (stats.attack(w, b, src) > 0)
         b, src = b[can], src[can]
         opp = theirs[has][can]
         opposed = opp >= 0
@@ -118,8 +118,7 @@ class Combat(esper.Processor):
         games = games[w.active[games]]
         if games.size == 0:
             return
-        auras = stats.attack_auras(w)
-        game, attacker, target, siege = lane_attacks(w, games, lane, auras)
+        game, attacker, target, siege = lane_attacks(w, games, lane)
         attack_triggers(w, game, attacker)
         first = first_strike_step(w, game, attacker, target)
         for i, step in enumerate((first, ~first)):
@@ -129,7 +128,7 @@ class Combat(esper.Processor):
             if idx.size == 0:
                 continue
             g, a = game[idx], attacker[idx]
-            batch = attack_batch(w, g, a, target[idx], COMBAT, extra=siege[idx], auras=auras)
+            batch = attack_batch(w, g, a, target[idx], COMBAT, extra=siege[idx])
             cleave = cleave_batch(w, g, a, lane)
             if cleave is not None:
                 batch = DamageBatch.concat([batch, cleave])

@@ -60,7 +60,7 @@ def armor(w, batch: DamageBatch) -> None:
     if live.size == 0:
         return
     b, t, src = batch.game[live], batch.target[live], batch.source[live]
-    a = stats.armor(w, b, t, stats.armor_auras(w))
+    a = stats.armor(w, b, t)
     has_src = (src >= 0) & ((batch.kind[live] & SPELL) == 0)  # a spell is not the caster's piercing attack
     pierce = np.zeros(live.size, dtype=bool)
     pierce[has_src] = stats.keyword(w, "piercing", b[has_src], src[has_src])

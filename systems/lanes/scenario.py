@@ -270,7 +270,6 @@ class Scenario:
             anchors.append(row)
         from systems.lanes import stats
 
-        auras = stats.attack_auras(w)
         units = []
         for side in range(2):
             for lane in range(L):
@@ -288,7 +287,7 @@ class Scenario:
                     unit = {
                         "side": side, "lane": lane, "pos": pos,
                         "name": self.names.get(int(w.serial[0, s]), cat.names[card]),
-                        "attack": int(stats.attack(w, G, np.array([s]), auras)[0]),
+                        "attack": int(stats.attack(w, G, np.array([s]))[0]),
                         "health": int(w.c.health[0, s]), "max_health": int(w.c.max_health[0, s]),
                         "keywords": kws, "statuses": sts,
                     }

@@ -29,7 +29,7 @@ def keyword(w, name: str, b: np.ndarray, s: np.ndarray) -> np.ndarray:
     return (own | extra.astype(bool)) if own.dtype == np.bool_ else own + extra
 
 
-def attack(w, b: np.ndarray, s: np.ndarray, auras: np.ndarray | None = None) -> np.ndarray:
+def attack(w, b: np.ndarray, s: np.ndarray) -> np.ndarray:
     """Current attack: base + temporary + equipment + auras, 0 while enfeebled, never below 0.
     lanes.md "Battle rules": "Uses current attack values (including buffs/debuffs)"."""
     val = w.c.attack[b, s].astype(np.int32) + w.c.temp_attack[b, s].sum(axis=-1)
@@ -37,22 +37,16 @@ def attack(w, b: np.ndarray, s: np.ndarray, auras: np.ndarray | None = None) -> 
     held = eq >= 0
     if held.any():
         val += np.where(held, w.catalog.arrays.attack[np.where(held, eq, 0)], 0)
+    auras = aura_bonus(w, "attack", b, s)
     if auras is not None:
-        val += auras[b, s]
+        val += auras
     val = np.where(w.c.enfeebled[b, s] > 0, 0, val)  # "Enfeebled - Attack reduced to 0"
     return np.maximum(val, 0)
 
 
-def armor(w, b: np.ndarray, s: np.ndarray, auras: np.ndarray | None = None) -> np.ndarray:
+def armor(w, b: np.ndarray, s: np.ndarray) -> np.ndarray:
     val = keyword(w, "armor", b, s).astype(np.int32)
+    auras = aura_bonus(w, "armor", b, s)
     if auras is not None:
-        val += auras[b, s]
+        val += auras
     return val
-
-
-def attack_auras(w) -> np.ndarray | None:
-    return aura_bonus(w, "attack")
-
-
-def armor_auras(w) -> np.ndarray | None:
-    return aura_bonus(w, "armor")
