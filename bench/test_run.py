@@ -40,7 +40,7 @@ def test_runner_parquet(benchmark, tmp_path):
     record_rate(benchmark, N_GAMES)
     if getattr(result, "games_played", 0):
         benchmark.extra_info["play_games_per_s"] = round(result.games_per_second, 1)
-    shards = sorted(outs[-1].rglob("*.parquet"))
+    shards = sorted((outs[-1] / "games").glob("*.parquet"))
     benchmark.extra_info["parquet_files"] = len(shards)
     benchmark.extra_info["parquet_bytes"] = sum(p.stat().st_size for p in shards)
     assert len(shards) == -(-N_GAMES // CHUNK), f"expected one Parquet shard per chunk under {outs[-1]}"

@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import json
 import sys
+import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
 from rich.console import Console
-from rich.progress import ProgressColumn, BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
 from ecs.datafiles import DataError
-from ecs.decisions import agent_names
-from ecs.runner import DEFAULT_CHUNK, RunConfig, RunError, load_game, simulate, summarize
+from ecs.decisions import agent_names, make_agent
+from ecs.runner import (
+    DEFAULT_CHUNK, DEFAULT_RETRIES, ChunkFailed, RunConfig, RunError, load_game, resolve_decks, simulate, summarize,
+)
 
 app = typer.Typer(
     add_completion=False,
@@ -72,8 +76,14 @@ def simulate_cmd(
     deck: Optional[str] = typer.Option(None, help="Deck of seat 0 (see `battlesim decks`). Default: the ruleset's."),
     vs: Optional[str] = typer.Option(None, help="Deck of seat 1. Default: the ruleset's second deck."),
     agents: str = typer.Option("random,random", help="Agents of seat 0 and 1, e.g. random,pass (see `battlesim agents`)."),
-    chunk: int = typer.Option(DEFAULT_CHUNK, help="Games per batch. Changes speed and memory, never results."),
-    out: Optional[Path] = typer.Option(None, help="Write Parquet shards (one per chunk) to this run directory; rerunning resumes."),
+    chunk: Optional[int] = typer.Option(
+        None, show_default=False,
+        help=f"Games per batch (default {DEFAULT_CHUNK:,}; with workers, at most that, split evenly between them; when resuming, the run directory's). Changes speed and memory, never results."),
+    out: Optional[Path] = typer.Option(None, help="Write Parquet shards (games and cards tables, one per chunk) to this run directory; rerunning resumes."),
+    workers: int = typer.Option(1, "--workers", "-w", help="Local worker processes (1: play in this process). With --backend ray and no --address: the local Ray's CPUs."),
+    backend: str = typer.Option("local", help="local (this machine) or ray (pip install 'battlesim[ray]')."),
+    address: Optional[str] = typer.Option(None, help="Ray cluster to join (--backend ray), e.g. auto or ray://head:10001."),
+    retries: int = typer.Option(DEFAULT_RETRIES, help="Times a failing chunk is played again before the run stops."),
     as_json: bool = typer.Option(False, "--json", help="Print exactly one JSON object on stdout instead of the table."),
     param: list[str] = typer.Option([], help="Override a ruleset parameter, NAME=VALUE (repeatable)."),
     cards: Optional[Path] = typer.Option(None, help="Play with another card directory (a designer's copy)."),
@@ -81,24 +91,30 @@ def simulate_cmd(
 ) -> None:
     """Play a batch of games and print a summary: wins, draws, first-player win rate, rounds, speed."""
     try:
-        agent_pair = parse_pair(agents, "agents")
-        config = RunConfig(
-            ruleset=ruleset, games=games, seed=seed, agents=agent_pair, chunk=chunk,
-            params=parse_params(param), cards_dir=str(cards) if cards else None,
-        )
         if games < 1:
             raise UserError(f"--games must be at least 1 (got {games})")
+        config = RunConfig(
+            ruleset=ruleset, games=games, seed=seed, agents=parse_pair(agents, "agents"), chunk=chunk,
+            params=parse_params(param), cards_dir=str(cards) if cards else None,
+        )
         game = load_game(config)
         defaults = game.default_decks()
         decks = (deck or defaults[0], vs or defaults[1])
-        config = RunConfig(**{**config.__dict__, "decks": decks})
-        show = not quiet and sys.stderr.isatty() and games > chunk
-        if show:
-            with _progress() as bar:
-                task = bar.add_task("games", total=games)
-                result = simulate(config, out, lambda n: bar.advance(task, n), game=game)
+        config = replace(config, decks=decks)
+        opts: dict[str, Any] = dict(backend=backend, workers=workers, address=address, retries=retries,
+                                    keep_table=False, warn=_warn)
+        if not quiet and err.is_terminal:
+            with RunProgress(games) as bar:
+                result = simulate(config, out, bar, game=game, **opts)
         else:
-            result = simulate(config, out, game=game)
+            result = simulate(config, out, game=game, **opts)
+    except ChunkFailed as e:
+        err.print(f"[bold red]run stopped:[/] {e}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
+    except KeyboardInterrupt:
+        resume = f"; the shards written in {out} are kept: run the same command again to resume" if out else ""
+        err.print(f"[bold red]interrupted[/]{resume}", highlight=False, soft_wrap=True)
+        raise typer.Exit(130)
     except (UserError, RunError, DataError) as e:
         fail(str(e))
         return
@@ -109,17 +125,60 @@ def simulate_cmd(
         _print_summary(summary, out)
 
 
+def _warn(message: str) -> None:
+    err.print(f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True)
+
+
 class _Speed(ProgressColumn):
+    """Games per second since the run started playing (games resumed from --out excluded)."""
+
     def render(self, task) -> Text:
-        return Text(f"{task.speed:,.0f} games/s" if task.speed else "", style="cyan")
+        rate = _rate(task)
+        return Text(f"{rate:,.0f} games/s" if rate else "", style="cyan")
 
 
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("[bold]simulating"), BarColumn(), MofNCompleteColumn(), _Speed(),
-        TimeElapsedColumn(), TimeRemainingColumn(),
-        console=err, transient=True,
-    )
+class _Eta(ProgressColumn):
+    def render(self, task) -> Text:
+        rate = _rate(task)
+        if not rate or task.remaining is None:
+            return Text("eta -:--:--", style="progress.remaining")
+        left = int(task.remaining / rate)
+        return Text(f"eta {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}", style="progress.remaining")
+
+
+def _rate(task) -> float | None:
+    played, started = task.fields.get("played", 0), task.fields.get("started")
+    if not played or started is None:
+        return None
+    return played / max(time.monotonic() - started, 1e-9)
+
+
+class RunProgress:
+    """One progress bar for the whole run, on stderr: games done, games/s, elapsed, ETA.
+    Games found finished in a resumed run directory count as done but not in the speed."""
+
+    def __init__(self, games: int, console: Console | None = None) -> None:
+        self.bar = Progress(
+            TextColumn("[bold]simulating"), BarColumn(), MofNCompleteColumn(), _Speed(),
+            TimeElapsedColumn(), _Eta(),
+            console=console or err, transient=True,
+        )
+        self.played = 0
+        self.task = self.bar.add_task("games", total=games, played=0, started=time.monotonic())
+
+    def __call__(self, games: int, resumed: bool = False) -> None:
+        if resumed:  # before anything is played: these count as done, not in the speed
+            self.bar.update(self.task, completed=games, started=time.monotonic())
+        else:
+            self.played += games
+            self.bar.update(self.task, advance=games, played=self.played)
+
+    def __enter__(self) -> "RunProgress":
+        self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.bar.__exit__(*exc)
 
 
 def _print_summary(s: dict[str, Any], out: Optional[Path]) -> None:
@@ -141,9 +200,52 @@ def _print_summary(s: dict[str, Any], out: Optional[Path]) -> None:
         t.add_row("games per second", f"{s['games_per_second']:,.0f}")
     else:
         t.add_row("games per second", "(all shards resumed from --out)")
+    if s["games_played"] < n:
+        t.add_row("resumed from --out", f"{n - s['games_played']:,} games (played now: {s['games_played']:,})")
     if out:
         t.add_row("written to", str(out))
     console.print(t)
+
+
+@app.command()
+def replay(
+    seed: int = typer.Option(..., help="Seed of the game to replay (game i of a run has seed SEED + i)."),
+    ruleset: str = typer.Option("lanes", help="Rule system."),
+    deck: Optional[str] = typer.Option(None, help="Deck of seat 0 (as in the run). Default: the ruleset's."),
+    vs: Optional[str] = typer.Option(None, help="Deck of seat 1 (as in the run). Default: the ruleset's second deck."),
+    agents: str = typer.Option("random,random", help="Agents of seat 0 and 1 (as in the run)."),
+    param: list[str] = typer.Option([], help="Override a ruleset parameter, NAME=VALUE (as in the run)."),
+    cards: Optional[Path] = typer.Option(None, help="Card directory (as in the run)."),
+) -> None:
+    """Play one game alone and print it turn by turn: deployments, plays, combat per lane,
+    deaths, gold, objectives. Its result is that seed's row in any run with the same options."""
+    try:
+        config = RunConfig(ruleset=ruleset, games=1, seed=seed, agents=parse_pair(agents, "agents"),
+                           params=parse_params(param), cards_dir=str(cards) if cards else None)
+        game = load_game(config)
+        defaults = game.default_decks()
+        config = replace(config, decks=(deck or defaults[0], vs or defaults[1]))
+        decks_ = resolve_decks(game, config)
+        agent_objs = [make_agent(a) for a in config.agents]
+    except KeyError as e:
+        fail(str(e.args[0]))
+        return
+    except (UserError, RunError, DataError) as e:
+        fail(str(e))
+        return
+    if not hasattr(game, "replay"):
+        fail(f"ruleset {ruleset!r} has no replay log")
+        return
+    lines: list[str] = []
+    row = game.replay(seed, decks_, agent_objs, write=lines.append)
+    winner = row["winner"]
+    lines.append(f"result: winner {winner} ({'draw' if winner < 0 else decks_[winner]}), rounds {row['rounds']}, "
+                 f"end reason {row['end_reason']}")
+    try:
+        sys.stdout.write("\n".join(lines) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:  # `battlesim replay ... | head`
+        sys.stderr.close()
 
 
 @app.command()

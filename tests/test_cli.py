@@ -90,6 +90,10 @@ def test_rerun_resumes_and_a_different_run_is_refused(tmp_path):
         (["--param", "anchor_hp=abc"], "not a number"),
         (["--param", "no_such=3"], "unknown lanes parameter"),
         (["--param", "anchor_hp=0"], "anchor_hp"),
+        (["--workers", "0"], "--workers must be at least 1"),
+        (["--backend", "spark"], "unknown backend 'spark'"),
+        (["--address", "auto"], "--address is for --backend ray"),
+        (["--chunk", "0"], "--chunk must be at least 1"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, message):
@@ -128,3 +132,55 @@ def test_bench_quick_reports_speed_and_phase_split():
     share = out["phase_split"]["share"]
     assert "play/PlayPhase" in share and "combat/Combat" in share
     assert abs(sum(share.values()) - 1.0) < 1e-9
+
+
+def test_workers_give_the_same_run_as_one_process(tmp_path):
+    one = run("simulate", "--games", "100", "--chunk", "20", "--json", "--out", str(tmp_path / "one"))
+    two = run("simulate", "--games", "100", "--chunk", "20", "--json", "--workers", "2", "--out", str(tmp_path / "two"))
+    assert one.exit_code == 0 and two.exit_code == 0, one.output + two.output
+    a, b = json.loads(one.stdout), json.loads(two.stdout)
+    for key in ("wins", "draws", "first_player_wins", "mean_rounds", "end_reasons"):
+        assert a[key] == b[key]
+    ta = ds.dataset(tmp_path / "one" / "games").to_table().sort_by("seed")
+    tb = ds.dataset(tmp_path / "two" / "games").to_table().sort_by("seed")
+    assert ta.equals(tb)
+    assert len(list((tmp_path / "two" / "cards").glob("*.parquet"))) == 5
+
+
+def test_a_chunk_that_keeps_failing_stops_with_exit_1_naming_its_seeds(tmp_path, monkeypatch):
+    monkeypatch.setenv("BATTLESIM_FAULT", "25")
+    args = ["simulate", "--games", "40", "--agents", "pass,pass", "--out", str(tmp_path / "r")]
+    r = run(*args, "--chunk", "10", "--retries", "1")
+    assert r.exit_code == 1
+    assert "run stopped" in r.stderr and "seeds 20..29" in r.stderr and "retrying (1 of 1)" in r.stderr
+    assert "Traceback" not in r.stderr
+    monkeypatch.delenv("BATTLESIM_FAULT")
+    again = run(*args, "--json")  # resumes, chunk from run.json
+    assert again.exit_code == 0 and json.loads(again.stdout)["games_played"] < 40
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal():
+    r = run("simulate", "--games", "20", "--chunk", "10", "--agents", "pass,pass", "--json")
+    assert r.exit_code == 0 and r.stderr == ""
+
+
+def test_progress_bar_counts_resumed_games_as_done_but_not_in_the_speed():
+    import io
+
+    from rich.console import Console
+
+    from ecs.cli import RunProgress
+
+    from ecs.cli import _rate
+
+    buf = io.StringIO()
+    with RunProgress(1000, Console(file=buf, force_terminal=True, width=120)) as bar:
+        bar(600, resumed=True)
+        task = bar.bar.tasks[0]
+        assert task.completed == 600 and _rate(task) is None
+        bar(100)
+        bar(100)
+        assert task.completed == 800 and task.fields["played"] == 200
+        assert _rate(task) > 0
+        bar.bar.refresh()
+    assert "simulating" in buf.getvalue() and "games/s" in buf.getvalue() and "eta" in buf.getvalue()

@@ -1,0 +1,94 @@
+"""`battlesim replay`: one game alone, turn by turn; its result is that seed's row in any run."""
+
+import re
+
+import esper
+import pytest
+from typer.testing import CliRunner
+
+from ecs.cli import app
+from ecs.decisions import make_agent
+from ecs.runner import RunConfig, simulate
+from systems.lanes import replay as replay_mod
+
+DECKS = ("red_black_raiders", "blue_green_wardens")
+AGENTS = ("random", "pass")
+
+
+@pytest.fixture(scope="module")
+def run_rows(lanes):
+    t = simulate(RunConfig(games=60, seed=500, decks=DECKS, agents=AGENTS, chunk=25), game=lanes).table
+    return {r["seed"]: r for r in t.to_pylist()}
+
+
+@pytest.mark.parametrize("seed", [500, 517, 531, 549, 559])
+def test_replay_row_is_the_runs_row(lanes, run_rows, seed):
+    lines = []
+    row = lanes.replay(seed, DECKS, [make_agent(a) for a in AGENTS], write=lines.append)
+    assert row == run_rows[seed]  # every column: winner, rounds, anchors, gold...
+    text = "\n".join(lines)
+    assert f"== round {row['rounds']} ==" in text and f"== round {row['rounds'] + 1} ==" not in text
+    assert f"game over after round {row['rounds']}" in text
+
+
+def test_log_reads_turn_by_turn(lanes):
+    lines = []
+    row = lanes.replay(3, DECKS, [make_agent("random"), make_agent("random")], write=lines.append)
+    text = "\n".join(lines)
+    assert lines[0].startswith("seed 3: seat 0 red_black_raiders (random) vs seat 1 blue_green_wardens (random)")
+    for needle in ("== round 1 ==", "-- hero_deployment --", "deploy  s0 *", "-- play --", "resources; hand:",
+                   "-- combat --", "board   lane 0: s0 A30 [", "lane 0  s", " hits ", "dies    s", "gold    s"):
+        assert needle in text, needle
+    assert re.search(r"play    s[01] .+ \d+/\d+ \(cost \d+\) -> lane \d pos \d", text)
+    assert re.search(r"anchor  s[01] lane \d: anchor \d+ -> ", text)
+    # three deployments in round 1 per seat
+    round1 = text.split("== round 2 ==")[0]
+    assert round1.count("deploy  s0") == 3 and round1.count("deploy  s1") == 3
+    assert row["rounds"] >= 2
+
+
+def test_spells_abilities_equipment_and_shop_are_logged(lanes):
+    lines = []
+    for seed in range(6):
+        lanes.replay(seed, ("red_vanguard", "blue_tide"), [make_agent("random")] * 2, write=lines.append)
+    text = "\n".join(lines)
+    assert "-- shop --" in text
+    for needle in ("   cast    s", "   target  s", "   ability s", "   equip   s", "   buy     s"):
+        assert needle in text, needle
+
+
+def test_replay_leaves_no_handler_and_does_not_disturb_runs(lanes):
+    before = {k: len(v) for k, v in esper.event_registry.items()}
+    lanes.replay(11, DECKS, [make_agent("random")] * 2, write=lambda line: None)
+    assert {k: len(v) for k, v in esper.event_registry.items()} == before
+    assert lanes.schedule.phases[0].systems[0].__class__.__name__ != "_PhaseMarker"
+
+
+def test_new_events_need_only_a_formatter(lanes, monkeypatch):
+    monkeypatch.setattr(replay_mod, "FORMATTERS", dict(replay_mod.FORMATTERS))
+
+    @replay_mod.formatter("lanes.play")
+    def shout(log, w, games, seat, card, lane, pos, slots):
+        return [f"   PLAY {log.card(c).upper()}" for (c,) in log.mine(games, card)]
+
+    lines = []
+    lanes.replay(3, DECKS, [make_agent("random")] * 2, write=lines.append)
+    assert any(line.startswith("   PLAY ") for line in lines)
+
+
+def test_cli_replay_prints_the_runs_result(run_rows):
+    runner = CliRunner()
+    for seed in (500, 549):
+        r = runner.invoke(app, ["replay", "--seed", str(seed), "--deck", DECKS[0], "--vs", DECKS[1],
+                                "--agents", ",".join(AGENTS)])
+        assert r.exit_code == 0, r.output
+        last = r.stdout.strip().splitlines()[-1]
+        row = run_rows[seed]
+        assert last.startswith(f"result: winner {row['winner']} ")
+        assert f"rounds {row['rounds']}," in last and f"end reason {row['end_reason']}" in last
+
+
+def test_cli_replay_bad_input_is_one_line():
+    r = CliRunner().invoke(app, ["replay", "--seed", "1", "--agents", "random,wizard"])
+    assert r.exit_code == 2 and "unknown agent 'wizard'" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
