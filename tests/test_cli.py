@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.dataset as ds
@@ -184,3 +185,33 @@ def test_progress_bar_counts_resumed_games_as_done_but_not_in_the_speed():
         assert _rate(task) > 0
         bar.bar.refresh()
     assert "simulating" in buf.getvalue() and "games/s" in buf.getvalue() and "eta" in buf.getvalue()
+
+
+def test_scenario_command_prints_state_and_checks_expectations(tmp_path):
+    path = Path(__file__).parent / "scenarios" / "lanes" / "armor_reduces_damage.toml"
+    r = run("scenario", str(path), "--json", "--check")
+    assert r.exit_code == 0, r.output
+    state = json.loads(r.stdout)
+    wall = [u for u in state["units"] if u["name"] == "Wall"][0]
+    assert wall["health"] == 3 and wall["keywords"] == {"armor": 2}
+    assert set(state) >= {"round", "winner", "gold", "anchors", "units"}
+    assert [len(row) for row in state["anchors"]] == [3, 3]
+    text = run("scenario", str(path), "--check")
+    assert text.exit_code == 0 and "Wall" in text.stdout and "matches" in text.stdout
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text(path.read_text().replace("health = 3", "health = 2"))
+    bad = run("scenario", str(wrong), "--check")
+    assert bad.exit_code == 1 and "expected 2, got 3" in bad.stderr
+
+
+@pytest.mark.parametrize("body, message", [
+    ('[[units]]\nside = 0\nlane = 0\npos = 0\ncard = "Nope"\n', "unknown card 'Nope'"),
+    ('[[units]]\nside = 0\nlane = 0\npos = 0\nattack = 1\nhealth = 1\nkeywords = { flying = true }\n', "unknown keyword 'flying'"),
+    ('[[steps]]\ndo = "dance"\n', "steps.0.do"),
+])
+def test_scenario_bad_input_is_one_line(tmp_path, body, message):
+    f = tmp_path / "s.toml"
+    f.write_text('ruleset = "lanes"\n' + body)
+    r = run("scenario", str(f))
+    assert r.exit_code == 2 and message in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr

@@ -186,6 +186,9 @@ class CardSpec(BaseModel):
             raise ValueError("only improvements have a duration")
         if self.ability is not None and t not in ("hero", "improvement"):
             raise ValueError("only heroes and improvements have activated abilities")
+        if self.ability is not None and t == "improvement" and self.ability.mana:
+            # mana comes from a lane's pool for heroes' abilities (lanes.md "Hero Abilities")
+            raise ValueError("an improvement's ability has no mana cost (only heroes spend lane mana)")
         if t == "equipment" and {"shield", "rapid_deployment"} & set(self.keywords):
             # a shield is consumed stack by stack; equipment grants only lasting keywords
             raise ValueError("equipment cannot grant 'shield' or 'rapid_deployment' (grant them with an on_equip effect)")

@@ -104,6 +104,12 @@ class LanesGame:
             "died_round": w.g.card_died[b, seat, pos],
         }
 
+    def scenario(self, path: Path):
+        """A scenario file loaded against this game (docs/scenarios.md)."""
+        from systems.lanes.scenario import load_scenario
+
+        return load_scenario(Path(path), game=self)
+
     @property
     def card_names(self) -> list[str]:
         return list(self.cards.catalog.names)

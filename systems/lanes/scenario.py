@@ -254,6 +254,10 @@ class Scenario:
             run_step(self, i, step)
         return self.state()
 
+    def check(self, state: dict[str, Any]) -> list[str]:
+        """Mismatches between the file's ``[expect]`` table and ``state`` (empty: all match)."""
+        return compare(self.spec.expect or {}, state)
+
     def state(self) -> dict[str, Any]:
         w, cat = self.w, self.game.cards.catalog
         L = self.game.params.lanes
