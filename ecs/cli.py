@@ -288,9 +288,9 @@ def bench(
         return
     samples = []
     for batch, agent_pair in standard_configs(quick):
-        repeats = 20 if batch < 64 else 3
+        repeats = (5 if quick else 20) if batch < 64 else (2 if quick else 3)
         samples.append(measure(game, batch, agent_pair, repeats=repeats))
-    split_batch = 1024 if quick else 4096
+    split_batch = 256 if quick else 4096
     split = phase_split(game, split_batch)
     total = sum(split.values()) or 1.0
     if as_json:

@@ -67,7 +67,7 @@ def phase_split(game, batch: int, agents: tuple[str, str] = ("random", "random")
 
 def standard_configs(quick: bool) -> Sequence[tuple[int, tuple[str, str]]]:
     if quick:
-        return [(1, ("random", "random")), (1024, ("random", "random"))]
+        return [(1, ("random", "random")), (256, ("random", "random"))]
     return [
         (1, ("random", "random")),
         (1024, ("random", "random")),

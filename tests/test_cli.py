@@ -126,7 +126,7 @@ def test_bench_quick_reports_speed_and_phase_split():
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     batches = [c["batch"] for c in out["configs"]]
-    assert batches == [1, 1024]
+    assert batches == [1, 256]
     for c in out["configs"]:
         gps = c["games_per_second"]
         assert 0 < gps["min"] <= gps["median"] <= gps["max"]
