@@ -187,6 +187,16 @@ def bounce(w, hit: Hit) -> None:
         board.remove(w, b, t)
 
 
+def _one_per_game(w, hit: Hit, rows: np.ndarray):
+    """Yield (rows, games, targets) in rounds where each game appears once, dropping targets
+    that an earlier round of the same effect destroyed or moved out of play."""
+    for idx in by_rank(hit.game[rows]):
+        r = rows[idx]
+        b, t = hit.game[r], hit.target[r]
+        live = w.alive[b, t]
+        yield r[live], b[live], t[live]
+
+
 def _step_to(w, hit: Hit, rows: np.ndarray, new_pos: np.ndarray) -> None:
     """Within-lane moves (push/pull) to ``new_pos`` if that cell of the unit's side is empty."""
     for idx in by_rank(hit.game[rows]):
@@ -226,11 +236,7 @@ def swap(w, hit: Hit) -> None:
     ok = _units(w, hit)
     rows = np.flatnonzero(ok)
     P = w.params.positions
-    for idx in by_rank(hit.game[rows]):
-        r = rows[idx]
-        b, t = hit.game[r], hit.target[r]
-        live = w.alive[b, t]
-        b, t, r = b[live], t[live], r[live]
+    for r, b, t in _one_per_game(w, hit, rows):
         d = np.where(hit.param("direction")[r] == 0, -1, 1)
         side, lane = w.c.owner[b, t], w.c.lane[b, t].astype(np.intp)
         p = w.c.pos[b, t].astype(np.intp) + d
@@ -252,11 +258,7 @@ def move_lane(w, hit: Hit) -> None:
     ok[ok] = w.c.rooted[hit.game[ok], hit.target[ok]] <= 0
     rows = np.flatnonzero(ok)
     L = w.params.lanes
-    for idx in by_rank(hit.game[rows]):
-        r = rows[idx]
-        b, t = hit.game[r], hit.target[r]
-        live = w.alive[b, t]
-        b, t, r = b[live], t[live], r[live]
+    for r, b, t in _one_per_game(w, hit, rows):
         d = np.where(hit.param("direction")[r] == 0, -1, 1)
         lane = w.c.lane[b, t].astype(np.intp) + d
         inside = (lane >= 0) & (lane < L)

@@ -140,6 +140,21 @@ def _legal_special(w, games, seat, rows, hand, kind, special, gate, occ, own_her
         out[rows] |= eq[:, :, None, None] & ok[:, None, :, :]
 
 
+def _aim_available(w, games, seat, ok: np.ndarray, card: np.ndarray) -> np.ndarray:
+    """``ok`` ([n, L, k] abilities of ``card`` by lane) minus those that aim at a unit when no
+    unit they may aim at exists (range "lane": in that lane; "any": anywhere)."""
+    cat = w.catalog.arrays
+    tk = cat.ability_target[card]
+    needs = (tk == ENEMY_UNIT) | (tk == ALLY_UNIT) | (tk == ANY_UNIT)
+    if not (ok & needs).any():
+        return ok
+    lane_ok = has_targets(w, games, seat)
+    lanes = np.broadcast_to(np.arange(ok.shape[1])[None, :, None], ok.shape)
+    rep = np.repeat(lane_ok, ok.shape[1] * ok.shape[2], axis=0)
+    t = _target_ok(tk.ravel(), (cat.ability_range[card] == 1).ravel(), rep, lanes.ravel())
+    return ok & t.reshape(ok.shape)
+
+
 def legal_abilities(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray) -> None:
     """``out: bool[n, L, P]``: own heroes whose active ability can be used now. lanes.md "Hero
     Abilities": "Cooldown X", "Mana Cost - Requires spending mana from the lane's mana pool",
@@ -159,15 +174,7 @@ def legal_abilities(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray) -> 
     ok &= w.take("charges", gi, sl) != 0
     mana = w.g.lane_mana[games, seat]  # [n, L]
     ok &= cat.ability_mana[card] <= mana[:, :, None]
-    tk = cat.ability_target[card]
-    needs = (tk == ENEMY_UNIT) | (tk == ALLY_UNIT) | (tk == ANY_UNIT)
-    if (ok & needs).any():
-        lane_ok = has_targets(w, games, seat)
-        lanes = np.broadcast_to(np.arange(cells.shape[1])[None, :, None], cells.shape)
-        rep = np.repeat(lane_ok, cells.shape[1] * cells.shape[2], axis=0)
-        t = _target_ok(tk.ravel(), (cat.ability_range[card] == 1).ravel(), rep, lanes.ravel())
-        ok &= t.reshape(ok.shape)
-    out |= ok
+    out |= _aim_available(w, games, seat, ok, card)
 
 
 def legal_activations(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray) -> None:
@@ -184,15 +191,7 @@ def legal_activations(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray) -
     ok = occ & cat.has_ability[card]
     ok &= (w.take("cooldown", gi, sl) <= 0) & (w.take("charges", gi, sl) != 0)
     ok &= w.take("used_round", gi, sl) != w.g.round[games][:, None, None]
-    tk = cat.ability_target[card]
-    needs = (tk == ENEMY_UNIT) | (tk == ALLY_UNIT) | (tk == ANY_UNIT)
-    if (ok & needs).any():
-        lane_ok = has_targets(w, games, seat)
-        lanes = np.broadcast_to(np.arange(imp.shape[1])[None, :, None], imp.shape)
-        rep = np.repeat(lane_ok, imp.shape[1] * imp.shape[2], axis=0)
-        t = _target_ok(tk.ravel(), (cat.ability_range[card] == 1).ravel(), rep, lanes.ravel())
-        ok &= t.reshape(ok.shape)
-    out |= ok
+    out |= _aim_available(w, games, seat, ok, card)
 
 
 class PlayPhase(DecisionSystem):

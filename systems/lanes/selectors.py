@@ -46,34 +46,29 @@ def _not_self(ctx: Ctx, cells: np.ndarray) -> np.ndarray:
     return cells != ctx.source.reshape((-1,) + (1,) * (cells.ndim - 1))
 
 
-def chosen(w, ctx: Ctx, table: EffectTable, e: int):
-    ok = ctx.chosen >= 0
-    ok[ok] = w.alive[ctx.game[ok], ctx.chosen[ok]]
+def _living(w, ctx: Ctx, slots: np.ndarray):
+    """(row, slot) for the rows whose one named entity (-1: none) is still alive."""
+    ok = slots >= 0
+    ok[ok] = w.alive[ctx.game[ok], slots[ok]]
     ri = np.flatnonzero(ok)
-    return ri, ctx.chosen[ri]
+    return ri, slots[ri]
+
+
+def chosen(w, ctx: Ctx, table: EffectTable, e: int):
+    return _living(w, ctx, ctx.chosen)
 
 
 def self_(w, ctx: Ctx, table: EffectTable, e: int):
     """The source; a spell has none on the board, so its "self" is its caster."""
-    me = np.where(ctx.source >= 0, ctx.source, ctx.caster)
-    ok = me >= 0
-    ok[ok] = w.alive[ctx.game[ok], me[ok]]
-    ri = np.flatnonzero(ok)
-    return ri, me[ri]
+    return _living(w, ctx, np.where(ctx.source >= 0, ctx.source, ctx.caster))
 
 
 def caster(w, ctx: Ctx, table: EffectTable, e: int):
-    ok = ctx.caster >= 0
-    ok[ok] = w.alive[ctx.game[ok], ctx.caster[ok]]
-    ri = np.flatnonzero(ok)
-    return ri, ctx.caster[ri]
+    return _living(w, ctx, ctx.caster)
 
 
 def other(w, ctx: Ctx, table: EffectTable, e: int):
-    ok = ctx.other >= 0
-    ok[ok] = w.alive[ctx.game[ok], ctx.other[ok]]
-    ri = np.flatnonzero(ok)
-    return ri, ctx.other[ri]
+    return _living(w, ctx, ctx.other)
 
 
 def blocker(w, ctx: Ctx, table: EffectTable, e: int):
