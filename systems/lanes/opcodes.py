@@ -197,6 +197,22 @@ def _one_per_game(w, hit: Hit, rows: np.ndarray):
         yield r[live], b[live], t[live]
 
 
+def _passing_damage(w, hit: Hit, r: np.ndarray, b: np.ndarray, t: np.ndarray) -> None:
+    """lanes.md "Movement & Positioning": "Some effects deal damage while moving (e.g., 'deal 1
+    damage to each enemy passed')": a move effect with an ``amount`` deals it, from the moving
+    unit, to the enemy standing opposite the cell it moved into (ledger: moves are one step, so
+    the enemy passed is the one it now faces)."""
+    amt = hit.amount[r]
+    hurt = amt > 0
+    if not hurt.any():
+        return
+    b, t, amt = b[hurt], t[hurt], amt[hurt]
+    foe = w.g.board[b, 1 - w.c.owner[b, t], w.c.lane[b, t], w.c.pos[b, t]].astype(np.intp)
+    there = foe >= 0
+    if there.any():
+        w.pipeline.run(w, DamageBatch(b[there], t[there], foe[there], amt[there], SPELL))
+
+
 def _step_to(w, hit: Hit, rows: np.ndarray, new_pos: np.ndarray) -> None:
     """Within-lane moves (push/pull) to ``new_pos`` if that cell of the unit's side is empty."""
     for idx in by_rank(hit.game[rows]):
@@ -209,6 +225,7 @@ def _step_to(w, hit: Hit, rows: np.ndarray, new_pos: np.ndarray) -> None:
         ok[ok] = w.g.board[b[ok], side[ok], lane[ok], p[ok]] == board.EMPTY
         if ok.any():
             board.move(w, b[ok], t[ok], lane[ok].astype(np.intp), p[ok])
+            _passing_damage(w, hit, r[ok], b[ok], t[ok])
 
 
 def push(w, hit: Hit) -> None:
@@ -248,6 +265,7 @@ def swap(w, hit: Hit) -> None:
             board.move(w, b[empty], t[empty], lane[empty], p[empty])
         if (~empty).any():
             board.swap(w, b[~empty], t[~empty], other[~empty].astype(np.intp))
+        _passing_damage(w, hit, r[inside], b, t)
 
 
 def move_lane(w, hit: Hit) -> None:
@@ -262,11 +280,12 @@ def move_lane(w, hit: Hit) -> None:
         d = np.where(hit.param("direction")[r] == 0, -1, 1)
         lane = w.c.lane[b, t].astype(np.intp) + d
         inside = (lane >= 0) & (lane < L)
-        b, t, lane = b[inside], t[inside], lane[inside]
+        r, b, t, lane = r[inside], b[inside], t[inside], lane[inside]
         empty = w.g.board[b, w.c.owner[b, t], lane] == board.EMPTY
         room = empty.any(axis=1)
         if room.any():
             board.move(w, b[room], t[room], lane[room], np.argmax(empty[room], axis=1))
+            _passing_damage(w, hit, r[room], b[room], t[room])
 
 
 def _blocker_of(w, b: np.ndarray, t: np.ndarray) -> np.ndarray:
