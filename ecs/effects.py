@@ -66,7 +66,12 @@ class Ctx:
         n = game.shape[0]
 
         def arr(x):
-            return np.broadcast_to(np.asarray(x, dtype=np.intp), (n,)).copy()
+            # rows are never written in place, so a matching array is used as is
+            if isinstance(x, np.ndarray) and x.dtype == np.intp and x.shape == (n,):
+                return x
+            if np.ndim(x) == 0:
+                return np.full(n, x, dtype=np.intp)
+            return np.asarray(x, dtype=np.intp).reshape(n)
 
         source = arr(source)
         return Ctx(game, arr(card), arr(owner), arr(lane), arr(pos), source,
@@ -155,6 +160,7 @@ class Executor:
         self.selectors: dict[str, Selector] = {}
         self.depth = 0
         self._ids: dict[str, int] = {}
+        self._index: dict[str, dict[str, int]] = {}
         self.silenced: Callable | None = None  # (world, games, slots) -> bool[n]: sources that cannot trigger
 
     def add_trigger(self, t: Trigger) -> None:
@@ -175,8 +181,12 @@ class Executor:
         reg[item.name] = item
 
     def id(self, kind: str, name: str) -> int:
+        """Index of a registered name (registries only grow, so an index never changes)."""
+        ids = self._index.get(kind)
         reg = {"trigger": self.triggers, "opcode": self.opcodes, "selector": self.selectors}[kind]
-        return list(reg).index(name)
+        if ids is None or len(ids) != len(reg):
+            ids = self._index[kind] = {n: i for i, n in enumerate(reg)}
+        return ids[name]
 
     def listens(self, w, trigger: str) -> bool:
         """Whether any card in play's set reacts to ``trigger``; callers skip building a ``Ctx``."""
