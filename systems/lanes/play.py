@@ -332,8 +332,7 @@ class PlayPhase(DecisionSystem):
     def resolve_unit(self, w, games, seat, card, slots, chosen) -> None:
         lane, pos = w.c.lane[games, slots], w.c.pos[games, slots]
         EXECUTOR.fire(w, "on_play", Ctx.make(games, card, seat, lane, pos, source=slots, chosen=chosen))
-        listeners.deployed(w, games, seat, slots)
-        listeners.played(w, games, seat, slots)
+        listeners.deployed_and_played(w, games, seat, slots)
 
     def cast_spells(self, w, games, seat, card, lane, pos, src, quick, passes) -> None:
         cat = w.catalog.arrays
