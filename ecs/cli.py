@@ -391,6 +391,113 @@ def _print_state(state: dict[str, Any]) -> None:
         console.print("improvements: " + ", ".join(f"{i['name']} (side {i['side']}, lane {i['lane']})" for i in state["improvements"]))
 
 
+@app.command()
+def balance(
+    ruleset: str = typer.Option("lanes", help="Rule system."),
+    decks: str = typer.Option("all", help="Decks of the round-robin, comma-separated, or all."),
+    games_per_pairing: int = typer.Option(200, help="Games per ordered pairing (each seat order is a pairing)."),
+    agents: str = typer.Option("random,random", help="Agents of seat 0 and 1."),
+    seed: int = typer.Option(0, help="Base seed; each pairing adds a fixed offset of its own."),
+    out: Path = typer.Option(Path("runs/balance"), help="Directory: pairs/<a>__<b> run directories (resumable) and balance.json."),
+    min_games: int = typer.Option(200, help="Report a card only if drawn in at least this many games."),
+    workers: int = typer.Option(1, "--workers", "-w", help="Local worker processes per pairing."),
+    param: list[str] = typer.Option([], help="Override a ruleset parameter, NAME=VALUE (repeatable)."),
+    cards: Optional[Path] = typer.Option(None, help="Play with another card directory (a designer's copy)."),
+    as_json: bool = typer.Option(False, "--json", help="Print balance.json on stdout instead of tables."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
+) -> None:
+    """Round-robin the decks (both seat orders) and report matchups, deck ratings, card impact
+    and game measures, with 95% intervals; writes OUT/balance.json (see docs/balance.md)."""
+    from ecs import balance as bal
+
+    try:
+        deck_list = bal.resolve_deck_list(decks, ruleset, str(cards) if cards else None)
+        agent_pair = parse_pair(agents, "agents")
+        if min_games < 1:
+            raise UserError(f"--min-games must be at least 1 (got {min_games})")
+
+        def on_pair(i: int, n: int, a: str, b: str) -> None:
+            if not quiet and not as_json:
+                err.print(f"[dim]pairing {i + 1}/{n}: {a} vs {b}[/]", highlight=False)
+
+        runs = bal.run_round_robin(deck_list, games_per_pairing, out, ruleset=ruleset, agents=agent_pair,
+                                   seed=seed, cards_dir=str(cards) if cards else None,
+                                   params=parse_params(param), workers=workers, on_pair=on_pair)
+    except ChunkFailed as e:
+        err.print(f"[bold red]run stopped:[/] {e}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
+    except KeyboardInterrupt:
+        err.print(f"[bold red]interrupted[/]; the pairings written in {out} are kept: run the same command again to resume",
+                  highlight=False, soft_wrap=True)
+        raise typer.Exit(130)
+    except (UserError, RunError, DataError) as e:
+        fail(str(e))
+        return
+    meta = {"ruleset": ruleset, "decks": deck_list, "games_per_pairing": games_per_pairing,
+            "agents": list(agent_pair), "seed": seed, "min_games": min_games, "params": parse_params(param),
+            "cards_dir": str(cards) if cards else None}
+    result = bal.analyze(runs, deck_list, min_games, meta)
+    path = bal.write_json(result, out)
+    try:
+        from ecs.balance_report import write_report
+    except ImportError:  # matplotlib missing: balance.json only
+        _warn("matplotlib is not installed: no report.html (pip install matplotlib)")
+    else:
+        write_report(bal.clean(result), out)
+    if as_json:
+        sys.stdout.write(path.read_text(encoding="utf-8"))
+        return
+    _print_balance(result, path)
+
+
+def _print_balance(r: dict[str, Any], path: Path) -> None:
+    console = Console()
+    decks_ = r["meta"]["decks"]
+    wide = len(decks_) > 3  # many decks: column numbers and no intervals (they are in balance.json)
+    m = Table(title="matchups: row deck's win rate vs column deck (both seat orders)")
+    m.add_column("deck")
+    for i, d in enumerate(decks_):
+        m.add_column(str(i + 1) if wide else d, justify="right")
+    for i, a in enumerate(decks_):
+        cells = []
+        for b in decks_:
+            o = r["matchups"][a].get(b)
+            cells.append("-" if o is None else f"{o['win_rate']:.0%}" if wide
+                         else f"{o['win_rate']:.0%} [{o['ci'][0]:.0%}-{o['ci'][1]:.0%}]")
+        m.add_row(f"{i + 1} {a}" if wide else a, *cells)
+    console.print(m)
+    t = Table(title="decks (sorted by Bradley-Terry rating)")
+    for col in ("deck", "BT rating", "win rate vs field [95% CI]", "first-player advantage"):
+        t.add_column(col, justify="left" if col == "deck" else "right")
+    for d in sorted(decks_, key=lambda d: -r["decks"]["decks"][d]["bt_rating"]):
+        o = r["decks"]["decks"][d]
+        f = o["vs_field"]
+        adv = o["first_player_advantage"]
+        t.add_row(d, f"{o['bt_rating']:+.2f}", f"{f['win_rate']:.1%} [{f['ci'][0]:.1%}-{f['ci'][1]:.1%}]",
+                  "-" if adv is None else f"{adv:+.1%}")
+    console.print(t)
+    fp = r["decks"]["first_player"]
+    g = r["game"]
+    if fp["games"]:
+        console.print(f"first player wins {fp['win_rate']:.1%} of decided games [95% CI {fp['ci'][0]:.1%} - {fp['ci'][1]:.1%}]; "
+                      f"BT first-seat term {r['decks']['bradley_terry']['first_seat']:+.2f}")
+    console.print(f"games {g['games']:,}: balance {g['balance']:.3f}, draws {g['drawishness']:.1%}, "
+                  f"round limit {g['round_limit_rate']:.1%}, rounds {g['rounds_mean']:.1f} +/- {g['rounds_sd']:.1f}")
+    outl = [c for c in r["cards"] if c["outlier"]][:10]
+    if outl:
+        c_t = Table(title="card outliers: impact = drawn WR - never-drawn WR, interval excludes 0")
+        for col in ("card", "impact [95% CI], pts", "drawn WR", "undrawn WR", "n drawn", "play%"):
+            c_t.add_column(col, justify="left" if col == "card" else "right", no_wrap=col in ("card", "impact [95% CI], pts"))
+        for c in outl:
+            lo, hi = c["impact_ci"]
+            c_t.add_row(c["card"], f"{100 * c['impact']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]", f"{c['drawn_wr']:.1%}",
+                        f"{c['not_drawn_wr']:.1%}", f"{c['games_drawn']:,}", f"{c['play_rate']:.0%}")
+        console.print(c_t)
+    else:
+        console.print(f"no card outliers among {len(r['cards'])} cards drawn in at least {r['meta']['min_games']} games")
+    console.print(f"written to {path}")
+
+
 def main() -> None:
     app()
 

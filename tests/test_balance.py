@@ -1,0 +1,283 @@
+"""battlesim balance: statistics on synthetic tables with known answers, and a tiny real run."""
+
+import json
+import math
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from typer.testing import CliRunner
+
+from ecs import balance as bal
+from ecs.cli import app
+from ecs.runner import RunError, wilson
+
+DECKS = ("red_vanguard", "blue_tide")
+
+
+# ---------------------------------------------------------------- statistics, synthetic
+
+
+def test_wilson_known_values():
+    lo, hi = wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
+    lo, hi = wilson(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-4)
+    o = bal.wilson_obj(7, 20)
+    assert o["ci"][0] <= o["win_rate"] <= o["ci"][1]
+
+
+def test_diff_ci_known_values():
+    d, ci = bal.diff_ci(60, 100, 40, 100)
+    se = math.sqrt(0.6 * 0.4 / 100 * 2)
+    assert d == pytest.approx(0.2)
+    assert ci == pytest.approx([0.2 - 1.959964 * se, 0.2 + 1.959964 * se], abs=1e-6)
+    assert bal.diff_ci(1, 2, 0, 0) == (None, None)
+
+
+def _bt_data(true_r, home, n_per_pair=20000):
+    """Expected scores (fractional, no noise) of every ordered pairing."""
+    first, second, score = [], [], []
+    for i in range(len(true_r)):
+        for j in range(len(true_r)):
+            if i != j:
+                p = 1 / (1 + math.exp(-(true_r[i] - true_r[j] + home)))
+                first.append(i)
+                second.append(j)
+                score.append(p)
+    return np.array(first), np.array(second), np.array(score)
+
+
+def test_bradley_terry_recovers_ratings_and_first_seat_term():
+    true_r = np.array([1.0, 0.0, -1.0])
+    true_r -= true_r.mean()
+    f, s, y = _bt_data(true_r, 0.3)
+    r, h = bal.bradley_terry(f, s, y, 3, ridge=1e-9)
+    assert r == pytest.approx(true_r, abs=1e-4)
+    assert h == pytest.approx(0.3, abs=1e-4)
+
+
+def test_bradley_terry_total_dominance_stays_finite_and_ordered():
+    # deck 0 beats everyone, deck 1 beats deck 2, every game, either seat
+    f, s, y = [], [], []
+    for i, j in [(0, 1), (0, 2), (1, 2)]:
+        for _ in range(30):
+            f += [i, j]
+            s += [j, i]
+            y += [1.0, 0.0]
+    r, h = bal.bradley_terry(np.array(f), np.array(s), np.array(y), 3)
+    assert np.all(np.isfinite(r)) and math.isfinite(h)
+    assert r[0] > r[1] > r[2]
+    assert abs(h) < 1e-3
+    assert r.sum() == pytest.approx(0.0, abs=1e-9)
+
+
+def _synthetic_run():
+    """One pairing of 400 games; seat 0 always draws both cards. Card 'Ace' is drawn by seat 0
+    in games 0..199 (seat 0 wins 150 of them) and never drawn in games 200..399 (seat 0 wins 50);
+    seat 1 has card 'Dud', drawn in every game, never played."""
+    n = 400
+    seeds = np.arange(1000, 1000 + n)
+    winner = np.zeros(n, dtype=np.int8)
+    winner[150:200] = 1
+    winner[200:250] = 0
+    winner[250:] = 1
+    games = pa.table({"seed": seeds, "winner": winner, "rounds": np.full(n, 10, np.int16),
+                      "first_player": (np.arange(n) % 2).astype(np.int8),
+                      "end_reason": ["two_anchors"] * n})
+    rows = {"seed": [], "player": [], "card": [], "drawn_round": [], "played_round": [], "died_round": []}
+
+    def add(seed, player, card, drawn, played):
+        rows["seed"].append(seed)
+        rows["player"].append(player)
+        rows["card"].append(card)
+        rows["drawn_round"].append(drawn)
+        rows["played_round"].append(played)
+        rows["died_round"].append(None)
+
+    for i, sd in enumerate(seeds):
+        # two copies of Ace; in the first half one copy is drawn (and played in round 3)
+        add(int(sd), 0, "Ace", 2 if i < 200 else None, 3 if i < 200 else None)
+        add(int(sd), 0, "Ace", None, None)
+        add(int(sd), 1, "Dud", 1, None)
+    cards = pa.table({
+        "seed": pa.array(rows["seed"], pa.int64()), "player": pa.array(rows["player"], pa.int8()),
+        "card": pa.array(rows["card"]).dictionary_encode(),
+        "drawn_round": pa.array(rows["drawn_round"], pa.int16()),
+        "played_round": pa.array(rows["played_round"], pa.int16()),
+        "died_round": pa.array(rows["died_round"], pa.int16()),
+    })
+    return bal.PairRun("A", "B", 1000, games, cards)
+
+
+def test_card_impact_on_synthetic_table():
+    cards = {c["card"]: c for c in bal.card_stats([_synthetic_run()], min_games=100)}
+    ace = cards["Ace"]
+    assert ace["games_in_deck"] == 400 and ace["games_drawn"] == 200 and ace["games_not_drawn"] == 200
+    assert ace["drawn_wr"] == pytest.approx(0.75) and ace["not_drawn_wr"] == pytest.approx(0.25)
+    assert ace["impact"] == pytest.approx(0.5)
+    assert ace["impact_ci"][0] > 0 and ace["outlier"]
+    assert ace["played_wr"] == pytest.approx(0.75) and ace["play_rate"] == 1.0
+    assert ace["avg_round_played"] == pytest.approx(3.0)
+    assert ace["in_deck_wr"] == pytest.approx(0.5)
+    dud = cards["Dud"]  # always drawn: no never-drawn games, so no impact
+    assert dud["games_drawn"] == 400 and dud["impact"] is None and not dud["outlier"]
+    assert dud["play_rate"] == 0.0 and dud["drawn_wr"] == pytest.approx(0.5)
+    assert bal.card_stats([_synthetic_run()], min_games=401) == []
+    assert [c["card"] for c in bal.outliers(list(cards.values()))] == ["Ace"]
+
+
+def test_game_stats_on_synthetic_table():
+    g = bal.game_stats([_synthetic_run()])
+    assert g["games"] == 400
+    assert g["drawishness"] == 0.0 and g["round_limit_rate"] == 0.0
+    assert g["rounds_mean"] == 10.0 and g["rounds_sd"] == 0.0
+    assert g["first_player_win_rate"] + g["second_player_win_rate"] == pytest.approx(1.0)
+    assert 0.0 <= g["balance"] <= 1.0
+
+
+def test_deck_stats_on_synthetic_table():
+    deck_obj, m = bal.deck_stats([_synthetic_run()], ["A", "B"])
+    assert m["A"]["B"]["wins"] == 200 and m["B"]["A"]["wins"] == 200
+    assert deck_obj["decks"]["A"]["vs_field"]["win_rate"] == pytest.approx(0.5)
+
+
+def test_pairing_seed_offsets_are_fixed_and_distinct():
+    assert bal.pair_seed_offset("a", "b") == bal.pair_seed_offset("a", "b")
+    assert bal.pair_seed_offset("a", "b") != bal.pair_seed_offset("b", "a")
+    assert bal.pairings(["x", "y", "z"]) == [("x", "y"), ("x", "z"), ("y", "x"), ("y", "z"), ("z", "x"), ("z", "y")]
+
+
+def test_clean_makes_json_safe():
+    assert bal.clean({"a": float("nan"), "b": [np.int64(3), np.float32(0.5)]}) == {"a": None, "b": [3, 0.5]}
+
+
+# ---------------------------------------------------------------- a tiny real run
+
+
+@pytest.fixture(scope="module")
+def real_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("balance")
+    r = CliRunner().invoke(app, ["balance", "--decks", ",".join(DECKS), "--games-per-pairing", "24",
+                                 "--min-games", "5", "--seed", "3", "--out", str(out), "--json"])
+    assert r.exit_code == 0, r.output
+    return out, json.loads(r.stdout)
+
+
+def test_real_run_json_structure(real_run):
+    out, res = real_run
+    assert json.loads((out / "balance.json").read_text()) == res
+    assert {"decks", "matchups", "cards", "game"} <= set(res)
+    assert set(res["matchups"]) == set(DECKS)
+    for a in DECKS:
+        assert set(res["decks"]["decks"][a]) >= {"vs_field", "bt_rating", "first_player_advantage"}
+    for c in res["cards"]:
+        assert {"card", "games_drawn", "impact", "impact_ci", "drawn_wr", "not_drawn_wr", "play_rate"} <= set(c)
+        assert c["games_drawn"] >= 5
+        if c["impact"] is not None:
+            lo, hi = c["impact_ci"]
+            assert lo <= c["impact"] <= hi
+            assert c["impact"] == pytest.approx(c["drawn_wr"] - c["not_drawn_wr"])
+    for a, b in [DECKS, DECKS[::-1]]:
+        assert (out / "pairs" / f"{a}__{b}" / "run.json").is_file()
+
+
+def test_real_run_numbers_are_consistent(real_run):
+    _, res = real_run
+    a, b = DECKS
+    ab, ba = res["matchups"][a][b], res["matchups"][b][a]
+    assert ab["games"] == ba["games"] == 48
+    assert ab["wins"] + ba["wins"] + ab["draws"] == 48
+    assert ab["win_rate"] + ba["win_rate"] + ab["draw_rate"] == pytest.approx(1.0)
+    # seat-swapped: a's wins in seat 0 plus in seat 1 are its wins in the matchup
+    assert ab["as_seat_0"]["wins"] + ab["as_seat_1"]["wins"] == ab["wins"]
+    for o in (ab, ba, ab["as_seat_0"], ab["as_seat_1"], res["decks"]["first_player"]):
+        if o["games"]:
+            assert o["ci"][0] <= o["win_rate"] <= o["ci"][1]
+    bt = res["decks"]["bradley_terry"]["ratings"]
+    assert bt[a] == pytest.approx(-bt[b])
+    if ab["wins"] != ba["wins"]:
+        assert (bt[a] > bt[b]) == (ab["wins"] > ba["wins"])
+    g = res["game"]
+    assert g["games"] == 48
+    assert 0 <= g["balance"] <= 1 and 0 <= g["drawishness"] <= 1
+    assert sum(g["end_reasons"].values()) == 48
+
+
+def test_real_run_resumes_and_is_reproducible(real_run, tmp_path):
+    out, res = real_run
+    r = CliRunner().invoke(app, ["balance", "--decks", ",".join(DECKS), "--games-per-pairing", "24",
+                                 "--min-games", "5", "--seed", "3", "--out", str(out), "--json"])
+    assert r.exit_code == 0, r.output
+    again = json.loads(r.stdout)
+    assert again["matchups"] == res["matchups"] and again["cards"] == res["cards"]
+
+
+def test_bad_input_is_a_one_line_error(tmp_path):
+    r = CliRunner().invoke(app, ["balance", "--decks", "red_vanguard,nope", "--out", str(tmp_path)])
+    assert r.exit_code == 2 and "nope" in r.output
+    r = CliRunner().invoke(app, ["balance", "--decks", "red_vanguard", "--out", str(tmp_path)])
+    assert r.exit_code == 2
+    with pytest.raises(RunError):
+        bal.run_round_robin(list(DECKS), 0, tmp_path)
+
+
+def test_real_run_writes_a_self_contained_report(real_run):
+    pytest.importorskip("matplotlib")
+    out, _ = real_run
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    assert page.count('src="data:image/png;base64,') >= 3  # heatmap, forest or note, rounds, first player
+    assert "<script" not in page and "http://" not in page and "https://" not in page
+    for d in DECKS:
+        assert d in page
+
+
+PLANTED = "Crimson Reaver"  # one copy in red_vanguard, normally cost 4, 5/4
+
+
+def _plant_overpowered(src, dst):
+    import shutil
+
+    shutil.copytree(src, dst)
+    p = dst / "red.toml"
+    s = p.read_text(encoding="utf-8")
+    i = s.index(f'name = "{PLANTED}"')
+    j = s.index("text =", i)
+    block = s[i:j].replace("cost = 4", "cost = 1").replace("attack = 5", "attack = 30").replace("health = 4", "health = 30")
+    assert block != s[i:j]
+    p.write_text(s[:i] + block + s[j:], encoding="utf-8")
+
+
+def test_planted_overpowered_card_ranks_first_by_impact(tmp_path):
+    from pathlib import Path
+
+    shipped = Path(__file__).resolve().parents[1] / "data" / "cards" / "lanes"
+    _plant_overpowered(shipped, tmp_path / "cards")
+    results = {}
+    for name, cards in (("planted", tmp_path / "cards"), ("unchanged", shipped)):
+        r = CliRunner().invoke(app, ["balance", "--decks", ",".join(DECKS), "--games-per-pairing", "300",
+                                     "--min-games", "30", "--cards", str(cards), "--out", str(tmp_path / name),
+                                     "--json"])
+        assert r.exit_code == 0, r.output
+        results[name] = {c["card"]: c for c in json.loads(r.stdout)["cards"]}
+    planted = results["planted"]
+    first = next(iter(planted.values()))
+    assert first["card"] == PLANTED and first["outlier"] and first["impact_ci"][0] > 0
+    # with the shipped card set, the same card at the same sample size is not flagged
+    assert not results["unchanged"][PLANTED]["outlier"]
+    assert results["unchanged"][PLANTED]["impact"] < first["impact_ci"][0]
+
+
+def test_cards_dir_missing_a_deck_card_is_an_error_naming_deck_and_card(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    shipped = Path(__file__).resolve().parents[1] / "data" / "cards" / "lanes"
+    shutil.copytree(shipped, tmp_path / "cards")
+    p = tmp_path / "cards" / "red.toml"
+    p.write_text(p.read_text(encoding="utf-8").replace(f'name = "{PLANTED}"', 'name = "Renamed Reaver"'), encoding="utf-8")
+    r = CliRunner().invoke(app, ["balance", "--decks", ",".join(DECKS), "--games-per-pairing", "2",
+                                 "--cards", str(tmp_path / "cards"), "--out", str(tmp_path / "out")])
+    assert r.exit_code == 2
+    assert PLANTED in r.output and "deck" in r.output
