@@ -10,6 +10,7 @@ import numpy as np
 
 from ecs.datafiles import DataError
 from ecs.schedule import Phase, Schedule
+from systems.lanes import agents as _agents  # noqa: F401  (registers greedy and lookahead)
 from systems.lanes.actions import ActionTable
 from systems.lanes.cards import CardSet, load_card_set
 from systems.lanes.combat import Combat
