@@ -261,8 +261,13 @@ def decks(ruleset: str = typer.Option("lanes", help="Rule system.")) -> None:
 
 
 @app.command()
-def agents() -> None:
+def agents(ruleset: str = typer.Option("lanes", help="Rule system (it may register agents of its own).")) -> None:
     """List the agents that --agents accepts."""
+    try:
+        load_game(RunConfig(ruleset=ruleset))  # a ruleset registers its agents when it loads
+    except (RunError, DataError) as e:
+        fail(str(e))
+        return
     for name in agent_names():
         typer.echo(name)
 

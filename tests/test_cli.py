@@ -215,3 +215,9 @@ def test_scenario_bad_input_is_one_line(tmp_path, body, message):
     r = run("scenario", str(f))
     assert r.exit_code == 2 and message in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_agents_lists_the_rulesets_agents():
+    r = run("agents")
+    assert r.exit_code == 0
+    assert {"random", "pass", "greedy", "lookahead"} <= set(r.stdout.split())
