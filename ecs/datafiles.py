@@ -52,14 +52,15 @@ def validate(model: type[M], raw: Any, path: Path, text: str = "", item: str | N
         field = ".".join(str(p) for p in err["loc"]) or "(item)"
         line = line_of(text, item) if item and text else None
         if line is None and err["loc"] and text:
-            line = _key_line(text, str(err["loc"][0]))
+            line = key_line(text, str(err["loc"][0]))
         what = f"{item!r}: " if item else ""
         more = f" (+{len(e.errors()) - 1} more)" if len(e.errors()) > 1 else ""
         raise DataError(f"{_where(path, line)}: {what}field {field!r}: {err['msg']}{more}") from None
 
 
-def _key_line(text: str, key: str) -> int | None:
-    m = re.search(rf"^\s*{re.escape(key)}\s*=", text, re.M)
+def key_line(text: str, key: str) -> int | None:
+    """1-based line where ``key = ...`` is set (the key bare or quoted), None if absent."""
+    m = re.search(rf'^\s*["\']?{re.escape(key)}["\']?\s*=', text, re.M)
     return text.count("\n", 0, m.start()) + 1 if m else None
 
 

@@ -26,7 +26,7 @@ from typing import Any, Callable, Protocol, Sequence
 import pyarrow as pa
 
 from ecs.backends import BackendError, Failure, make_backend
-from ecs.chunks import ChunkOutput, ChunkTask, Fault, RunSetup, Tally
+from ecs.chunks import ChunkTask, Fault, RunSetup, Tally
 from ecs.decisions import make_agent
 from ecs.rundir import RunDir, RunDirError
 from ecs.ruleset import Game, get_ruleset

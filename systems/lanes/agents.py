@@ -91,7 +91,6 @@ class GreedyAgent:
             cells = g.board[games]  # [n, 2, L, P]
             occ = cells >= 0
             gi = np.broadcast_to(games[:, None, None, None], cells.shape)
-            sl = np.where(occ, cells, 0)
             atk = np.zeros(cells.shape, dtype=np.int32)
             hp = np.zeros(cells.shape, dtype=np.int32)
             ob, os_ = gi[occ], cells[occ]

@@ -119,15 +119,6 @@ def remove_improvement(w, games: np.ndarray, slots: np.ndarray) -> None:
     w.release(games, slots)
 
 
-def cells(w, games: np.ndarray, side: np.ndarray) -> np.ndarray:
-    """``int[n, lanes, positions]``: the given side's board in each listed game."""
-    return w.g.board[games, side]
-
-
-def empty_cells(w, games: np.ndarray, side: np.ndarray) -> np.ndarray:
-    return cells(w, games, side) == EMPTY
-
-
 def rebuild(w, b: int) -> None:
     """Recompute game ``b``'s cell index from entity positions (after an esper ``load``)."""
     w.g.board[b] = EMPTY

@@ -6,7 +6,6 @@ deck (lanes.md "Deck Building" and "Heroes").
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +15,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from data import data_dir
-from ecs.datafiles import DataError, fail, read_toml, validate
+from ecs.datafiles import DataError, fail, key_line, read_toml, validate
 from ecs.effects import EffectTable
 from ecs.world import Catalog
 from components.keywords import KEYWORDS, STATUSES
@@ -392,7 +391,7 @@ def load_deck(path: Path, specs: dict[str, CardSpec], catalog: Catalog, params: 
     def known(name: str, want: str | tuple[str, ...], where: str) -> CardSpec:
         card = specs.get(name)
         if card is None:
-            line = _card_line(text, name) if where == "cards" else None
+            line = key_line(text, name) if where == "cards" else None
             loc = f"{path}:{line}" if line else str(path)
             raise DataError(f"{loc}: deck {spec.name!r}: unknown card {name!r} in {where}")
         wanted = (want,) if isinstance(want, str) else want
@@ -449,11 +448,6 @@ def load_deck(path: Path, specs: dict[str, CardSpec], catalog: Catalog, params: 
         equipment=np.array(equipment, dtype=np.int16),
         path=path,
     )
-
-
-def _card_line(text: str, name: str) -> int | None:
-    m = re.search(rf'^\s*["\']?{re.escape(name)}["\']?\s*=', text, re.M)
-    return text.count("\n", 0, m.start()) + 1 if m else None
 
 
 INLINE_CARD = "(scenario unit)"

@@ -25,7 +25,6 @@ from systems.lanes.vocabulary import EXECUTOR
 def lane_attacks(w, games: np.ndarray, lane: int) -> tuple[np.ndarray, ...]:
     """Every attack of one lane: (game, attacker, target, siege bonus)."""
     out = []
-    P = w.params.positions
     for side in range(2):
         mine = w.g.board[games, side, lane]  # [n, P]
         theirs = w.g.board[games, 1 - side, lane]
@@ -42,7 +41,7 @@ def lane_attacks(w, games: np.ndarray, lane: int) -> tuple[np.ndarray, ...]:
         tslot = np.where(occ, tcell, 0)
         taunts = occ & stats.keyword(w, "taunt", np.broadcast_to(b[:, None], tcell.shape), tslot)
         has_taunt = taunts.any(axis=1)
-        taunt_slot = tslot[np.arange(b.size), np.argmax(taunts, axis=1)] if P else tslot[:, 0]
+        taunt_slot = tslot[np.arange(b.size), np.argmax(taunts, axis=1)]
         stealthy = stats.keyword(w, "stealth", b, src)
         anchor = board.anchor_slot(1 - side, lane)
         to_taunt = ~opposed & has_taunt & ~stealthy

@@ -55,10 +55,6 @@ def _enemy_death(w, b: np.ndarray, s: np.ndarray, owner: np.ndarray) -> None:
     ))
 
 
-def resolve_deaths(w) -> None:
-    settle(w)
-
-
 def destroy(w, b: np.ndarray, s: np.ndarray, bounty: np.ndarray | bool) -> None:
     """Take destroyed units off the board now (no triggers: ``settle`` fires them).
     ``bounty`` says which deaths are kills by the enemy (a bounce pays nothing)."""

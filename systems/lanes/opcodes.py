@@ -15,7 +15,7 @@ import numpy as np
 from components.keywords import KEYWORDS, PURGEABLE, STATUSES
 from ecs.damage import BATTLE, SPELL, DamageBatch
 from ecs.effects import Hit, Opcode
-from systems.lanes import board, stats
+from systems.lanes import board
 from systems.lanes.battle import exchange
 from systems.lanes.damage_stages import heal_anchor
 from systems.lanes.vocabulary import EXECUTOR
@@ -207,7 +207,7 @@ def _passing_damage(w, hit: Hit, r: np.ndarray, b: np.ndarray, t: np.ndarray) ->
     if not hurt.any():
         return
     b, t, amt = b[hurt], t[hurt], amt[hurt]
-    foe = w.g.board[b, 1 - w.c.owner[b, t], w.c.lane[b, t], w.c.pos[b, t]].astype(np.intp)
+    foe = _blocker_of(w, b, t)
     there = foe >= 0
     if there.any():
         w.pipeline.run(w, DamageBatch(b[there], t[there], foe[there], amt[there], SPELL))

@@ -21,7 +21,7 @@ from ecs.effects import Ctx
 from systems.lanes import board, listeners
 from systems.lanes.cards import EQUIPMENT, IMPROVEMENT, SPELL, UNIT
 from systems.lanes.deaths import destroy, settle
-from systems.lanes.state import MAX_IMPROVEMENTS
+from systems.lanes.opcodes import by_rank
 from systems.lanes.targets import ALLY_UNIT, ANY_UNIT, ENEMY_UNIT, LANE, unit_targets
 from systems.lanes.vocabulary import EXECUTOR
 
@@ -427,7 +427,7 @@ class PlayPhase(DecisionSystem):
         # an improvement whose last charge is spent expires
         spent = w.c.improvement[games, src] & (w.c.charges[games, src] == 0) & w.alive[games, src]
         if spent.any():
-            for idx in _distinct(games[spent]):
+            for idx in by_rank(games[spent]):
                 board.remove_improvement(w, games[spent][idx], src[spent][idx])
 
     def choose_targets(self, w, games, seat, act) -> None:
@@ -453,11 +453,3 @@ class PlayPhase(DecisionSystem):
         w.g.passes[games] = 0
         w.g.to_act[games] = np.where(quick, seat, 1 - seat)
 
-
-def _distinct(games: np.ndarray):
-    from systems.lanes.opcodes import by_rank
-
-    return by_rank(games)
-
-
-__all__ = ["PlayPhase", "legal_plays", "lane_factions", "MAX_IMPROVEMENTS"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import esper
 import numpy as np
 
-from systems.lanes.state import END_REASONS, RUNNING
+from systems.lanes.state import END_REASONS
 
 TWO_ANCHORS = END_REASONS.index("two_anchors")
 LANE_DESTROYED = END_REASONS.index("lane_destroyed")
@@ -66,5 +66,3 @@ class RoundEnd(esper.Processor):
             finish(w, g, -1, ROUND_LIMIT)
         w.g.round[w.active] += 1
 
-
-__all__ = ["VictoryCheck", "RoundEnd", "objectives", "RUNNING"]
