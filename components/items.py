@@ -2,18 +2,18 @@
 
 import numpy as np
 
-from ecs.registry import register_component
+from ecs.plugin import component
 
-register_component("temp_attack", np.int16, shape=(2,),
+component("temp_attack", np.int16, shape=(2,),
                    doc="Attack added until end of round, per seat that applied it (purge removes the opponent's).")
-register_component("temp_health", np.int16, shape=(2,),
+component("temp_health", np.int16, shape=(2,),
                    doc="Max health added until end of round, per seat that applied it (removed at round end).")
-register_component("equipment", np.int16, default=-1, presence="nonzero",
+component("equipment", np.int16, default=-1, presence="nonzero",
                    doc="Card id of the equipment the unit holds (lanes.md: 'Each unit/hero can hold 1 equipment item').")
-register_component("improvement", np.bool_, presence="tag", doc="A lane improvement (lanes.md 'Improvements').")
-register_component("timer", np.int16, doc="Rounds left of a timed improvement (0: permanent).")
-register_component("charges", np.int16, default=-1, presence="nonzero", doc="Uses left of an activated ability (-1: unlimited).")
-register_component("cooldown", np.int16, doc="Rounds before an activated ability can be used again (0: ready).")
-register_component("used_round", np.int16, doc="Round an activated ability was last used (once per round).")
-register_component("bounty", np.int16, doc="Bounty modifier: gold paid for killing this unit is base + bounty, at least 0.")
-register_component("aura", np.bool_, presence="tag", doc="The entity's card has while-in-lane (aura) effects.")
+component("improvement", np.bool_, presence="tag", doc="A lane improvement (lanes.md 'Improvements').")
+component("timer", np.int16, doc="Rounds left of a timed improvement (0: permanent).")
+component("charges", np.int16, default=-1, presence="nonzero", doc="Uses left of an activated ability (-1: unlimited).")
+component("cooldown", np.int16, doc="Rounds before an activated ability can be used again (0: ready).")
+component("used_round", np.int16, doc="Round an activated ability was last used (once per round).")
+component("bounty", np.int16, doc="Bounty modifier: gold paid for killing this unit is base + bounty, at least 0.")
+component("aura", np.bool_, presence="tag", doc="The entity's card has while-in-lane (aura) effects.")

@@ -2,34 +2,34 @@
 
 import numpy as np
 
-from ecs.registry import register_component
+from ecs.plugin import component
 
-anchor = register_component(
+anchor = component(
     "anchor", np.bool_, presence="tag",
     doc="A lane objective: 30 HP anchor, then a 40 HP essence (lanes.md 'Anchor & Essence System').",
 )
-essence = register_component(
+essence = component(
     "essence", np.bool_, presence="tag", doc="The anchor has fallen and this objective is now its essence.",
 )
-ruined = register_component(
+ruined = component(
     "ruined", np.bool_, presence="tag", doc="The essence fell too: the lane's objective is destroyed.",
 )
-hero_index = register_component(
+hero_index = component(
     "hero_index", np.int8, default=-1, presence="mask", doc="Deck slot (0-4) of a hero entity in its roster.",
 )
-deck_pos = register_component(
+deck_pos = component(
     "deck_pos", np.int16, default=-1, presence="mask",
     doc="Position of the card instance in its owner's shuffled deck (-1: heroes, creeps, tokens).",
 )
-dying = register_component(
+dying = component(
     "dying", np.bool_, presence="tag",
     doc="Marked destroyed; removed once the lane resolves (lanes.md 'Unit Removal').",
 )
-anchor_aura = register_component(
+anchor_aura = component(
     "anchor_aura", np.int16, presence="nonzero",
     doc="Anchor enchantment: allied units in the anchor's lane get +X attack (a lane-wide aura).",
 )
-hit_by = register_component(
+hit_by = component(
     "hit_by", np.int8, default=-1, presence="nonzero",
     doc="Seat whose damage or effect last hit the unit: a death is a kill (bounty) unless it is the owner's.",
 )

@@ -165,7 +165,12 @@ class Executor:
 
     def add_trigger(self, t: Trigger) -> None:
         self._add(self.triggers, t, "trigger")
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute the name -> id maps (after registries were restored by ``plugin.isolated``)."""
         self._ids = {name: i for i, name in enumerate(self.triggers)}
+        self._index = {}
 
     def add_opcode(self, o: Opcode) -> None:
         self._add(self.opcodes, o, "opcode")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Sequence
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -19,6 +19,7 @@ from ecs.datafiles import DataError, fail, key_line, read_toml, validate
 from ecs.effects import EffectTable
 from ecs.world import Catalog
 from components.keywords import KEYWORDS, STATUSES
+from ecs.plugin import extend, plugins_summary
 from systems.lanes import opcodes as _opcodes, selectors as _selectors  # noqa: F401  (register the vocabulary)
 from systems.lanes.params import LanesParams
 from systems.lanes.vocabulary import AURA_KEYWORDS, AURA_OPCODES, DIRECTIONS, DURATIONS, EXECUTOR, RANGES, STATS, TARGET_KINDS
@@ -38,7 +39,7 @@ Faction = Literal["Red", "Blue", "Green", "Black"]
 def _registered(kind: str, name: str) -> str:
     reg = {"trigger": EXECUTOR.triggers, "opcode": EXECUTOR.opcodes, "selector": EXECUTOR.selectors}[kind]
     if name not in reg:
-        raise ValueError(f"unknown {kind} {name!r}; known: {', '.join(reg)}")
+        raise ValueError(f"unknown {kind} {name!r}; known: {', '.join(reg)}; {plugins_summary()}")
     return name
 
 
@@ -78,9 +79,9 @@ class EffectSpec(BaseModel):
                     and fname in REQUIRED_PARAMS.get(self.op, ()):
                 raise ValueError(f"op {self.op!r} needs {fname!r}")
         if self.status is not None and self.status not in STATUSES:
-            raise ValueError(f"unknown status {self.status!r}; known: {', '.join(STATUSES)}")
+            raise ValueError(f"unknown status {self.status!r}; known: {', '.join(STATUSES)}; {plugins_summary()}")
         if self.keyword is not None and self.keyword not in KEYWORDS:
-            raise ValueError(f"unknown keyword {self.keyword!r}; known: {', '.join(KEYWORDS)}")
+            raise ValueError(f"unknown keyword {self.keyword!r}; known: {', '.join(KEYWORDS)}; {plugins_summary()}")
         if self.op == "enchant_anchor":
             if (self.keyword is None) == (self.stat is None):
                 raise ValueError("enchant_anchor takes either a keyword (armor, retaliate, regeneration) or stat = 'attack'")
@@ -193,9 +194,9 @@ class CardSpec(BaseModel):
             raise ValueError("equipment cannot grant 'shield' or 'rapid_deployment' (grant them with an on_equip effect)")
         for k, v in self.keywords.items():
             if k not in KEYWORDS:
-                raise ValueError(f"unknown keyword {k!r}; known: {', '.join(KEYWORDS)}")
-            if isinstance(v, bool) != (KEYWORDS[k][1] == "tag"):
-                kind = "true/false" if KEYWORDS[k][1] == "tag" else "a number"
+                raise ValueError(f"unknown keyword {k!r}; known: {', '.join(KEYWORDS)}; {plugins_summary()}")
+            if isinstance(v, bool) != (KEYWORDS[k].value == "tag"):
+                kind = "true/false" if KEYWORDS[k].value == "tag" else "a number"
                 raise ValueError(f"keyword {k!r} takes {kind}")
         return self
 
@@ -270,16 +271,20 @@ class CardSet:
             ) from None
 
 
-def load_cards(cards_dir: Path) -> tuple[dict[str, CardSpec], dict[str, Path]]:
-    """Every ``*.toml`` in ``cards_dir``; names unique across files; heroes' signatures checked."""
-    if not cards_dir.is_dir():
-        raise DataError(f"{cards_dir}: card directory not found")
+def load_cards(cards_dir: Path, extra_dirs: Sequence[Path] = ()) -> tuple[dict[str, CardSpec], dict[str, Path]]:
+    """Every ``*.toml`` in ``cards_dir`` (then in ``extra_dirs``: plugins' card files); names
+    unique across files; heroes' signatures and effects' cards checked across all of them."""
+    files: list[Path] = []
+    for i, d in enumerate([cards_dir, *extra_dirs]):
+        if not d.is_dir():
+            raise DataError(f"{d}: card directory not found")
+        found = sorted(d.glob("*.toml"))
+        if not found and i == 0:
+            raise DataError(f"{d}: no card files (*.toml)")
+        files += found
     specs: dict[str, CardSpec] = {}
     origin: dict[str, Path] = {}
     texts: dict[Path, str] = {}
-    files = sorted(cards_dir.glob("*.toml"))
-    if not files:
-        raise DataError(f"{cards_dir}: no card files (*.toml)")
     for path in files:
         raw, text = read_toml(path)
         texts[path] = text
@@ -371,8 +376,8 @@ def compile_catalog(specs: dict[str, CardSpec]) -> Catalog:
         "ability_target": np.array(ab(lambda a: TARGET_KINDS.index(a.target), 0), dtype=np.int8),
         "ability_range": np.array(ab(lambda a: RANGES.index(a.range), 0), dtype=np.int8),
     }
-    for kw, (dtype, presence, _) in KEYWORDS.items():
-        arrays[f"kw_{kw}"] = arr(lambda s, kw=kw: s.keywords.get(kw, False if presence == "tag" else 0), dtype)
+    for kw, spec in KEYWORDS.items():
+        arrays[f"kw_{kw}"] = arr(lambda s, kw=kw, d=spec.default: s.keywords.get(kw, d), spec.dtype)
     names_index = {n: i for i, n in enumerate(names)}
     catalog = Catalog(names, arrays, rows)
     catalog.effects = compile_effects(rows, names_index)
@@ -461,11 +466,17 @@ def load_card_set(
     """Load and validate the card directory and every deck in the deck directory."""
     cards_dir = Path(cards_dir) if cards_dir else data_dir() / "cards" / "lanes"
     decks_dir = Path(decks_dir) if decks_dir else data_dir() / "decks" / "lanes"
-    specs, _ = load_cards(cards_dir)
+    plugin_files = extend("lanes").card_dirs  # card and deck files that plugins ship
+    specs, _ = load_cards(cards_dir, [f.cards for f in plugin_files if f.cards])
     # stands for units written inline in scenario files (no card: stats and keywords given there)
     specs[INLINE_CARD] = CardSpec(name=INLINE_CARD, type="token", health=1)
     catalog = compile_catalog(specs)
-    if not decks_dir.is_dir():
-        raise DataError(f"{decks_dir}: deck directory not found")
-    decks = {p.stem: load_deck(p, specs, catalog, params) for p in sorted(decks_dir.glob("*.toml"))}
+    decks: dict[str, Deck] = {}
+    for d, source in [(decks_dir, None), *((f.decks, f.source) for f in plugin_files if f.decks)]:
+        if not d.is_dir():
+            raise DataError(f"{d}: deck directory not found")
+        for p in sorted(d.glob("*.toml")):
+            if p.stem in decks:
+                raise DataError(f"{p}: deck {p.stem!r} (plugin {source}) is already defined in {decks[p.stem].path}")
+            decks[p.stem] = load_deck(p, specs, catalog, params)
     return CardSet(catalog, specs, decks, cards_dir, decks_dir)

@@ -13,12 +13,12 @@ import numpy as np
 
 from ecs.damage import (
     APPLY_HEALTH, ATTACK, DEATH, MITIGATION, OVERFLOW, PREVENTION, REACTIONS, RETALIATE, SPELL,
-    DamageBatch, DamagePipeline, StageSpec,
+    DamageBatch, DamagePipeline,
 )
 from ecs.effects import Ctx
 from systems.lanes import stats
 from systems.lanes.board import anchor_slot
-from systems.lanes.vocabulary import EXECUTOR
+from systems.lanes.vocabulary import EXECUTOR, lanes
 
 
 def destroyed_objective(w, batch: DamageBatch) -> None:
@@ -176,20 +176,23 @@ def mark_dying(w, batch: DamageBatch) -> None:
 
 
 STAGES = [
-    StageSpec("destroyed_objective", PREVENTION - 10, destroyed_objective),
-    StageSpec("damage_immunity", PREVENTION, damage_immunity),
-    StageSpec("shield", PREVENTION + 10, shield),
-    StageSpec("armor", MITIGATION, armor),
-    APPLY_HEALTH,
-    StageSpec("record_hit", REACTIONS - 10, record_hit),
-    StageSpec("lifesteal", REACTIONS, lifesteal),
-    StageSpec("retaliate", REACTIONS + 10, retaliate),
-    StageSpec("overflow", REACTIONS + 20, overflow),
-    StageSpec("anchor_falls", REACTIONS + 50, anchor_falls),
-    StageSpec("damage_taken", REACTIONS + 60, damage_taken),
-    StageSpec("mark_dying", DEATH, mark_dying),
+    ("destroyed_objective", PREVENTION - 10, destroyed_objective),
+    ("damage_immunity", PREVENTION, damage_immunity),
+    ("shield", PREVENTION + 10, shield),
+    ("armor", MITIGATION, armor),
+    (APPLY_HEALTH.name, APPLY_HEALTH.priority, APPLY_HEALTH.fn),
+    ("record_hit", REACTIONS - 10, record_hit),
+    ("lifesteal", REACTIONS, lifesteal),
+    ("retaliate", REACTIONS + 10, retaliate),
+    ("overflow", REACTIONS + 20, overflow),
+    ("anchor_falls", REACTIONS + 50, anchor_falls),
+    ("damage_taken", REACTIONS + 60, damage_taken),
+    ("mark_dying", DEATH, mark_dying),
 ]
+for _name, _priority, _fn in STAGES:
+    lanes.damage_stage(_name, _priority)(_fn)  # the public API (ecs/plugin.py), as a plugin would
 
 
 def lanes_pipeline() -> DamagePipeline:
-    return DamagePipeline(STAGES)
+    """Every declared stage (built-in and plugins'), in the documented order."""
+    return lanes.pipeline()

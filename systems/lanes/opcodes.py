@@ -12,16 +12,13 @@ from __future__ import annotations
 import esper
 import numpy as np
 
-from components.keywords import KEYWORDS, PURGEABLE, STATUSES
+from components.keywords import KEYWORDS, STATUSES
+from components.keywords import lanes as _lanes
 from ecs.damage import BATTLE, SPELL, DamageBatch
-from ecs.effects import Hit, Opcode
+from ecs.effects import Hit
 from systems.lanes import board
 from systems.lanes.battle import exchange
 from systems.lanes.damage_stages import heal_anchor
-from systems.lanes.vocabulary import EXECUTOR
-
-_KW = list(KEYWORDS)
-_ST = list(STATUSES)
 
 
 def by_rank(game: np.ndarray):
@@ -102,7 +99,7 @@ def grant_keyword(w, hit: Hit) -> None:
     kw = hit.param("keyword")
     for k in np.unique(kw[ok]):
         sel = ok & (kw == k)
-        name = _KW[int(k)]
+        name = list(KEYWORDS)[int(k)]
         arr = getattr(w.c, name)
         if arr.dtype == np.bool_:
             arr[hit.game[sel], hit.target[sel]] = True
@@ -116,7 +113,7 @@ def apply_status(w, hit: Hit) -> None:
     st = hit.param("status")
     for k in np.unique(st[ok]):
         sel = ok & (st == k)
-        arr = getattr(w.c, _ST[int(k)])
+        arr = getattr(w.c, list(STATUSES)[int(k)])
         np.add.at(arr, (hit.game[sel], hit.target[sel]), np.maximum(hit.amount[sel], 1).astype(arr.dtype))
 
 
@@ -354,7 +351,7 @@ def purge(w, hit: Hit) -> None:
     or keywords"; "Does NOT remove equipment bonuses"."""
     ok = _units(w, hit)
     b, t = hit.game[ok], hit.target[ok]
-    for name in PURGEABLE:
+    for name in _lanes.purgeable():
         getattr(w.c, name)[b, t] = 0
     opp = 1 - w.c.owner[b, t].astype(np.intp)
     w.c.temp_attack[b, t, opp] = 0
@@ -384,7 +381,7 @@ def enchant_anchor(w, hit: Hit) -> None:
     kw = hit.param("keyword")
     for k in np.unique(kw[ok]):
         sel = ok & (kw == k)
-        name = "anchor_aura" if k < 0 else _KW[int(k)]
+        name = "anchor_aura" if k < 0 else list(KEYWORDS)[int(k)]
         arr = getattr(w.c, name)
         np.add.at(arr, (hit.game[sel], hit.target[sel]), hit.amount[sel].astype(arr.dtype))
 
@@ -441,4 +438,4 @@ _OPCODES = [
     (bounty, "bounty", "Add `amount` (may be negative) to each target's bounty.", ()),
 ]
 for _fn, _name, _doc, _params in _OPCODES:
-    EXECUTOR.add_opcode(Opcode(_name, _fn, _doc, _params))
+    _lanes.opcode(_name, _doc, _params)(_fn)  # the public API (ecs/plugin.py), as a plugin would

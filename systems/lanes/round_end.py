@@ -13,7 +13,7 @@ from __future__ import annotations
 import esper
 import numpy as np
 
-from components.keywords import DECAYING
+from components.keywords import lanes as _lanes
 from systems.lanes import board
 from systems.lanes.deaths import settle
 from systems.lanes.round_start import fire_all
@@ -26,7 +26,7 @@ class EndOfRound(esper.Processor):
         fire_all(w, "end_of_round")
         settle(w)
         act = w.active[:, None] & w.alive
-        for name in DECAYING:
+        for name in _lanes.decaying():
             arr = getattr(w.c, name)
             np.subtract(arr, 1, out=arr, where=act & (arr > 0))
         # buffs until end of round

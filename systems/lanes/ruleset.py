@@ -9,6 +9,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ecs.datafiles import DataError
+from ecs.plugin import extend
 from ecs.schedule import Phase, Schedule
 from systems.lanes import agents as _agents  # noqa: F401  (registers greedy and lookahead)
 from systems.lanes.actions import ActionTable
@@ -26,22 +27,44 @@ from systems.lanes.victory import RoundEnd, VictoryCheck
 DEFAULT_DECKS = ("red_vanguard", "blue_tide")
 
 
-def make_schedule(params: LanesParams, actions: ActionTable) -> Schedule:
+PHASES = ("creep_spawn", "start_of_round", "hero_deployment", "draw", "resources", "play", "combat", "shop",
+          "round_end")
+lanes = extend("lanes")
+lanes.declare_phases(PHASES)
+
+# The built-in systems, declared through the public API as a plugin declares its own
+# (``factory(game) -> processor``; higher priority runs first inside a phase).
+_BUILT_IN_SYSTEMS = [
+    ("creep_spawn", 0, CreepSpawn, None),
+    ("start_of_round", 0, StartOfRound, None),
+    ("hero_deployment", 10, HeroAvailability, None),
+    ("hero_deployment", 0, HeroDeployment, lambda game: HeroDeployment(game.actions)),
+    ("draw", 0, DrawPhase, None),
+    ("resources", 0, RefreshResources, None),
+    ("play", 0, PlayPhase, lambda game: PlayPhase(game.actions)),
+    ("combat", 0, Combat, None),
+    ("combat", -10, VictoryCheck, None),
+    ("shop", 0, ShopPhase, lambda game: ShopPhase(game.actions)),
+    ("round_end", 10, EndOfRound, None),
+    ("round_end", 0, RoundEnd, None),
+]
+for _phase, _priority, _cls, _factory in _BUILT_IN_SYSTEMS:
+    lanes.system(_phase, _priority, name=_cls.__name__, doc=_cls.__doc__ or "")(_factory or _cls)
+
+
+def make_schedule(game: "LanesGame") -> Schedule:
     """lanes.md "Game Phases": creep spawn, start of round (status tick, start-of-round effects),
-    hero deployment, draw, resources, play, combat (win check), shop, end of round."""
-    deploy_ready = HeroAvailability()
-    deploy_ready.priority = 10
-    return Schedule([
-        Phase("creep_spawn", [CreepSpawn()]),
-        Phase("start_of_round", [StartOfRound()]),
-        Phase("hero_deployment", [deploy_ready, HeroDeployment(actions)]),
-        Phase("draw", [DrawPhase()]),
-        Phase("resources", [RefreshResources()]),
-        Phase("play", [PlayPhase(actions)]),
-        Phase("combat", [Combat(), VictoryCheck()]),
-        Phase("shop", [ShopPhase(actions)]),
-        Phase("round_end", [EndOfRound(), RoundEnd()]),
-    ])
+    hero deployment, draw, resources, play, combat (win check), shop, end of round; with every
+    system a plugin declared, in the documented order (ecs/plugin.py)."""
+    phases = []
+    for name, specs in lanes.schedule_specs():
+        systems = []
+        for spec in specs:
+            proc = spec.factory(game)
+            proc.priority = spec.priority
+            systems.append(proc)
+        phases.append(Phase(name, systems))
+    return Schedule(phases)
 
 
 @dataclass
@@ -53,7 +76,7 @@ class LanesGame:
     def __post_init__(self) -> None:
         p = self.params
         self.actions = ActionTable(p.hand_limit, p.lanes, p.positions, p.heroes, MAX_IMPROVEMENTS, p.shop_offers)
-        self.schedule = make_schedule(p, self.actions)
+        self.schedule = make_schedule(self)
 
     def deck_ids(self) -> list[str]:
         return sorted(self.cards.decks)

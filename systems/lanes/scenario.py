@@ -16,6 +16,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from components.keywords import KEYWORDS, STATUSES
+from ecs.plugin import plugins_summary
 from ecs.datafiles import DataError, read_toml, validate
 from ecs.decisions import PassAgent
 from ecs.esper_bridge import component_class, load, snapshot
@@ -194,8 +195,9 @@ class Scenario:
             kws.update(u.keywords)
             for k, v in kws.items():
                 if k not in KEYWORDS:
-                    raise ScenarioError(f"{self.path}: {where}: unknown keyword {k!r}; known: {', '.join(KEYWORDS)}")
-                comps.append(C(k)() if KEYWORDS[k][1] == "tag" else C(k)(int(v)))
+                    raise ScenarioError(f"{self.path}: {where}: unknown keyword {k!r}; known: {', '.join(KEYWORDS)}; "
+                                        f"{plugins_summary()}")
+                comps.append(C(k)() if KEYWORDS[k].value == "tag" else C(k)(int(v)))
             for k, v in u.statuses.items():
                 if k not in STATUSES:
                     raise ScenarioError(f"{self.path}: {where}: unknown status {k!r}; known: {', '.join(STATUSES)}")
@@ -283,10 +285,10 @@ class Scenario:
                         continue
                     card = int(w.c.card_id[0, s])
                     kws = {}  # as the rules see them: own + equipment
-                    for k, (_, presence, _) in KEYWORDS.items():
+                    for k, spec in KEYWORDS.items():
                         v = stats.keyword(w, k, G, np.array([s]))[0]
                         if v:
-                            kws[k] = True if presence == "tag" else int(v)
+                            kws[k] = True if spec.value == "tag" else int(v)
                     sts = {k: int(getattr(w.c, k)[0, s]) for k in STATUSES if getattr(w.c, k)[0, s]}
                     unit = {
                         "side": side, "lane": lane, "pos": pos,

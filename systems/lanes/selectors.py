@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ecs.effects import Ctx, EffectTable, Selector
+from ecs.effects import Ctx, EffectTable
 from ecs.rng import Stream
 from systems.lanes.board import EMPTY, anchor_slot
-from systems.lanes.vocabulary import EXECUTOR
+from systems.lanes.vocabulary import lanes as _lanes
 
 
 def _pairs(ctx: Ctx, cells: np.ndarray, keep: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -206,4 +206,4 @@ _SELECTORS = [
     (enemy_improvements_in_lane, "enemy_improvements_in_lane", "The opponent's improvements in the lane, oldest first."),
 ]
 for _fn, _name, _doc in _SELECTORS:
-    EXECUTOR.add_selector(Selector(_name, _fn, _doc))
+    _lanes.selector(_name, _doc)(_fn)  # the public API (ecs/plugin.py), as a plugin would

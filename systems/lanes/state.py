@@ -20,14 +20,19 @@ from systems.lanes import board
 from systems.lanes.cards import CardSet, Deck
 from systems.lanes.params import LanesParams
 
-COMPONENTS = [
+BASE_COMPONENTS = [
     "card_id", "owner", "faction", "hero", "creep", "lane", "pos",
     "attack", "health", "max_health", "anchor", "essence", "ruined", "hero_index", "deck_pos", "dying",
     "anchor_aura", "hit_by",
-    *KEYWORDS, *STATUSES,
     "temp_attack", "temp_health", "equipment", "improvement", "timer", "charges", "cooldown",
     "used_round", "bounty", "aura",
 ]
+
+
+def components() -> list[str]:
+    """What a lanes World allocates: the base components, then every declared keyword and
+    status (a plugin's too, in declaration order)."""
+    return [*BASE_COMPONENTS, *KEYWORDS, *STATUSES]
 MAX_IMPROVEMENTS = 3  # lanes.md: "Maximum 3 Improvements per lane per player"
 OFFERS = 3  # lanes.md: "Each player is presented with 3 equipment items to choose from"
 
@@ -107,7 +112,7 @@ def new_world(
     M = max(max(int(d.equipment.size) for d in decks), 1)
     # anchors + every cell + every improvement + margin
     S = 6 + 2 * params.lanes * params.positions + 2 * params.lanes * MAX_IMPROVEMENTS + 2
-    w = World(B, S, COMPONENTS, state_fields(params, D, M), seeds=seeds, catalog=cards.catalog, params=params)
+    w = World(B, S, components(), state_fields(params, D, M), seeds=seeds, catalog=cards.catalog, params=params)
     w.load_hooks = [board.rebuild]
     attach_rules(w)
     games = w.games

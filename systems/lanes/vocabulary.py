@@ -1,15 +1,17 @@
 """The words card files may use in lanes: triggers, selectors, opcodes, target kinds.
 
-The registries live on one ``Executor`` (ecs/effects.py); the kernels register themselves in
+The registries live on lanes' ``Executor`` (ecs/effects.py), reached through the public
+extension API (``ecs.plugin.extend("lanes")``) like a plugin's; the kernels declare themselves in
 ``systems/lanes/selectors.py`` and ``systems/lanes/opcodes.py``. Trigger names and docs are
 lanes.md's "Effect Timings" list, in its order.
 """
 
 from __future__ import annotations
 
-from ecs.effects import Executor, Trigger
+from ecs.plugin import extend
 
-EXECUTOR = Executor()
+lanes = extend("lanes")
+EXECUTOR = lanes.executor
 
 TRIGGERS = {
     "start_of_round": "Triggers at the beginning of each round (after creep spawn, before play phase).",
@@ -32,7 +34,7 @@ TRIGGERS = {
     "while_in_lane": "Aura effect active while this card is in the lane.",
 }
 for _name, _doc in TRIGGERS.items():
-    EXECUTOR.add_trigger(Trigger(_name, _doc))
+    lanes.trigger(_name, _doc)
 
 # What a card (or an ability) asks its player to choose when it is played.
 TARGET_KINDS = ("none", "enemy_unit", "ally_unit", "unit", "lane")
