@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ecs.decisions import make_agent
+from ecs.plugin import load_plugins
 from ecs.ruleset import get_ruleset
 
 # Test-only fault injection (see ``Fault``): read by the driver, shipped inside the tasks, so it
@@ -39,9 +40,10 @@ class RunSetup:
     decks: tuple[str, str]
     agents: tuple[str, str]
     cards_table: bool  # also build the cards table
+    plugins: tuple[str, ...] = ()  # --plugin modules every worker loads before the ruleset's cards
 
     def game_key(self) -> str:
-        return json.dumps([self.ruleset, self.params, self.cards_dir], sort_keys=True)
+        return json.dumps([self.ruleset, self.params, self.cards_dir, list(self.plugins)], sort_keys=True)
 
     def key(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -176,7 +178,9 @@ def load_game(setup: RunSetup):
     if game is None:
         from pathlib import Path
 
-        game = get_ruleset(setup.ruleset).load(setup.params or None, Path(setup.cards_dir) if setup.cards_dir else None)
+        ruleset = get_ruleset(setup.ruleset)
+        load_plugins(setup.plugins)  # a worker process plays what the parent plays
+        game = ruleset.load(setup.params or None, Path(setup.cards_dir) if setup.cards_dir else None)
         _GAMES[setup.game_key()] = game
     return game
 

@@ -38,6 +38,13 @@ class UserError(Exception):
     pass
 
 
+PLUGIN_OPTION = typer.Option(
+    [], "--plugin", metavar="MODULE",
+    help="Load a plugin by import path (a module, or a path to a .py file) without installing it; "
+         "repeatable. Installed plugins load anyway (see `battlesim keywords`).",
+)
+
+
 def fail(message: str) -> None:
     err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
@@ -88,6 +95,7 @@ def simulate_cmd(
     param: list[str] = typer.Option([], help="Override a ruleset parameter, NAME=VALUE (repeatable)."),
     cards: Optional[Path] = typer.Option(None, help="Play with another card directory (a designer's copy)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    plugin: list[str] = PLUGIN_OPTION,
 ) -> None:
     """Play a batch of games and print a summary: wins, draws, first-player win rate, rounds, speed."""
     try:
@@ -95,7 +103,7 @@ def simulate_cmd(
             raise UserError(f"--games must be at least 1 (got {games})")
         config = RunConfig(
             ruleset=ruleset, games=games, seed=seed, agents=parse_pair(agents, "agents"), chunk=chunk,
-            params=parse_params(param), cards_dir=str(cards) if cards else None,
+            params=parse_params(param), cards_dir=str(cards) if cards else None, plugins=tuple(plugin),
         )
         game = load_game(config)
         defaults = game.default_decks()
@@ -216,12 +224,14 @@ def replay(
     agents: str = typer.Option("random,random", help="Agents of seat 0 and 1 (as in the run)."),
     param: list[str] = typer.Option([], help="Override a ruleset parameter, NAME=VALUE (as in the run)."),
     cards: Optional[Path] = typer.Option(None, help="Card directory (as in the run)."),
+    plugin: list[str] = PLUGIN_OPTION,
 ) -> None:
     """Play one game alone and print it turn by turn: deployments, plays, combat per lane,
     deaths, gold, objectives. Its result is that seed's row in any run with the same options."""
     try:
         config = RunConfig(ruleset=ruleset, games=1, seed=seed, agents=parse_pair(agents, "agents"),
-                           params=parse_params(param), cards_dir=str(cards) if cards else None)
+                           params=parse_params(param), cards_dir=str(cards) if cards else None,
+                           plugins=tuple(plugin))
         game = load_game(config)
         defaults = game.default_decks()
         config = replace(config, decks=(deck or defaults[0], vs or defaults[1]))
@@ -249,10 +259,10 @@ def replay(
 
 
 @app.command()
-def decks(ruleset: str = typer.Option("lanes", help="Rule system.")) -> None:
-    """List the shipped decks of a ruleset."""
+def decks(ruleset: str = typer.Option("lanes", help="Rule system."), plugin: list[str] = PLUGIN_OPTION) -> None:
+    """List the decks of a ruleset (the shipped ones and those plugins ship)."""
     try:
-        game = load_game(RunConfig(ruleset=ruleset))
+        game = load_game(RunConfig(ruleset=ruleset, plugins=tuple(plugin)))
     except (RunError, DataError) as e:
         fail(str(e))
         return
@@ -261,10 +271,11 @@ def decks(ruleset: str = typer.Option("lanes", help="Rule system.")) -> None:
 
 
 @app.command()
-def agents(ruleset: str = typer.Option("lanes", help="Rule system (it may register agents of its own).")) -> None:
-    """List the agents that --agents accepts."""
+def agents(ruleset: str = typer.Option("lanes", help="Rule system (it may register agents of its own)."),
+           plugin: list[str] = PLUGIN_OPTION) -> None:
+    """List the agents that --agents accepts (the ruleset's and plugins' included)."""
     try:
-        load_game(RunConfig(ruleset=ruleset))  # a ruleset registers its agents when it loads
+        load_game(RunConfig(ruleset=ruleset, plugins=tuple(plugin)))  # a ruleset registers its agents when it loads
     except (RunError, DataError) as e:
         fail(str(e))
         return
@@ -277,6 +288,7 @@ def bench(
     ruleset: str = typer.Option("lanes", help="Rule system."),
     quick: bool = typer.Option(False, "--quick", help="Small batches only (a few seconds)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of tables."),
+    plugin: list[str] = PLUGIN_OPTION,
 ) -> None:
     """Measure games per second here, and the share of time each system takes.
 
@@ -287,7 +299,7 @@ def bench(
     from ecs.speed import measure, phase_split, standard_configs
 
     try:
-        game = load_game(RunConfig(ruleset=ruleset))
+        game = load_game(RunConfig(ruleset=ruleset, plugins=tuple(plugin)))
     except (RunError, DataError) as e:
         fail(str(e))
         return
@@ -331,6 +343,7 @@ def scenario(
     file: Path = typer.Argument(..., help="A scenario file (TOML); see docs/scenarios.md."),
     as_json: bool = typer.Option(False, "--json", help="Print the resulting state as one JSON object."),
     check: bool = typer.Option(False, "--check", help="Compare with the file's [expect]; exit 1 on a mismatch."),
+    plugin: list[str] = PLUGIN_OPTION,
 ) -> None:
     """Set up a board, run steps (combat, round start/end, shop, plays, abilities) and show the state.
 
@@ -345,7 +358,7 @@ def scenario(
             raise DataError(f"{file}: cannot read file: {e.strerror or e}") from None
         except tomllib.TOMLDecodeError as e:
             raise DataError(f"{file}: invalid TOML: {e}") from None
-        game = load_game(RunConfig(ruleset=str(ruleset)))
+        game = load_game(RunConfig(ruleset=str(ruleset), plugins=tuple(plugin)))
         if not hasattr(game, "scenario"):
             raise UserError(f"ruleset {ruleset!r} has no scenarios")
         sc = game.scenario(file)
@@ -394,6 +407,45 @@ def _print_state(state: dict[str, Any]) -> None:
     console.print(u)
     if state.get("improvements"):
         console.print("improvements: " + ", ".join(f"{i['name']} (side {i['side']}, lane {i['lane']})" for i in state["improvements"]))
+
+
+@app.command()
+def keywords(
+    ruleset: str = typer.Option("lanes", help="Rule system."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object: {ruleset, plugins, entries: [...]}."),
+    kind: Optional[str] = typer.Option(None, help="Only this kind: keyword, status, trigger, opcode, selector, "
+                                                  "damage_stage or system."),
+    plugin: list[str] = PLUGIN_OPTION,
+) -> None:
+    """List what card files may name and what runs each round: every keyword, status, trigger,
+    opcode, selector, damage stage and system, with its value type, its source (built-in or
+    the plugin that declared it) and its one-line doc."""
+    from ecs.plugin import extend, installed_plugins, loaded_plugins
+
+    try:
+        load_game(RunConfig(ruleset=ruleset, plugins=tuple(plugin)))
+    except (RunError, DataError) as e:
+        fail(str(e))
+        return
+    rows = extend(ruleset).vocabulary()
+    kinds = sorted({r["kind"] for r in rows})
+    if kind is not None:
+        if kind not in kinds:
+            fail(f"--kind {kind!r}: expected one of {', '.join(kinds)}")
+        rows = [r for r in rows if r["kind"] == kind]
+    plugins = [{"name": p.name, "module": p.module, "how": p.how, "package": p.dist} for p in loaded_plugins().values()]
+    if as_json:
+        sys.stdout.write(json.dumps({"ruleset": ruleset, "installed_plugins": installed_plugins(),
+                                     "plugins": plugins, "entries": rows}) + "\n")
+        return
+    console = Console()
+    t = Table(title=f"{ruleset}: keywords, statuses, triggers, opcodes, selectors, damage stages, systems")
+    for col in ("kind", "name", "value", "source", "doc"):
+        t.add_column(col, overflow="fold")
+    for r in rows:
+        t.add_row(r["kind"], r["name"], r["value_type"], r["source"], r["doc"])
+    console.print(t)
+    console.print("plugins: " + (", ".join(f"{p['name']} ({p['how']})" for p in plugins) or "none loaded"))
 
 
 @app.command()

@@ -50,6 +50,7 @@ import numpy as np
 
 from ecs import damage as _damage
 from ecs.damage import DamagePipeline, Stage, StageSpec
+from ecs.datafiles import DataError
 from ecs.decisions import AgentFactory, register_agent
 from ecs.effects import Executor, Opcode, Selector, Trigger
 from ecs.registry import Component, Presence, register_component
@@ -67,8 +68,9 @@ _source: ContextVar[str] = ContextVar("battlesim_plugin_source", default=BUILT_I
 F = TypeVar("F", bound=Callable)
 
 
-class PluginError(ValueError):
-    """A plugin could not be found, imported or registered; the message says which and why."""
+class PluginError(DataError):
+    """A plugin could not be found, imported or registered; the message says which and why.
+    (A ``DataError``: the command line reports it in one line, like a bad card file.)"""
 
 
 def current_source() -> str:
@@ -417,7 +419,7 @@ def load_plugins(modules: list[str] | tuple[str, ...] = (), entry_points_too: bo
                                       f"failed to load: {type(e).__name__}: {e}") from e
                 if callable(obj) and not isinstance(obj, type):
                     obj()
-            _LOADED[ep.name] = info = PluginInfo(ep.name, ep.value, "entry point", dist)
+            _LOADED[ep.name] = info = PluginInfo(ep.name, ep.module, "entry point", dist)
             infos.append(info)
     for mod in sorted(set(modules)):
         info = _load_module(mod)
@@ -469,7 +471,7 @@ def _declaring(source: str) -> Iterator[None]:
 
 @contextmanager
 def isolated() -> Iterator[None]:
-    """Declarations made inside are forgotten on exit (and modules imported inside are
+    """Declarations made inside are forgotten on exit (and plugins loaded inside are
     unloaded): tests and tutorials declare keywords without leaking them into each other."""
     from ecs import decisions, registry
 
@@ -479,13 +481,15 @@ def isolated() -> Iterator[None]:
     saved_loaded = dict(_LOADED)
     saved_ep = list(_ENTRY_POINTS_DONE)
     saved_ext = {name: _snapshot(ext) for name, ext in _EXTENSIONS.items()}
-    modules = set(sys.modules)
     path = list(sys.path)
     try:
         yield
     finally:
-        for name in set(sys.modules) - modules:
-            del sys.modules[name]
+        # unload the plugins loaded inside (and their submodules), so loading one again
+        # declares again; other modules stay (re-importing a built-in would re-declare it)
+        for info in set(_LOADED.values()) - set(saved_loaded.values()):
+            for name in [m for m in sys.modules if m == info.module or m.startswith(info.module + ".")]:
+                del sys.modules[name]
         sys.path[:] = path
         _restore(registry._REGISTRY, saved_components)
         _restore(decisions._AGENTS, saved_agents)

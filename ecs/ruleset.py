@@ -12,6 +12,8 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
+from ecs.plugin import load_plugins
+
 
 class Game(Protocol):
     """A ruleset with its parameters, cards and decks loaded: ready to play batches."""
@@ -39,7 +41,11 @@ def available_rulesets() -> dict[str, Any]:
 
 
 def get_ruleset(name: str) -> Ruleset:
+    """The ruleset ``name``, its built-in vocabulary declared, then every installed plugin
+    loaded (entry point group ``battlesim.plugins``, in name order: ecs/plugin.py)."""
     eps = available_rulesets()
     if name not in eps:
         raise KeyError(f"unknown ruleset {name!r}; available: {', '.join(sorted(eps)) or '(none installed)'}")
-    return eps[name].load()
+    ruleset = eps[name].load()
+    load_plugins()
+    return ruleset

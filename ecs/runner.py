@@ -29,6 +29,7 @@ from ecs.backends import BackendError, Failure, make_backend
 from ecs.chunks import ChunkTask, Fault, RunSetup, Tally
 from ecs.decisions import make_agent
 from ecs.rundir import RunDir, RunDirError
+from ecs.plugin import PluginError, load_plugins
 from ecs.ruleset import Game, get_ruleset
 
 # Games per chunk, measured with random agents, one process, --out (cards table and Parquet
@@ -64,6 +65,7 @@ class RunConfig:
     chunk: int | None = None  # None: the run directory's, else default_chunk(games, workers)
     params: dict[str, Any] = field(default_factory=dict)
     cards_dir: str | None = None
+    plugins: tuple[str, ...] = ()  # modules loaded with --plugin (installed plugins load anyway)
 
     def identity(self) -> dict[str, Any]:
         """What makes two runs the same run (chunking is not part of it: it changes no result)."""
@@ -71,6 +73,9 @@ class RunConfig:
         d.pop("chunk")
         d["decks"] = list(d["decks"]) if d["decks"] else None
         d["agents"] = list(d["agents"])
+        d["plugins"] = sorted(d["plugins"])
+        if not d["plugins"]:
+            del d["plugins"]  # run directories written before plugins existed stay resumable
         return d
 
 
@@ -99,8 +104,11 @@ class Progress(Protocol):
 def load_game(config: RunConfig) -> Game:
     try:
         ruleset = get_ruleset(config.ruleset)
+        load_plugins(config.plugins)
     except KeyError as e:
         raise RunError(str(e.args[0])) from None
+    except PluginError as e:
+        raise RunError(str(e)) from None
     cards = Path(config.cards_dir) if config.cards_dir else None
     return ruleset.load(config.params or None, cards)
 
@@ -192,7 +200,7 @@ def simulate(
     except RunDirError as e:
         raise RunError(str(e)) from None
     setup = RunSetup(config.ruleset, dict(config.params), config.cards_dir, decks, tuple(config.agents),  # type: ignore[arg-type]
-                     cards_table=has_cards and (rundir is not None or cards))
+                     cards_table=has_cards and (rundir is not None or cards), plugins=tuple(sorted(config.plugins)))
     try:
         return _execute(config, setup, chunk, rundir, game, progress, warn, fault,
                         backend=backend, workers=workers, address=address, keep=keep_table,

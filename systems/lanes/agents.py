@@ -25,7 +25,7 @@ import copy
 
 import numpy as np
 
-from ecs.decisions import register_agent
+from ecs.plugin import agent
 from ecs.rng import Stream
 from systems.lanes import stats
 from systems.lanes.cards import EQUIPMENT, IMPROVEMENT, SPELL, UNIT
@@ -275,5 +275,5 @@ class LookaheadAgent:
         return out
 
 
-register_agent("greedy", GreedyAgent)
-register_agent("lookahead", LookaheadAgent)
+agent("greedy")(GreedyAgent)  # the public API (ecs/plugin.py), as a plugin would
+agent("lookahead")(LookaheadAgent)
