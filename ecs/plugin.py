@@ -58,7 +58,7 @@ from ecs.registry import Component, Presence, register_component
 __all__ = [
     "BUILT_IN", "ENTRY_POINT_GROUP", "Keyword", "Status", "SystemSpec", "PluginInfo", "PluginError",
     "RulesetExtension", "component", "agent", "damage_kind", "extend", "load_plugins", "loaded_plugins",
-    "installed_plugins", "plugins_summary", "isolated", "Stage", "CardFiles", "current_source",
+    "installed_plugins", "plugins_summary", "isolated", "fingerprint", "Stage", "CardFiles", "current_source",
 ]
 
 BUILT_IN = "built-in"
@@ -356,6 +356,21 @@ def _one_line(doc: str, name: str) -> str:
 _EXTENSIONS: dict[str, RulesetExtension] = {}
 
 
+def fingerprint() -> str:
+    """What is declared right now, as a short string: a loaded game is valid only while the
+    declarations it was built from are (caches of loaded games key on it)."""
+    from ecs import registry
+
+    parts = [",".join(registry._REGISTRY), ",".join(_damage.KINDS)]
+    for name in sorted(_EXTENSIONS):
+        ext = _EXTENSIONS[name]
+        ex = ext.executor
+        parts += [name, ",".join(ext.keywords), ",".join(ext.statuses), ",".join(ext.stages), ",".join(ext.systems),
+                  ",".join(ex.triggers), ",".join(ex.opcodes), ",".join(ex.selectors),
+                  ",".join(f"{c.cards}|{c.decks}" for c in ext.card_dirs)]
+    return str(hash("\n".join(parts)))
+
+
 def extend(ruleset: str) -> RulesetExtension:
     """The declarations of ``ruleset`` (created empty on first use)."""
     ext = _EXTENSIONS.get(ruleset)
@@ -474,7 +489,13 @@ def isolated() -> Iterator[None]:
     """Declarations made inside are forgotten on exit (and plugins loaded inside are
     unloaded): tests and tutorials declare keywords without leaking them into each other."""
     from ecs import decisions, registry
+    from ecs.ruleset import available_rulesets
 
+    # declare the built-ins (and installed plugins) first: what is declared inside is forgotten,
+    # and a module imported for the first time inside would not declare again
+    for ep in available_rulesets().values():
+        ep.load()
+    load_plugins()
     saved_components = dict(registry._REGISTRY)
     saved_agents = dict(decisions._AGENTS)
     saved_kinds = dict(_damage.KINDS)

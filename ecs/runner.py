@@ -29,7 +29,7 @@ from ecs.backends import BackendError, Failure, make_backend
 from ecs.chunks import ChunkTask, Fault, RunSetup, Tally
 from ecs.decisions import make_agent
 from ecs.rundir import RunDir, RunDirError
-from ecs.plugin import PluginError, load_plugins
+from ecs.plugin import PluginError, load_plugins, plugins_summary
 from ecs.ruleset import Game, get_ruleset
 
 # Games per chunk, measured with random agents, one process, --out (cards table and Parquet
@@ -134,7 +134,7 @@ def resolve_decks(game: Game, config: RunConfig) -> tuple[str, str]:
     known = game.deck_ids()
     for d in decks:
         if d not in known:
-            raise RunError(f"unknown deck {d!r}; available: {', '.join(known)}")
+            raise RunError(f"unknown deck {d!r}; available: {', '.join(known)} ({plugins_summary()})")
     return decks  # type: ignore[return-value]
 
 
@@ -314,6 +314,7 @@ def run_games(
     backend: str = "local",
     address: str | None = None,
     out: str | Path | None = None,
+    plugins: Sequence[str] = (),
 ) -> pa.Table:
     """Play ``games`` games (seeds ``seed`` .. ``seed + games - 1``) and return the games table,
     one row per game, sorted by seed. The notebook entry point::
@@ -322,13 +323,14 @@ def run_games(
         t = run_games(20_000, decks=("red_vanguard", "green_grove"), workers=2)
         t.to_pandas().groupby("first_player").winner.mean()
 
-    Same arguments as ``battlesim simulate``; ``out`` also writes (and resumes) a run directory.
+    Same arguments as ``battlesim simulate`` (``plugins``: its ``--plugin`` modules); ``out``
+    also writes (and resumes) a run directory.
     Raises ``RunError`` with a one-line message on bad input.
     """
     config = RunConfig(
         ruleset=ruleset, games=games, seed=seed, decks=tuple(decks) if decks else None,  # type: ignore[arg-type]
         agents=tuple(agents), chunk=chunk, params=dict(params or {}),  # type: ignore[arg-type]
-        cards_dir=str(cards_dir) if cards_dir else None,
+        cards_dir=str(cards_dir) if cards_dir else None, plugins=tuple(plugins),
     )
     if len(config.agents) != 2 or (config.decks is not None and len(config.decks) != 2):
         raise RunError("decks and agents take two names, seat 0's and seat 1's")

@@ -267,7 +267,7 @@ class CardSet:
             return self.decks[deck_id]
         except KeyError:
             raise DataError(
-                f"unknown deck {deck_id!r}; available: {', '.join(sorted(self.decks))}"
+                f"unknown deck {deck_id!r}; available: {', '.join(sorted(self.decks))} ({plugins_summary()})"
             ) from None
 
 

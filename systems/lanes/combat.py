@@ -91,6 +91,8 @@ def attack_triggers(w, game: np.ndarray, attacker: np.ndarray) -> None:
 
 
 class Combat(esper.Processor):
+    """lanes.md "Combat Phase": every lane fights at once, first strikers first; units attack the unit opposite, taunts or the anchor, through the damage pipeline."""
+
     def process(self, w) -> None:
         games = np.flatnonzero(w.active)
         if games.size == 0:

@@ -24,6 +24,8 @@ from systems.lanes.state import ON_BOARD, READY
 
 
 class HeroDeployment(esper.Processor):
+    """lanes.md "Hero Deployment": players choose lanes for their READY heroes, revealed together."""
+
     def __init__(self, actions) -> None:
         self.actions = actions
 

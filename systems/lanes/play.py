@@ -195,6 +195,8 @@ def legal_activations(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray) -
 
 
 class PlayPhase(DecisionSystem):
+    """lanes.md "Play Phase": players alternate actions (play a card, use an ability, pass), the initiative holder first, until both pass."""
+
     def __init__(self, actions) -> None:
         self.actions = actions
 

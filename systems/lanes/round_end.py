@@ -20,6 +20,8 @@ from systems.lanes.round_start import fire_all
 
 
 class EndOfRound(esper.Processor):
+    """lanes.md "End of Round": end-of-round effects, status stacks decay, round buffs end, cooldowns tick."""
+
     priority = 10  # before RoundEnd (the round counter and the round limit)
 
     def process(self, w) -> None:

@@ -35,6 +35,8 @@ def roll_offers(w, games: np.ndarray, seat: np.ndarray) -> None:
 
 
 class ShopPhase(DecisionSystem):
+    """lanes.md "Shop Phase": each player may buy one of the offered equipment or upgrade, paying gold."""
+
     def __init__(self, actions) -> None:
         self.actions = actions
 

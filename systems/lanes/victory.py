@@ -37,6 +37,8 @@ def finish(w, games: np.ndarray, winner: np.ndarray | int, reason: np.ndarray | 
 
 
 class VictoryCheck(esper.Processor):
+    """lanes.md "Win Conditions": two anchors destroyed, or a lane's essence destroyed, ends the game after combat."""
+
     priority = -10  # after combat, inside the combat phase
 
     def process(self, w) -> None:
