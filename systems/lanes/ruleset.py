@@ -15,6 +15,7 @@ from systems.lanes.actions import ActionTable
 from systems.lanes.cards import CardSet, load_card_set
 from systems.lanes.combat import Combat
 from systems.lanes.deploy import HeroDeployment
+from systems.lanes.measures import ObjectiveSnapshot, snapshot_columns
 from systems.lanes.params import LanesParams, load_params
 from systems.lanes.play import PlayPhase
 from systems.lanes.round_end import EndOfRound
@@ -40,7 +41,7 @@ def make_schedule(params: LanesParams, actions: ActionTable) -> Schedule:
         Phase("play", [PlayPhase(actions)]),
         Phase("combat", [Combat(), VictoryCheck()]),
         Phase("shop", [ShopPhase(actions)]),
-        Phase("round_end", [EndOfRound(), RoundEnd()]),
+        Phase("round_end", [EndOfRound(), ObjectiveSnapshot(), RoundEnd()]),
     ])
 
 
@@ -139,6 +140,7 @@ class LanesGame:
                 cols[f"essence_hp_{side}_{lane}"] = np.where(ess, hp, self.params.essence_hp).astype(np.int16)
         for side in range(2):
             cols[f"gold_{side}"] = w.g.gold[:, side].astype(np.int32)
+        cols.update(snapshot_columns(w))
         return cols
 
 
