@@ -412,22 +412,22 @@ def balance(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
 ) -> None:
     """Round-robin the decks (both seat orders) and report matchups, deck ratings, card impact
-    and game measures, with 95% intervals; writes OUT/balance.json (see docs/balance.md)."""
+    and game measures, with 95% intervals; writes OUT/balance.json and OUT/report.html (see
+    docs/balance.md). Rerunning the same command resumes; a card is flagged as an outlier only
+    when its early-draw test survives Holm's correction over all the reported cards."""
     from ecs import balance as bal
 
     try:
-        deck_list = bal.resolve_deck_list(decks, ruleset, str(cards) if cards else None)
-        agent_pair = parse_pair(agents, "agents")
-        if min_games < 1:
-            raise UserError(f"--min-games must be at least 1 (got {min_games})")
+        spec = bal.BalanceSpec(
+            decks=tuple(bal.resolve_deck_list(decks, ruleset, str(cards) if cards else None)),
+            games_per_pairing=games_per_pairing, ruleset=ruleset, agents=parse_pair(agents, "agents"), seed=seed,
+            min_games=min_games, params=parse_params(param), cards_dir=str(cards) if cards else None)
 
         def on_pair(i: int, n: int, a: str, b: str) -> None:
             if not quiet and not as_json:
                 err.print(f"[dim]pairing {i + 1}/{n}: {a} vs {b}[/]", highlight=False)
 
-        runs = bal.run_round_robin(deck_list, games_per_pairing, out, ruleset=ruleset, agents=agent_pair,
-                                   seed=seed, cards_dir=str(cards) if cards else None,
-                                   params=parse_params(param), workers=workers, on_pair=on_pair)
+        result = bal.measure(spec, out, workers=workers, on_pair=on_pair, warn=_warn)
     except ChunkFailed as e:
         err.print(f"[bold red]run stopped:[/] {e}", highlight=False, soft_wrap=True)
         raise typer.Exit(1)
@@ -438,17 +438,7 @@ def balance(
     except (UserError, RunError, DataError) as e:
         fail(str(e))
         return
-    meta = {"ruleset": ruleset, "decks": deck_list, "games_per_pairing": games_per_pairing,
-            "agents": list(agent_pair), "seed": seed, "min_games": min_games, "params": parse_params(param),
-            "cards_dir": str(cards) if cards else None}
-    result = bal.analyze(runs, deck_list, min_games, meta)
-    path = bal.write_json(result, out)
-    try:
-        from ecs.balance_report import write_report
-    except ImportError:  # matplotlib missing: balance.json only
-        _warn("matplotlib is not installed: no report.html (pip install matplotlib)")
-    else:
-        write_report(bal.clean(result), out)
+    path = out / "balance.json"
     if as_json:
         sys.stdout.write(path.read_text(encoding="utf-8"))
         return
@@ -488,18 +478,32 @@ def _print_balance(r: dict[str, Any], path: Path) -> None:
                       f"BT first-seat term {r['decks']['bradley_terry']['first_seat']:+.2f}")
     console.print(f"games {g['games']:,}: balance {g['balance']:.3f}, draws {g['drawishness']:.1%}, "
                   f"round limit {g['round_limit_rate']:.1%}, rounds {g['rounds_mean']:.1f} +/- {g['rounds_sd']:.1f}")
+    if g.get("decisiveness") is not None:
+        lo, hi = g["decisiveness_ci"]
+        d = g["decisiveness_detail"]
+        console.print(f"decisiveness: the side ahead in objective HP at the end of round 5 wins {g['decisiveness']:.1%} "
+                      f"[95% CI {lo:.1%} - {hi:.1%}] of {d['games_with_leader']:,} games "
+                      f"({d['ended_before']:,} ended before, {d['ties']:,} tied)")
     outl = [c for c in r["cards"] if c["outlier"]][:10]
     if outl:
-        c_t = Table(title="card outliers: impact = drawn WR - never-drawn WR, interval excludes 0")
-        for col in ("card", "impact [95% CI], pts", "drawn WR", "undrawn WR", "n drawn", "play%"):
-            c_t.add_column(col, justify="left" if col == "card" else "right", no_wrap=col in ("card", "impact [95% CI], pts"))
+        c_t = Table(title="card outliers, strongest first (win-rate points)",
+                    caption=f"early = drawn by round {r['meta'].get('early_round')} vs not, within pairing, seat and "
+                            f"turn order; flagged when Holm-adjusted p < {r['meta'].get('flag_alpha', 0.05)}; "
+                            "impact = drawn vs never drawn, all games")
+        for col in ("card", "early [95% CI]", "p Holm", "impact [95% CI]", "drawn", "play"):
+            c_t.add_column(col, justify="left" if col == "card" else "right", no_wrap=True,
+                           min_width=12 if col == "card" else None)
         for c in outl:
-            lo, hi = c["impact_ci"]
-            c_t.add_row(c["card"], f"{100 * c['impact']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]", f"{c['drawn_wr']:.1%}",
-                        f"{c['not_drawn_wr']:.1%}", f"{c['games_drawn']:,}", f"{c['play_rate']:.0%}")
+            elo, ehi = c["early_impact_ci"]
+            imp = "-" if c["impact_ci"] is None else (
+                f"{100 * c['impact']:+.0f} [{100 * c['impact_ci'][0]:+.0f}, {100 * c['impact_ci'][1]:+.0f}]")
+            c_t.add_row(c["card"], f"{100 * c['early_impact']:+.0f} [{100 * elo:+.0f}, {100 * ehi:+.0f}]",
+                        f"{c['p_holm']:.2g}", imp, f"{c['games_drawn']:,}",
+                        "-" if c["play_rate"] is None else f"{c['play_rate']:.0%}")
         console.print(c_t)
     else:
-        console.print(f"no card outliers among {len(r['cards'])} cards drawn in at least {r['meta']['min_games']} games")
+        console.print(f"no card outliers among {len(r['cards'])} cards drawn in at least {r['meta']['min_games']} games "
+                      f"(Holm-adjusted early-draw test at {r['meta'].get('flag_alpha', 0.05)})")
     console.print(f"written to {path}")
 
 
