@@ -31,34 +31,41 @@ def _pct(x: float | None, signed: bool = False) -> str:
 
 
 def heatmap(r: dict[str, Any]) -> str:
-    """Matchup matrix: the row deck's win rate against the column deck (both seat orders), blue
-    above 50%, red below; the diagonal (a deck against itself, not played) grey."""
-    decks = r["meta"]["decks"]
+    """Matchup matrix. The text is the row deck's win rate against the column deck (both seat
+    orders); the colour is its margin, row deck's wins - column deck's wins over their games
+    (blue: the row deck is ahead). A margin, not the win rate, because draws count as non-wins:
+    with 12% draws an even matchup is 44% to 44%, which a colour centred on 50% would paint red.
+    The diagonal (a deck against itself, not played) is grey. Decks in the order of the deck
+    table (by rating, highest first), so the strong decks sit top-left."""
+    decks = sorted(r["meta"]["decks"], key=lambda d: -r["decks"]["decks"][d]["bt_rating"])
     D = len(decks)
-    m = np.full((D, D), np.nan)
+    wr = np.full((D, D), np.nan)
+    margin = np.full((D, D), np.nan)
     for i, a in enumerate(decks):
         for j, b in enumerate(decks):
-            o = r["matchups"].get(a, {}).get(b)
-            if o and o["win_rate"] is not None:
-                m[i, j] = o["win_rate"]
+            o, back = r["matchups"].get(a, {}).get(b), r["matchups"].get(b, {}).get(a)
+            if o and back and o["win_rate"] is not None:
+                wr[i, j] = o["win_rate"]
+                margin[i, j] = o["win_rate"] - back["win_rate"]
     side = max(3.2, 0.8 * D + 1.2)
-    fig, ax = plt.subplots(figsize=(side + 1.0, side))
+    fig, ax = plt.subplots(figsize=(side + 1.2, side))
     cmap = plt.get_cmap("RdBu").with_extremes(bad="0.88")
-    im = ax.imshow(np.ma.masked_invalid(m), cmap=cmap, vmin=0.2, vmax=0.8)
+    im = ax.imshow(np.ma.masked_invalid(margin), cmap=cmap, vmin=-0.5, vmax=0.5)
     ax.set_xticks(range(D), decks, rotation=40, ha="right", fontsize=9)
     ax.set_yticks(range(D), decks, fontsize=9)
     for i in range(D):
         for j in range(D):
-            if np.isnan(m[i, j]):
+            if np.isnan(wr[i, j]):
                 ax.text(j, i, "-", ha="center", va="center", fontsize=9, color="0.5")
             else:
-                dark = abs(m[i, j] - 0.5) > 0.2
-                ax.text(j, i, f"{m[i, j]:.0%}", ha="center", va="center", fontsize=9,
-                        color="white" if dark else "black")
+                ax.text(j, i, f"{wr[i, j]:.0%}", ha="center", va="center", fontsize=9,
+                        color="white" if abs(margin[i, j]) > 0.3 else "black")
     ax.set_xlabel("opponent (column)")
-    ax.set_title("row deck's win rate against the column deck", fontsize=10)
+    ax.set_title("row deck's win rate against the column deck\n"
+                 "colour: row deck's wins - column deck's wins (draws are neither)", fontsize=10)
     bar = fig.colorbar(im, ax=ax, fraction=0.046, extend="both")
     bar.ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=0))
+    bar.set_label("win margin (share of games)", fontsize=9)
     return _png(fig)
 
 
@@ -106,7 +113,9 @@ def rounds_hist(g: dict[str, Any]) -> str:
 
 
 def first_player(r: dict[str, Any]) -> str:
-    decks = r["meta"]["decks"]
+    """Each deck's win rate going first minus going second, with intervals; decks in the order
+    of the deck table (by rating, highest at the top)."""
+    decks = sorted(r["meta"]["decks"], key=lambda d: r["decks"]["decks"][d]["bt_rating"])
     adv = [r["decks"]["decks"][d]["first_player_advantage"] for d in decks]
     cis = [r["decks"]["decks"][d]["first_player_advantage_ci"] for d in decks]
     ok = [i for i, a in enumerate(adv) if a is not None]
