@@ -4,9 +4,11 @@
   each, through ``ecs.runner.simulate`` into ``OUT/pairs/<a>__<b>`` (resumable like any run).
   Pairing ``a__b`` starts at seed ``SEED + pair_seed_offset(a, b)``: a fixed offset per
   pairing, so a pairing's games do not depend on which other decks are in the round-robin.
-- ``deck_stats`` / ``card_stats`` / ``game_stats`` compute the deck, card and game level
-  measures from the games and cards tables (plain numpy, no pandas), ``analyze`` assembles
-  them into the ``balance.json`` object.
+- ``deck_stats`` / ``card_stats`` (``ecs.balance_cards``) / ``game_stats`` compute the deck,
+  card and game level measures from the games and cards tables (plain numpy, no pandas),
+  ``analyze`` assembles them into the ``balance.json`` object.
+- ``measure`` is the whole measure (play or resume, analyze, write ``balance.json`` and
+  ``report.html``): ``battlesim balance`` runs it once, ``battlesim sweep`` once per point.
 
 Win rates count a draw as a non-win (the draw rate is reported beside them). Intervals are
 95%: Wilson for a proportion, the normal approximation for a difference of proportions.

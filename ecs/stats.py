@@ -1,11 +1,10 @@
 """Interval and test primitives for balance numbers (plain numpy, vectorized over many cards).
 
-Why these: a card's drawn-vs-never-drawn win rate is confounded (a card is drawn more often in
-longer games and in games where its player drew more cards), and a report of dozens of cards
-at 95% each flags a few by chance alone. So a card's effect is estimated *within strata* of
-comparable games (Mantel-Haenszel risk difference, Sato's variance, which stays valid when
-the strata are small), tested with the Cochran-Mantel-Haenszel statistic, and the flag is
-controlled for multiplicity (Holm). docs/balance.md has the reasoning.
+Rates and differences (Wilson, normal approximation) for decks and games; for cards, a
+stratified risk difference (Mantel-Haenszel, with Sato's variance, valid for many small strata
+as well as few large ones), the Cochran-Mantel-Haenszel test, and Holm's correction, because a
+report of dozens of cards at 95% each flags a few by chance alone. docs/balance.md has the
+reasoning; ``ecs.balance_cards`` uses them.
 """
 
 from __future__ import annotations
