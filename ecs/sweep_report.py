@@ -42,7 +42,7 @@ def _layout(r: dict[str, Any]) -> tuple[str, list[dict[str, Any]], list[tuple[st
     return x, axes[x], series
 
 
-def _errorbar(ax, xs: np.ndarray, pts: list[dict[str, Any]], key: str, label: str | None, offset: float,
+def _errorbar(ax: Any, xs: np.ndarray, pts: list[dict[str, Any]], key: str, label: str | None, offset: float,
               color: Any = None, fmt: str = "o-") -> None:
     v = np.array([np.nan if p.get(key) is None else p[key] for p in pts], dtype=float)
     cis = [p.get(key + "_ci") for p in pts]
@@ -52,7 +52,7 @@ def _errorbar(ax, xs: np.ndarray, pts: list[dict[str, Any]], key: str, label: st
     ax.errorbar(xs + offset, v, yerr=err, fmt=fmt, capsize=3, ms=4, lw=1.2, label=label, color=color)
 
 
-def figure(r: dict[str, Any]):
+def figure(r: dict[str, Any]) -> "matplotlib.figure.Figure":
     """The sweep's figure (matplotlib)."""
     x, xvals, series = _layout(r)
     xs_all = np.array(xvals, dtype=float)
