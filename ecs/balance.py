@@ -4,9 +4,11 @@
   each, through ``ecs.runner.simulate`` into ``OUT/pairs/<a>__<b>`` (resumable like any run).
   Pairing ``a__b`` starts at seed ``SEED + pair_seed_offset(a, b)``: a fixed offset per
   pairing, so a pairing's games do not depend on which other decks are in the round-robin.
-- ``deck_stats`` / ``card_stats`` / ``game_stats`` compute the deck, card and game level
-  measures from the games and cards tables (plain numpy, no pandas), ``analyze`` assembles
-  them into the ``balance.json`` object.
+- ``deck_stats`` / ``card_stats`` (``ecs.balance_cards``) / ``game_stats`` compute the deck,
+  card and game level measures from the games and cards tables (plain numpy, no pandas),
+  ``analyze`` assembles them into the ``balance.json`` object.
+- ``measure`` is the whole measure (play or resume, analyze, write ``balance.json`` and
+  ``report.html``): ``battlesim balance`` runs it once, ``battlesim sweep`` once per point.
 
 Win rates count a draw as a non-win (the draw rate is reported beside them). Intervals are
 95%: Wilson for a proportion, the normal approximation for a difference of proportions.
@@ -17,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -26,9 +28,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
-from ecs.runner import RunConfig, RunError, load_game, simulate, wilson
+from ecs.balance_cards import EARLY_ROUND, FLAG_ALPHA, card_stats, outliers  # noqa: F401  (part of this module's API)
+from ecs.runner import RunConfig, RunError, load_game, simulate
+from ecs.stats import Z95, diff_ci, mean_ci, paired_rate_diff, rate, wilson_obj  # noqa: F401
 
-Z95 = 1.959963984540054
 DEFAULT_GAMES_PER_PAIRING = 200
 DEFAULT_MIN_GAMES = 200
 PAIR_SEED_STRIDE = 1_000_000
@@ -90,13 +93,14 @@ def run_round_robin(
     params: dict[str, Any] | None = None,
     workers: int = 1,
     on_pair: Callable[[int, int, str, str], None] | None = None,
+    plugins: Sequence[str] = (),
 ) -> list[PairRun]:
     """Play (or resume) every ordered pairing into ``out/pairs/<a>__<b>``."""
     if games_per_pairing < 1:
         raise RunError(f"--games-per-pairing must be at least 1 (got {games_per_pairing})")
     out = Path(out)
     config0 = RunConfig(ruleset=ruleset, agents=tuple(agents), cards_dir=cards_dir,  # type: ignore[arg-type]
-                        params=dict(params or {}))
+                        params=dict(params or {}), plugins=tuple(plugins))
     game = load_game(config0)
     runs: list[PairRun] = []
     pairs = pairings(decks)
@@ -105,7 +109,8 @@ def run_round_robin(
             on_pair(i, len(pairs), a, b)
         s = seed + pair_seed_offset(a, b)
         config = RunConfig(ruleset=ruleset, games=games_per_pairing, seed=s, decks=(a, b),
-                           agents=tuple(agents), cards_dir=cards_dir, params=dict(params or {}))  # type: ignore[arg-type]
+                           agents=tuple(agents), cards_dir=cards_dir, params=dict(params or {}),  # type: ignore[arg-type]
+                           plugins=tuple(plugins))
         pdir = out / "pairs" / pair_name(a, b)
         simulate(config, pdir, game=game, workers=workers, keep_table=False)
         g = ds.dataset(pdir / "games", format="parquet").to_table().sort_by("seed")
@@ -115,26 +120,6 @@ def run_round_robin(
 
 
 # ---------------------------------------------------------------- statistics
-
-
-def rate(k: float, n: float) -> float | None:
-    return k / n if n else None
-
-
-def wilson_obj(k: int, n: int) -> dict[str, Any]:
-    lo, hi = wilson(int(k), int(n))
-    return {"wins": int(k), "games": int(n), "win_rate": rate(k, n),
-            "ci": [lo, hi] if n else None}
-
-
-def diff_ci(k1: int, n1: int, k2: int, n2: int, z: float = Z95) -> tuple[float | None, list[float] | None]:
-    """p1 - p2 with a normal-approximation interval (None when a side has no games)."""
-    if not n1 or not n2:
-        return None, None
-    p1, p2 = k1 / n1, k2 / n2
-    d = p1 - p2
-    se = math.sqrt(p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2)
-    return d, [d - z * se, d + z * se]
 
 
 def bradley_terry(first: np.ndarray, second: np.ndarray, score: np.ndarray, n_teams: int,
@@ -273,79 +258,33 @@ def _seat_obj(counts: list[int] | None, seat: int) -> dict[str, Any] | None:
     return wilson_obj(counts[seat], counts[3])
 
 
-def card_stats(runs: Sequence[PairRun], min_games: int = DEFAULT_MIN_GAMES) -> list[dict[str, Any]]:
-    """Per card (pooled over decks), over (game, player) pairs that had it in their deck.
+SNAPSHOT_COLUMNS = ("objective_hp_r5_0", "objective_hp_r5_1")  # each side's objective HP at the end of round 5
 
-    A card is *drawn* in a game when any copy was drawn, *played* when any copy was played.
-    Only cards drawn in at least ``min_games`` games are reported, sorted by impact, the
-    largest magnitude first among those whose interval excludes 0, then the others.
+
+def _nullable(t: pa.Table, name: str) -> np.ndarray:
+    """A nullable integer column as float64 with NaN for null."""
+    return pc.cast(t.column(name), pa.float64()).to_numpy(zero_copy_only=False)
+
+
+def decisiveness(winner: np.ndarray, hp0: np.ndarray, hp1: np.ndarray) -> dict[str, Any]:
+    """How often the side ahead in objective HP at the end of round 5 wins the game.
+
+    ``hp0``/``hp1``: each side's objective HP then, NaN where the game had ended before. Among
+    games with a snapshot and a strict leader, the leader's win rate (a draw is a non-win) with
+    its Wilson interval; ties (no leader) are counted and left out. 0.5 means an early lead says
+    nothing about the result, 1.0 that the game is decided by round 5.
     """
-    tables = []
-    for k, r in enumerate(runs):
-        if r.cards is None or r.cards.num_rows == 0:
-            continue
-        c = r.cards
-        seeds = _col(r.games, "seed")
-        winners = _col(r.games, "winner").astype(np.int64)
-        cs = _col(c, "seed")
-        pos = np.searchsorted(seeds, cs)
-        pos = np.clip(pos, 0, len(seeds) - 1)
-        if not np.array_equal(seeds[pos], cs):
-            raise RunError(f"pairing {pair_name(r.a, r.b)}: cards table names a seed missing from its games table")
-        player = _col(c, "player").astype(np.int64)
-        won = (winners[pos] == player).astype(np.int64)
-        gid = k * (1 << 40) + (cs - r.seed) * 2 + player  # one id per (pairing, game, player)
-        tables.append(pa.table({
-            "gid": gid, "card": pc.cast(c.column("card"), pa.string()), "won": won,
-            "drawn": c.column("drawn_round"), "played": c.column("played_round"),
-        }))
-    if not tables:
-        return []
-    t = pa.concat_tables(tables)
-    per = t.group_by(["gid", "card"]).aggregate(
-        [("won", "max"), ("drawn", "count"), ("played", "count")])
-    card = _col(per, "card").astype(object)
-    won = _col(per, "won_max").astype(np.int64)
-    drawn = _col(per, "drawn_count") > 0
-    played = _col(per, "played_count") > 0
-    # average round played, over played copies
-    pl = t.filter(pc.is_valid(t.column("played"))).group_by("card").aggregate([("played", "mean")])
-    avg_round = dict(zip(pl.column("card").to_pylist(), pl.column("played_mean").to_pylist()))
-
-    names, inv = np.unique(card, return_inverse=True)
-    C = len(names)
-
-    def count(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return (np.bincount(inv[mask], minlength=C), np.bincount(inv[mask], weights=won[mask], minlength=C).astype(np.int64))
-
-    all_ = np.ones(len(won), bool)
-    n_deck, k_deck = count(all_)
-    n_dr, k_dr = count(drawn)
-    n_pl, k_pl = count(played)
-    n_nd, k_nd = count(~drawn)
-    out = []
-    for i, name in enumerate(names):
-        if n_dr[i] < min_games:
-            continue
-        impact, ci = diff_ci(k_dr[i], n_dr[i], k_nd[i], n_nd[i])
-        out.append({
-            "card": str(name),
-            "games_in_deck": int(n_deck[i]),
-            "games_drawn": int(n_dr[i]),
-            "games_played": int(n_pl[i]),
-            "games_not_drawn": int(n_nd[i]),
-            "in_deck_wr": rate(k_deck[i], n_deck[i]),
-            "drawn_wr": rate(k_dr[i], n_dr[i]),
-            "played_wr": rate(k_pl[i], n_pl[i]),
-            "not_drawn_wr": rate(k_nd[i], n_nd[i]),
-            "impact": impact,
-            "impact_ci": ci,
-            "outlier": bool(ci is not None and (ci[0] > 0 or ci[1] < 0)),
-            "play_rate": rate(n_pl[i], n_dr[i]),
-            "avg_round_played": avg_round.get(str(name)),
-        })
-    out.sort(key=lambda c: (not c["outlier"], -abs(c["impact"]) if c["impact"] is not None else 0.0, c["card"]))
-    return out
+    winner = np.asarray(winner, dtype=np.int64)
+    snap = ~(np.isnan(hp0) | np.isnan(hp1))
+    lead = snap & (hp0 != hp1)
+    leader = np.where(hp0 > hp1, 0, 1)
+    o = wilson_obj(int((lead & (winner == leader)).sum()), int(lead.sum()))
+    n = len(winner)
+    return {
+        "value": o["win_rate"], "ci": o["ci"], "leader_wins": o["wins"], "games_with_leader": o["games"],
+        "ties": int((snap & ~lead).sum()), "games_with_snapshot": int(snap.sum()),
+        "ended_before": int(n - snap.sum()),
+    }
 
 
 def game_stats(runs: Sequence[PairRun]) -> dict[str, Any]:
@@ -357,39 +296,106 @@ def game_stats(runs: Sequence[PairRun]) -> dict[str, Any]:
     rounds = np.concatenate([_col(r.games, "rounds").astype(np.float64) for r in runs])
     reasons = np.concatenate([_col(r.games, "end_reason").astype(object) for r in runs])
     n = len(w)
-    first_wr = float(((w >= 0) & (w == fp)).sum() / n)
-    second_wr = float(((w >= 0) & (w != fp)).sum() / n)
+    first_wins = int(((w >= 0) & (w == fp)).sum())
+    second_wins = int(((w >= 0) & (w != fp)).sum())
+    first_wr, second_wr = first_wins / n, second_wins / n
     seat_wr = [float((w == s).sum() / n) for s in (0, 1)]
     names, counts = np.unique(reasons, return_counts=True)
-    return {
+    adv, adv_ci = paired_rate_diff(first_wins, second_wins, n)
+    mean, mean_ci_ = mean_ci(rounds)
+    out = {
         "games": int(n),
         "balance": 1.0 - abs(first_wr - second_wr),
         "balance_note": "1 - |first player's win rate - second player's| (turn order, all games)",
         "first_player_win_rate": first_wr,
         "second_player_win_rate": second_wr,
+        "first_player_advantage": adv,
+        "first_player_advantage_ci": adv_ci,
         "seat_win_rates": seat_wr,
         "seat_balance": 1.0 - abs(seat_wr[0] - seat_wr[1]),
         "drawishness": float((w < 0).sum() / n),
+        "drawishness_ci": wilson_obj(int((w < 0).sum()), n)["ci"],
         "round_limit_rate": float((reasons == "round_limit").sum() / n),
         "end_reasons": {str(k) if k else "running": int(v) for k, v in zip(names, counts)},
-        "rounds_mean": float(rounds.mean()),
+        "rounds_mean": mean,
+        "rounds_mean_ci": mean_ci_,
         "rounds_sd": float(rounds.std(ddof=1)) if n > 1 else 0.0,
         "rounds_histogram": {str(int(k)): int(v) for k, v in zip(*np.unique(rounds, return_counts=True))},
-        "decisiveness": None,
-        "decisiveness_note": "not computed: the games table keeps only the final anchor HP, not HP per round",
     }
+    if all(c in r.games.column_names for r in runs for c in SNAPSHOT_COLUMNS):
+        hp = [np.concatenate([_nullable(r.games, c) for r in runs]) for c in SNAPSHOT_COLUMNS]
+        d = decisiveness(w, hp[0], hp[1])
+        out["decisiveness"] = d["value"]
+        out["decisiveness_ci"] = d["ci"]
+        out["decisiveness_detail"] = d
+        out["decisiveness_note"] = ("win rate of the side ahead in objective HP (anchors + essences) at the end of "
+                                    "round 5, among games still running then that had a leader")
+    else:
+        out["decisiveness"] = None
+        out["decisiveness_ci"] = None
+        out["decisiveness_note"] = ("not computed: these games tables have no objective_hp_r5 columns "
+                                    "(written by an older battlesim, or a ruleset that does not record them)")
+    return out
 
 
 def analyze(runs: Sequence[PairRun], decks: Sequence[str], min_games: int = DEFAULT_MIN_GAMES,
             meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ``balance.json`` object of a round-robin's runs."""
     deck_obj, matchups = deck_stats(runs, decks)
     return {
-        "meta": meta or {},
+        "meta": {**(meta or {}), "early_round": EARLY_ROUND, "flag_alpha": FLAG_ALPHA},
         "decks": deck_obj,
         "matchups": matchups,
         "cards": card_stats(runs, min_games),
         "game": game_stats(runs),
     }
+
+
+@dataclass(frozen=True)
+class BalanceSpec:
+    """What one balance measure plays: the options of ``battlesim balance`` (and of each point
+    of ``battlesim sweep``) except where it is written and how many processes play it."""
+
+    decks: tuple[str, ...]
+    games_per_pairing: int = DEFAULT_GAMES_PER_PAIRING
+    ruleset: str = "lanes"
+    agents: tuple[str, str] = ("random", "random")
+    seed: int = 0
+    min_games: int = DEFAULT_MIN_GAMES
+    params: dict[str, Any] = field(default_factory=dict)
+    cards_dir: str | None = None
+    plugins: tuple[str, ...] = ()  # --plugin modules (installed plugins load anyway)
+
+    def meta(self) -> dict[str, Any]:
+        return {"ruleset": self.ruleset, "decks": list(self.decks), "games_per_pairing": self.games_per_pairing,
+                "agents": list(self.agents), "seed": self.seed, "min_games": self.min_games,
+                "params": dict(self.params), "cards_dir": self.cards_dir, "plugins": list(self.plugins)}
+
+
+def measure(spec: BalanceSpec, out: Path | str, *, workers: int = 1,
+            on_pair: Callable[[int, int, str, str], None] | None = None, report: bool = True,
+            warn: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Play (or resume) the round-robin of ``spec`` into ``out``, write ``balance.json`` and,
+    with ``report`` (and matplotlib), ``report.html`` there; returns the JSON-safe result.
+
+    The one entry point of a balance measure: ``battlesim balance`` runs it once, ``battlesim
+    sweep`` once per combination of parameters."""
+    if spec.min_games < 1:
+        raise RunError(f"--min-games must be at least 1 (got {spec.min_games})")
+    runs = run_round_robin(spec.decks, spec.games_per_pairing, out, ruleset=spec.ruleset, agents=spec.agents,
+                           seed=spec.seed, cards_dir=spec.cards_dir, params=spec.params, workers=workers,
+                           on_pair=on_pair, plugins=spec.plugins)
+    result = clean(analyze(runs, spec.decks, spec.min_games, spec.meta()))
+    write_json(result, out)
+    if report:
+        try:
+            from ecs.balance_report import write_report
+        except ImportError:  # matplotlib missing: balance.json only
+            if warn:
+                warn("matplotlib is not installed: no report.html (pip install matplotlib)")
+        else:
+            write_report(result, out)
+    return result
 
 
 def clean(x: Any) -> Any:
@@ -411,8 +417,3 @@ def write_json(result: dict[str, Any], out: Path | str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(clean(result), indent=1) + "\n", encoding="utf-8")
     return path
-
-
-def outliers(cards: list[dict[str, Any]], top: int = 10) -> list[dict[str, Any]]:
-    """Cards whose impact interval excludes 0, strongest (largest |impact|) first."""
-    return [c for c in cards if c["outlier"]][:top]

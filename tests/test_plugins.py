@@ -174,7 +174,7 @@ def test_plugin_systems_and_agents_run_in_games(tmp_path):
         assert result.tally.games == 20
         assert round_counter.SEEN and round_counter.SEEN[0] == 20
         order = [(ph, [type(s).__name__ for s in systems]) for ph, systems in fresh_game().schedule._order]
-        assert ("round_end", ["EndOfRound", "RoundEnd", "CountRounds"]) in order
+        assert ("round_end", ["EndOfRound", "ObjectiveSnapshot", "RoundEnd", "CountRounds"]) in order
 
 
 # --------------------------------------------------------------------------- ordering
@@ -277,3 +277,13 @@ def test_a_run_directory_remembers_its_plugins(tmp_path):
 
         with pytest.raises(RunError):
             simulate(RunConfig(games=8, decks=("blue_tide", "red_vanguard")), tmp_path / "run")
+
+
+def test_balance_plays_plugin_decks_with_the_plugin_flag(tmp_path):
+    with isolated():
+        r = CliRunner().invoke(app, ["balance", "--plugin", str(EXAMPLE), "--decks", "thorn_wardens,spine_wardens",
+                                     "--games-per-pairing", "12", "--out", str(tmp_path / "bal"), "--json", "-q"])
+        assert r.exit_code == 0, r.output
+    data = json.loads((tmp_path / "bal" / "balance.json").read_text())
+    assert data["meta"]["plugins"] == [str(EXAMPLE)]
+    assert set(data["decks"]["decks"]) == {"thorn_wardens", "spine_wardens"}

@@ -66,7 +66,7 @@ def replay_game(game: Any, seed: int, decks: Sequence[str], agents: Sequence[Any
     finally:
         game.schedule = w.schedule = plain
     cols = game.results(w, tuple(decks), list(agents))
-    return {k: (v[0].item() if isinstance(v[0], np.generic) else v[0]) for k, v in cols.items()}
+    return {k: v[:1].tolist()[0] for k, v in cols.items()}  # plain Python values; a masked one is None, as in Parquet
 
 
 class _PhaseMarker(esper.Processor):

@@ -16,6 +16,7 @@ from systems.lanes.actions import ActionTable
 from systems.lanes.cards import CardSet, load_card_set
 from systems.lanes.combat import Combat
 from systems.lanes.deploy import HeroDeployment
+from systems.lanes.measures import ObjectiveSnapshot, snapshot_columns
 from systems.lanes.params import LanesParams, load_params
 from systems.lanes.play import PlayPhase
 from systems.lanes.round_end import EndOfRound
@@ -46,6 +47,7 @@ _BUILT_IN_SYSTEMS = [
     ("combat", -10, VictoryCheck, None),
     ("shop", 0, ShopPhase, lambda game: ShopPhase(game.actions)),
     ("round_end", 10, EndOfRound, None),
+    ("round_end", 5, ObjectiveSnapshot, None),
     ("round_end", 0, RoundEnd, None),
 ]
 for _phase, _priority, _cls, _factory in _BUILT_IN_SYSTEMS:
@@ -162,6 +164,7 @@ class LanesGame:
                 cols[f"essence_hp_{side}_{lane}"] = np.where(ess, hp, self.params.essence_hp).astype(np.int16)
         for side in range(2):
             cols[f"gold_{side}"] = w.g.gold[:, side].astype(np.int32)
+        cols.update(snapshot_columns(w))
         return cols
 
 

@@ -56,6 +56,8 @@ def state_fields(p: LanesParams, deck_size: int, equipment_size: int) -> list[St
         StateField("winner", np.int8, default=RUNNING, doc="0/1 winner, -1 draw, -2 running."),
         StateField("end_reason", np.int8, doc="Index into END_REASONS."),
         StateField("rounds", np.int16, doc="Rounds played when the game ended."),
+        StateField("objective_hp_snapshot", np.int32, (2,), default=-1,
+                   doc="Each side's objective HP at the end of round 5 (-1: the game ended before; measures.py)."),
         StateField("deck_index", np.int16, (2,), doc="Index of each seat's deck in the run's deck list."),
         StateField("deck", np.int16, (2, deck_size), default=-1, doc="Shuffled main deck (card ids)."),
         StateField("deck_size", np.int16, (2,)),
