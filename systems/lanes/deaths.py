@@ -29,8 +29,11 @@ def settle(w) -> None:
         if b.size == 0:
             return
         owner = w.c.owner[b, s].astype(np.intp)
-        if EXECUTOR.listens(w, "on_death"):
-            EXECUTOR.fire(w, "on_death", Ctx.make(b, w.c.card_id[b, s], owner, w.c.lane[b, s], w.c.pos[b, s], source=s))
+        k = EXECUTOR.listening(w, "on_death", w.c.card_id[b, s])
+        if k is not None:
+            bk, sk = b[k], s[k]
+            EXECUTOR.fire(w, "on_death", Ctx.make(bk, w.c.card_id[bk, sk], owner[k], w.c.lane[bk, sk], w.c.pos[bk, sk],
+                                                  source=sk))
         _enemy_death(w, b, s, owner)
         hit_by = w.c.hit_by[b, s]
         destroy(w, b, s, bounty=hit_by != owner)
