@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from components.keywords import KEYWORDS
+from ecs.npx import nonzero
 from systems.lanes.vocabulary import EXECUTOR
 
 _STAT = {"attack": ("buff", None), "armor": ("grant_keyword", "armor")}
@@ -88,7 +89,7 @@ def aura_sources(w, what: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     after every birth or death anywhere in it."""
     cached = w.cache.get("aura_sources")
     if cached is None or (cached[0] != w.version and not _still_valid(w, cached)):
-        sb, ss = np.nonzero(w.c.aura & w.alive)
+        sb, ss = nonzero(w.c.aura & w.alive)
         cached = (w.version, sb, ss, {}, w.serial[sb, ss])
     elif cached[0] != w.version:
         cached = (w.version, *cached[1:])

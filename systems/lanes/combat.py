@@ -16,6 +16,7 @@ import numpy as np
 
 from ecs.damage import COMBAT, DamageBatch
 from ecs.effects import Ctx
+from ecs.npx import nonzero
 from systems.lanes import board, stats
 from systems.lanes.battle import attack_batch, first_strike_step
 from systems.lanes.deaths import settle
@@ -63,7 +64,7 @@ def cleave_batch(w, game: np.ndarray, attacker: np.ndarray, lane: int) -> Damage
         return None
     g, a, x = game[has], attacker[has], x[has]
     cells = w.g.board[g, 1 - w.c.owner[g, a], lane]  # [m, P]
-    ri, ci = np.nonzero(cells >= 0)
+    ri, ci = nonzero(cells >= 0)
     return DamageBatch(g[ri], a[ri], cells[ri, ci], x[ri], COMBAT)
 
 
@@ -91,7 +92,7 @@ def attack_triggers(w, game: np.ndarray, attacker: np.ndarray) -> None:
         return
     allies = w.g.board[game, owner, lane]  # [n, P]
     occ = (allies >= 0) & (allies != attacker[:, None])
-    ri, ci = np.nonzero(occ)
+    ri, ci = nonzero(occ)
     if ri.size:
         g, s = game[ri], allies[ri, ci]
         k = EXECUTOR.listening(w, "on_ally_attack", w.c.card_id[g, s])
@@ -118,7 +119,7 @@ class Combat(esper.Processor):
         """"Before Combat - Triggers before combat resolution begins"."""
         if not EXECUTOR.listens(w, "before_combat"):
             return
-        b, s = np.nonzero(w.alive[games] & ~w.c.anchor[games])
+        b, s = nonzero(w.alive[games] & ~w.c.anchor[games])
         b = games[b]
         k = EXECUTOR.listening(w, "before_combat", w.c.card_id[b, s])
         if k is None:
@@ -159,7 +160,7 @@ class Combat(esper.Processor):
         if not EXECUTOR.listens(w, "after_combat"):
             return
         cells = w.g.board[games, :, lane]  # [n, 2, P]
-        ri, side, p = np.nonzero(cells >= 0)
+        ri, side, p = nonzero(cells >= 0)
         if ri.size == 0:
             return
         b, s = games[ri], cells[ri, side, p]

@@ -14,6 +14,7 @@ import esper
 import numpy as np
 
 from ecs.effects import Ctx
+from ecs.npx import nonzero
 from systems.lanes import board, stats
 from systems.lanes.state import DEAD, ON_BOARD, READY
 from systems.lanes.vocabulary import EXECUTOR
@@ -25,7 +26,9 @@ def settle(w) -> None:
     """Process deaths until none is pending: each wave fires "On Death" (the dying units still
     stand where they died) and "On Enemy Death", then removes the wave; effects may mark more."""
     for _ in range(MAX_WAVES):
-        b, s = np.nonzero(w.c.dying & w.alive)
+        flat = np.flatnonzero(w.c.dying)  # dying units are few: find them, then keep the living
+        flat = flat[w.alive.reshape(-1)[flat]]
+        b, s = np.divmod(flat, w.n_slots)
         if b.size == 0:
             return
         owner = w.c.owner[b, s].astype(np.intp)
@@ -49,7 +52,7 @@ def _enemy_death(w, b: np.ndarray, s: np.ndarray, owner: np.ndarray) -> None:
         return
     card = w.c.card_id[b]  # anchors have no card (-1)
     has = listen[np.maximum(card, 0)] & (card >= 0) & w.alive[b] & ~w.c.dying[b] & (w.c.owner[b] != owner[:, None])
-    ri, ls = np.nonzero(has)
+    ri, ls = nonzero(has)
     if ri.size == 0:
         return
     gb = b[ri]

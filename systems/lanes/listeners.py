@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ecs.effects import Ctx
+from ecs.npx import nonzero
 from systems.lanes.vocabulary import EXECUTOR
 
 
@@ -29,7 +30,7 @@ def notify(w, events: tuple[tuple[str, bool], ...], games: np.ndarray, side: np.
     mine = w.c.owner[games] == side[:, None]
     for trigger, same in wanted:
         has = w.cache[trigger][safe] & base & (mine if same else ~mine)
-        ri, s = np.nonzero(has)
+        ri, s = nonzero(has)
         if ri.size == 0:
             continue
         b = games[ri]
