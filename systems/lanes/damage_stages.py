@@ -50,7 +50,7 @@ def shield(w, batch: DamageBatch) -> None:
     _, rank = part.same_target_rank()
     blocked = rank < stacks[sub]
     batch.amount[sub[blocked]] = 0
-    np.subtract.at(w.c.shield, (part.game[blocked], part.target[blocked]), 1)
+    np.subtract.at(w.c.shield.reshape(-1), part.game[blocked] * w.n_slots + part.target[blocked], 1)
 
 
 def armor(w, batch: DamageBatch) -> None:

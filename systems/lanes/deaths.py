@@ -16,6 +16,7 @@ import numpy as np
 from ecs.effects import Ctx
 from ecs.npx import nonzero
 from systems.lanes import board, stats
+from systems.lanes.listeners import listen_bits
 from systems.lanes.state import DEAD, ON_BOARD, READY
 from systems.lanes.vocabulary import EXECUTOR
 
@@ -50,12 +51,18 @@ def _enemy_death(w, b: np.ndarray, s: np.ndarray, owner: np.ndarray) -> None:
     listen = w.cache.get("on_enemy_death")
     if listen is None:
         return
-    card = w.c.card_id[b]  # anchors have no card (-1)
-    has = listen[np.maximum(card, 0)] & (card >= 0) & w.alive[b] & ~w.c.dying[b] & (w.c.owner[b] != owner[:, None])
-    ri, ls = nonzero(has)
+    bits_of, _ = listen_bits(w, ("on_enemy_death",))
+    card = w.c.card_id[b]  # anchors have no card (-1), which reads bit set 0
+    ri, ls = nonzero(bits_of[card])  # the few listening entities, then the rest of the test on them
     if ri.size == 0:
         return
     gb = b[ri]
+    flat = gb * w.n_slots + ls
+    keep = np.flatnonzero(w.alive.reshape(-1)[flat] & ~w.c.dying.reshape(-1)[flat]
+                          & (w.c.owner.reshape(-1)[flat] != owner[ri]))
+    if keep.size == 0:
+        return
+    ri, ls, gb = ri[keep], ls[keep], gb[keep]
     EXECUTOR.fire(w, "on_enemy_death", Ctx.make(
         gb, w.c.card_id[gb, ls], w.c.owner[gb, ls], w.c.lane[gb, ls], w.c.pos[gb, ls], source=ls, other=s[ri],
     ))
