@@ -114,19 +114,21 @@ def _still_valid(w, cached) -> bool:
 
 def aura_bonus(w, what: str, b: np.ndarray, s: np.ndarray) -> np.ndarray | None:
     """``int32[n]``: what the auras standing in each unit's game add to ``what`` ("attack" or
-    "armor") for units ``(b, s)``; None when no aura stands in those games."""
+    "armor") for units ``(b, s)``; None when no aura adds to it in those games."""
     if not w.cache["auras_possible"] or b.size == 0:
         return None
-    sb_all, _ = aura_sources(w)
+    sb, ss = aura_sources(w, what)
     anchor_aura = what == "attack" and w.c.anchor_aura[:, :6].any()
-    if sb_all.size == 0 and not anchor_aura:
+    if sb.size == 0 and not anchor_aura:
         return None
     n = b.size
+    S = w.n_slots
     bonus = np.zeros(n, dtype=np.int64)
-    q_side, q_lane, q_pos = w.c.owner[b, s], w.c.lane[b, s], w.c.pos[b, s]
-    q_unit = ~w.c.anchor[b, s] & ~w.c.improvement[b, s]
-    q_ally_ok = q_unit & ~w.c.creep[b, s]  # "your units" are never creeps
-    sb, ss = aura_sources(w, what)
+    fq = b * S + s  # flat entity indices of the queried units (one 1-D gather per component)
+    c = w.c
+    q_side, q_lane = c.owner.reshape(-1)[fq], c.lane.reshape(-1)[fq]
+    q_unit = ~c.anchor.reshape(-1)[fq] & ~c.improvement.reshape(-1)[fq]
+    q_ally_ok = q_unit & ~c.creep.reshape(-1)[fq]  # "your units" are never creeps
     if sb.size:
         # pair each queried unit with the sources of its own game
         lo = np.searchsorted(sb, b, side="left")
@@ -134,13 +136,14 @@ def aura_bonus(w, what: str, b: np.ndarray, s: np.ndarray) -> np.ndarray | None:
         qi = np.repeat(np.arange(n), cnt)
         if qi.size:
             sj = lo[qi] + (np.arange(qi.size) - np.repeat(np.cumsum(cnt) - cnt, cnt))
-            g, src = sb[sj], ss[sj]
-            card = w.c.card_id[g, src]
-            src_side = w.c.owner[g, src]
-            ally = (src_side == q_side[qi]) & q_ally_ok[qi]
-            enemy = (src_side != q_side[qi]) & q_unit[qi]
-            same_lane = w.c.lane[g, src] == q_lane[qi]
-            dist = np.abs(w.c.pos[g, src].astype(np.int16) - q_pos[qi])
+            src = ss[sj]
+            fs = sb[sj] * S + src
+            card = c.card_id.reshape(-1)[fs]
+            same_side = c.owner.reshape(-1)[fs] == q_side[qi]
+            ally = same_side & q_ally_ok[qi]
+            enemy = ~same_side & q_unit[qi]
+            same_lane = c.lane.reshape(-1)[fs] == q_lane[qi]
+            dist = np.abs(c.pos.reshape(-1)[fs].astype(np.int16) - c.pos.reshape(-1)[fq][qi])
             is_self = src == s[qi]
             for side, lane_req, dmin, dmax, excl, amount in _aura_tables(w)["slots"][what]:
                 sd = side[card]
