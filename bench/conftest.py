@@ -61,7 +61,10 @@ def pytest_terminal_summary(terminalreporter, config):
                 spread = f"   (best {info[k + '_best']:,.0f}, worst {info[k + '_worst']:,.0f})"
             tr.write_line(f"{group:10s} {name:48s} {info[k]:>12,.0f} {unit}/s{spread}")
         if "speedup_vs_reference" in info:
-            tr.write_line(f"{'':10s} {'':48s} engine / esper reference = {info['speedup_vs_reference']:.1f}x")
+            spread = ""
+            if "speedup_best" in info:
+                spread = f"   (best/best {info['speedup_best']:.1f}x, worst/worst {info['speedup_worst']:.1f}x)"
+            tr.write_line(f"{'':10s} {'':48s} engine / esper reference = {info['speedup_vs_reference']:.1f}x{spread}")
         if "phase_share" in info and info.get("games", 0) >= 4096:
             split = ", ".join(f"{k} {v:.0%}" for k, v in info["phase_share"].items())
             tr.write_line(f"{'':10s} {'':48s} per phase: {split}")

@@ -24,7 +24,12 @@ one (the engine uses its counter-based RNG); the *distributions* (win rates, gam
 should agree, and ``bench/test_reference.py::test_reference_matches_engine_statistics``
 checks that they do.
 
-Not covered, as in the engine today: the shop, spells, equipment, improvements, keywords.
+Not covered: the shop, spells, equipment, improvements, keywords, card effects, abilities. So
+the benchmark (``bench/test_reference.py``) has both implementations play the vanilla card set of
+``bench/vanilla.py`` (the shipped units, heroes and creeps with their stats only, and the shipped
+decks with their spells and improvements replaced by units): the same cards, the same game.
+``python bench/reference_esper.py N`` plays it too (``--shipped``: the shipped set, whose
+keywords and effects it ignores).
 """
 
 from __future__ import annotations
@@ -135,9 +140,9 @@ class Match:
 class Rules:
     """Parameters and card data as plain Python values, loaded once."""
 
-    def __init__(self) -> None:
-        p = load_params()
-        cards = load_card_set(p)
+    def __init__(self, params=None, cards=None) -> None:
+        p = load_params() if params is None else params
+        cards = load_card_set(p) if cards is None else cards
         self.p = p
         self.cards = cards
         a = cards.catalog.arrays
@@ -151,6 +156,11 @@ class Rules:
 
     def deck(self, deck_id: str):
         return self.cards.deck(deck_id)
+
+    @classmethod
+    def of(cls, game) -> "Rules":
+        """The parameters and card set of a loaded ``LanesGame`` (e.g. ``bench/vanilla.py``'s)."""
+        return cls(game.params, game.cards)
 
 
 @lru_cache(maxsize=1)
@@ -465,9 +475,9 @@ SYSTEMS = (CreepSpawn, HeroAvailability, HeroDeployment, DrawPhase, RefreshResou
 
 
 # --------------------------------------------------------------------------- games
-def new_game(seed: int, decks: Sequence[str], name: str) -> Match:
+def new_game(seed: int, decks: Sequence[str], name: str, r: Rules | None = None) -> Match:
     """Create and switch to esper world ``name`` holding a fresh game (lanes.md "Game Setup")."""
-    r = rules()
+    r = rules() if r is None else r
     esper.switch_world(name)
     for prio, cls in enumerate(reversed(SYSTEMS)):
         esper.add_processor(cls(), priority=prio)
@@ -490,12 +500,13 @@ def new_game(seed: int, decks: Sequence[str], name: str) -> Match:
     return m
 
 
-def play_game(seed: int, decks: Sequence[str] = ("red_vanguard", "blue_tide")) -> tuple[int, int]:
+def play_game(seed: int, decks: Sequence[str] = ("red_vanguard", "blue_tide"),
+              r: Rules | None = None) -> tuple[int, int]:
     """One game to the end in its own esper world; returns ``(winner, rounds)``
-    (winner 0/1, -1 for a draw)."""
+    (winner 0/1, -1 for a draw). ``r``: the rules and cards (default: the shipped set)."""
     name = f"lanes-ref-{seed}"
     previous = esper.current_world
-    m = new_game(seed, decks, name)
+    m = new_game(seed, decks, name, r)
     try:
         while not m.over:
             esper.process(m)
@@ -505,10 +516,11 @@ def play_game(seed: int, decks: Sequence[str] = ("red_vanguard", "blue_tide")) -
     return m.winner, m.rounds
 
 
-def play_games(n: int, seed: int = 0, decks: Sequence[str] = ("red_vanguard", "blue_tide")) -> list[tuple[int, int]]:
+def play_games(n: int, seed: int = 0, decks: Sequence[str] = ("red_vanguard", "blue_tide"),
+               r: Rules | None = None) -> list[tuple[int, int]]:
     """``n`` games with seeds ``seed .. seed + n - 1``; a list of ``(winner, rounds)``."""
-    rules()  # load the card data outside any game
-    return [play_game(seed + i, decks) for i in range(n)]
+    r = rules() if r is None else r  # load the card data outside any game
+    return [play_game(seed + i, decks, r) for i in range(n)]
 
 
 if __name__ == "__main__":  # pragma: no cover
@@ -516,10 +528,16 @@ if __name__ == "__main__":  # pragma: no cover
     import time
     from collections import Counter
 
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 500
-    rules()
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    n = int(args[0]) if args else 500
+    if "--shipped" in sys.argv:
+        r = rules()
+    else:
+        from bench.vanilla import load_vanilla_game
+
+        r = Rules.of(load_vanilla_game())
     t0 = time.perf_counter()
-    res = play_games(n)
+    res = play_games(n, r=r)
     dt = time.perf_counter() - t0
     print(f"{n} games in {dt:.2f}s: {n / dt:.0f} games/s; winners {dict(Counter(w for w, _ in res))}; "
           f"mean rounds {sum(r for _, r in res) / n:.2f}")

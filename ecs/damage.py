@@ -147,7 +147,9 @@ def apply_to_health(world, batch: DamageBatch) -> None:
     dealt = np.clip(amount, 0, np.maximum(hp, 0))
     batch.dealt[:] = dealt
     batch.excess[:] = amount - dealt
-    np.subtract.at(world.c.health, (batch.game, batch.target), amount.astype(world.c.health.dtype))
+    health = world.c.health
+    flat = batch.game * health.shape[1] + batch.target
+    np.subtract.at(health.reshape(-1), flat, amount.astype(health.dtype))
 
 
 APPLY_HEALTH = StageSpec("apply_health", APPLICATION, apply_to_health)

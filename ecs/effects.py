@@ -197,6 +197,17 @@ class Executor:
         """Whether any card in play's set reacts to ``trigger``; callers skip building a ``Ctx``."""
         return w.effects.uses(self._ids[trigger])
 
+    def listening(self, w, trigger: str, card: np.ndarray) -> np.ndarray | None:
+        """Rows (indexes into ``card``) whose card has an effect on ``trigger``, or None when
+        there is none: callers keep only those rows before building a ``Ctx`` (``fire`` would
+        drop the others anyway, in the same order), so a trigger few cards use costs little."""
+        tid = self._ids[trigger]
+        table: EffectTable = w.effects
+        if not table.uses(tid) or card.size == 0:
+            return None
+        rows = np.flatnonzero(table.cards_with(tid)[card])
+        return rows if rows.size else None
+
     def fire(self, w, trigger: str, ctx: Ctx | Callable[[], Ctx]) -> None:
         """Run every effect on ``trigger`` of the cards in ``ctx`` (rows without one are skipped).
         ``ctx`` may be a function building it, called only if some card uses the trigger."""
@@ -215,9 +226,11 @@ class Executor:
                 quiet = np.zeros(len(ctx), dtype=bool)
                 quiet[src] = self.silenced(w, ctx.game[src], ctx.source[src])
                 has &= ~quiet
-        if not has.any():
+        keep = np.flatnonzero(has)
+        if keep.size == 0:
             return
-        ctx = ctx.take(np.flatnonzero(has))
+        if keep.size < has.size:
+            ctx = ctx.take(keep)
         self.depth += 1
         try:
             if self.depth > self.max_depth:

@@ -34,15 +34,18 @@ class Stream(IntEnum):
     SHOP = 6
 
 
-def mix64(z: np.ndarray) -> np.ndarray:
-    """SplitMix64 finaliser over a uint64 array (wrapping arithmetic)."""
-    z = z.astype(np.uint64, copy=True)
+def mix64(z: np.ndarray, inplace: bool = False) -> np.ndarray:
+    """SplitMix64 finaliser over a uint64 array (wrapping arithmetic); ``inplace``: overwrite
+    ``z`` (a uint64 array the caller owns) instead of a copy."""
+    if not inplace:
+        z = z.astype(np.uint64, copy=True)
+    tmp = np.empty_like(z)
     with np.errstate(over="ignore"):
-        z ^= z >> _S30
+        z ^= np.right_shift(z, _S30, out=tmp)
         z *= _M1
-        z ^= z >> _S27
+        z ^= np.right_shift(z, _S27, out=tmp)
         z *= _M2
-        z ^= z >> _S31
+        z ^= np.right_shift(z, _S31, out=tmp)
     return z
 
 
@@ -76,14 +79,18 @@ class CounterRng:
             self.counter[games] = base + np.uint64(n)
         offs = np.arange(n, dtype=np.uint64)
         with np.errstate(over="ignore"):
-            x = (base[:, None] + offs[None, :]) * _GOLDEN
+            x = base[:, None] + offs[None, :]
+            x *= _GOLDEN
             x ^= self._keys[games][:, None]
             x += np.uint64((int(stream) * 0xD1B54A32D192ED03) & 0xFFFFFFFFFFFFFFFF)
-        return mix64(x)
+        return mix64(x, inplace=True)
 
     def uniform(self, games: np.ndarray, n: int, stream: int) -> np.ndarray:
         """``float64[len(games), n]`` in [0, 1)."""
-        return (self.bits(games, n, stream) >> np.uint64(11)).astype(np.float64) * _TO_UNIT
+        x = self.bits(games, n, stream)
+        out = np.right_shift(x, np.uint64(11), out=x).astype(np.float64)
+        out *= _TO_UNIT
+        return out
 
     def integers(self, games: np.ndarray, high: np.ndarray | int, stream: int) -> np.ndarray:
         """One integer in ``[0, high)`` per listed game (``high`` per game or scalar, > 0)."""

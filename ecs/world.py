@@ -167,11 +167,20 @@ class World:
         flat = np.asarray(games, dtype=np.intp) * self.n_slots + np.asarray(slots, dtype=np.intp)
         self.version += 1
         self.alive.reshape(-1)[flat] = False
-        for name, comp in self.components.items():
-            arr = getattr(self.c, name)
-            arr.reshape(-1, *comp.shape)[flat] = comp.default
-        for mask in self.present.values():
-            mask.reshape(-1)[flat] = False
+        for view, default in self._flat_defaults():
+            view[flat] = default
+
+    def _flat_defaults(self) -> list[tuple[np.ndarray, Any]]:
+        """``(entity-flat view, default)`` of every component and presence mask, built once per
+        component namespace (a world whose ``c`` is replaced, e.g. a subset copy, rebuilds it)."""
+        cached = self.__dict__.get("_flat_cache")
+        if cached is not None and cached[0] is self.c and cached[1] is self.present:
+            return cached[2]
+        views = [(getattr(self.c, name).reshape(-1, *comp.shape), comp.default)
+                 for name, comp in self.components.items()]
+        views += [(mask.reshape(-1), False) for mask in self.present.values()]
+        self._flat_cache = (self.c, self.present, views)
+        return views
 
     # -- decisions ---------------------------------------------------------------------
     def decide(self, games: np.ndarray, actor: np.ndarray, legal: np.ndarray) -> np.ndarray:
@@ -193,9 +202,12 @@ class World:
     def copy(self) -> "World":
         """A deep copy of every array (used by lookahead agents). Agents are shared."""
         agents, self.agents = self.agents, []
+        flat_cache = self.__dict__.pop("_flat_cache", None)  # views of this world's arrays: not copied
         try:
             dup = copy.deepcopy(self)
         finally:
             self.agents = agents
+            if flat_cache is not None:
+                self._flat_cache = flat_cache
         dup.agents = agents
         return dup

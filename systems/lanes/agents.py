@@ -25,6 +25,7 @@ import copy
 
 import numpy as np
 
+from ecs.npx import nonzero
 from ecs.plugin import agent
 from ecs.rng import Stream
 from systems.lanes import stats
@@ -254,7 +255,7 @@ class LookaheadAgent:
         k = min(self.k, legal.shape[1])
         top = np.argsort(-scores[rows], axis=1, kind="stable")[:, :k]  # [m, k]
         ok = np.isfinite(np.take_along_axis(scores[rows], top, axis=1))
-        r_idx, c_idx = np.nonzero(ok)
+        r_idx, c_idx = nonzero(ok)
         cand = top[r_idx, c_idx]
         sub = subset_world(world, games[rows][r_idx])
         sub.agents = [self.greedy, self.greedy]

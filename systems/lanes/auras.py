@@ -16,35 +16,119 @@ from __future__ import annotations
 import numpy as np
 
 from components.keywords import KEYWORDS
+from ecs.npx import nonzero
 from systems.lanes.vocabulary import EXECUTOR
 
 _STAT = {"attack": ("buff", None), "armor": ("grant_keyword", "armor")}
 
+# how far each aura selector reaches: (side: 1 ally / 2 enemy / 3 self, same lane required,
+# min distance, max distance (None: the effect's range), the source itself excluded)
+_FAR = 1000
+_REACH = {
+    "adjacent_allies": (1, True, 1, 1, False),
+    "adjacent_enemies": (2, True, 1, 1, False),
+    "allies_in_range": (1, True, 0, None, True),
+    "enemies_in_range": (2, True, 0, None, False),
+    "allies_in_lane": (1, True, 0, _FAR, True),
+    "enemies_in_lane": (2, True, 0, _FAR, False),
+    "all_allies": (1, False, 0, _FAR, True),
+    "all_enemies": (2, False, 0, _FAR, False),
+    "self": (3, False, 0, _FAR, False),
+}
 
-def aura_sources(w) -> tuple[np.ndarray, np.ndarray]:
-    """(game, slot) of every aura source, sorted by game; cached until an entity comes or goes."""
+
+def _aura_tables(w) -> dict:
+    """Per card, compiled once per card set (cached on the World): for "attack" and "armor",
+    the effect slots holding such an aura and, per card and slot, how far it reaches and what
+    it adds (0 where the card has none there); ``sources[what]``: cards having one at all."""
+    tables = w.cache.get("aura_tables")
+    if tables is not None:
+        return tables
+    table = w.effects
+    n_cards = table.trigger.shape[0]
+    tid = EXECUTOR.id("trigger", "while_in_lane")
+    sel_ids = {EXECUTOR.id("selector", name): spec for name, spec in _REACH.items() if name in EXECUTOR.selectors}
+    tables = {"sources": {}, "slots": {}}
+    for what, (op_name, kw) in _STAT.items():
+        op_id = EXECUTOR.id("opcode", op_name)
+        kw_id = list(KEYWORDS).index(kw) if kw else -1
+        slots = []
+        any_card = np.zeros(n_cards, dtype=bool)
+        for e in range(table.n_effects):
+            on = (table.trigger[:, e] == tid) & (table.op[:, e] == op_id)
+            if kw is not None:
+                on &= table.params["keyword"][:, e] == kw_id
+            if not on.any():
+                continue
+            sel = table.select[:, e]
+            side = np.zeros(n_cards, dtype=np.int8)
+            lane_req = np.zeros(n_cards, dtype=bool)
+            dmin = np.zeros(n_cards, dtype=np.int32)
+            dmax = np.zeros(n_cards, dtype=np.int32)
+            excl = np.zeros(n_cards, dtype=bool)
+            for sid, (sd, lr, lo, hi, ex) in sel_ids.items():
+                m = sel == sid
+                side[m], lane_req[m], dmin[m], excl[m] = sd, lr, lo, ex
+                dmax[m] = table.params["range"][m, e] if hi is None else hi
+            amount = np.where(on & (side > 0), table.amount[:, e], 0).astype(np.int64)
+            if not amount.any():
+                continue
+            any_card |= amount != 0
+            slots.append((side, lane_req, dmin, dmax, excl, amount))
+        tables["sources"][what] = any_card
+        tables["slots"][what] = slots
+    w.cache["aura_tables"] = tables
+    return tables
+
+
+def aura_sources(w, what: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(game, slot) of every aura source (of ``what``: only those adding to it), sorted by game.
+
+    Cached: the list stays right while every listed source is still there (same entity, still
+    an aura) and no other slot holds an aura (a count): much cheaper than scanning the batch
+    after every birth or death anywhere in it."""
     cached = w.cache.get("aura_sources")
-    if cached is None or cached[0] != w.version:
-        sb, ss = np.nonzero(w.c.aura & w.alive)
-        cached = (w.version, sb, ss)
-        w.cache["aura_sources"] = cached
-    return cached[1], cached[2]
+    if cached is None or (cached[0] != w.version and not _still_valid(w, cached)):
+        sb, ss = nonzero(w.c.aura & w.alive)
+        cached = (w.version, sb, ss, {}, w.serial[sb, ss])
+    elif cached[0] != w.version:
+        cached = (w.version, *cached[1:])
+    w.cache["aura_sources"] = cached
+    if what is None:
+        return cached[1], cached[2]
+    per = cached[3].get(what)
+    if per is None:
+        sb, ss = cached[1], cached[2]
+        keep = _aura_tables(w)["sources"][what][w.c.card_id[sb, ss]]
+        per = cached[3][what] = (sb[keep], ss[keep])
+    return per
+
+
+def _still_valid(w, cached) -> bool:
+    sb, ss, serial = cached[1], cached[2], cached[4]
+    if sb.size and not (w.c.aura[sb, ss] & w.alive[sb, ss] & (w.serial[sb, ss] == serial)).all():
+        return False
+    # every listed source is still there (same entity, still an aura); no other is iff the counts agree
+    return int(np.count_nonzero(w.c.aura)) == sb.size
 
 
 def aura_bonus(w, what: str, b: np.ndarray, s: np.ndarray) -> np.ndarray | None:
     """``int32[n]``: what the auras standing in each unit's game add to ``what`` ("attack" or
-    "armor") for units ``(b, s)``; None when no aura stands in those games."""
+    "armor") for units ``(b, s)``; None when no aura adds to it in those games."""
     if not w.cache["auras_possible"] or b.size == 0:
         return None
-    sb, ss = aura_sources(w)
+    sb, ss = aura_sources(w, what)
     anchor_aura = what == "attack" and w.c.anchor_aura[:, :6].any()
     if sb.size == 0 and not anchor_aura:
         return None
     n = b.size
+    S = w.n_slots
     bonus = np.zeros(n, dtype=np.int64)
-    q_side, q_lane, q_pos = w.c.owner[b, s], w.c.lane[b, s], w.c.pos[b, s]
-    q_unit = ~w.c.anchor[b, s] & ~w.c.improvement[b, s]
-    q_ally_ok = q_unit & ~w.c.creep[b, s]  # "your units" are never creeps
+    fq = b * S + s  # flat entity indices of the queried units (one 1-D gather per component)
+    c = w.c
+    q_side, q_lane = c.owner.reshape(-1)[fq], c.lane.reshape(-1)[fq]
+    q_unit = ~c.anchor.reshape(-1)[fq] & ~c.improvement.reshape(-1)[fq]
+    q_ally_ok = q_unit & ~c.creep.reshape(-1)[fq]  # "your units" are never creeps
     if sb.size:
         # pair each queried unit with the sources of its own game
         lo = np.searchsorted(sb, b, side="left")
@@ -52,39 +136,21 @@ def aura_bonus(w, what: str, b: np.ndarray, s: np.ndarray) -> np.ndarray | None:
         qi = np.repeat(np.arange(n), cnt)
         if qi.size:
             sj = lo[qi] + (np.arange(qi.size) - np.repeat(np.cumsum(cnt) - cnt, cnt))
-            g, src = sb[sj], ss[sj]
-            card = w.c.card_id[g, src]
-            ally = (w.c.owner[g, src] == q_side[qi]) & q_ally_ok[qi]
-            enemy = (w.c.owner[g, src] != q_side[qi]) & q_unit[qi]
-            same_lane = w.c.lane[g, src] == q_lane[qi]
-            dist = np.abs(w.c.pos[g, src].astype(np.int16) - q_pos[qi])
+            src = ss[sj]
+            fs = sb[sj] * S + src
+            card = c.card_id.reshape(-1)[fs]
+            same_side = c.owner.reshape(-1)[fs] == q_side[qi]
+            ally = same_side & q_ally_ok[qi]
+            enemy = ~same_side & q_unit[qi]
+            same_lane = c.lane.reshape(-1)[fs] == q_lane[qi]
+            dist = np.abs(c.pos.reshape(-1)[fs].astype(np.int16) - c.pos.reshape(-1)[fq][qi])
             is_self = src == s[qi]
-            table = w.effects
-            op_name, kw = _STAT[what]
-            tid = EXECUTOR.id("trigger", "while_in_lane")
-            op_id = EXECUTOR.id("opcode", op_name)
-            kw_id = list(KEYWORDS).index(kw) if kw else -1
-            ids = {name: EXECUTOR.id("selector", name) for name in EXECUTOR.selectors}
-            for e in range(table.n_effects):
-                on = (table.trigger[card, e] == tid) & (table.op[card, e] == op_id)
-                if kw is not None:
-                    on &= table.params["keyword"][card, e] == kw_id
-                if not on.any():
-                    continue
-                sel = table.select[card, e]
-                rng = table.params["range"][card, e]
-                reach = np.select(
-                    [sel == ids["adjacent_allies"], sel == ids["adjacent_enemies"],
-                     sel == ids["allies_in_range"], sel == ids["enemies_in_range"],
-                     sel == ids["allies_in_lane"], sel == ids["enemies_in_lane"],
-                     sel == ids["all_allies"], sel == ids["all_enemies"], sel == ids["self"]],
-                    [ally & same_lane & (dist == 1), enemy & same_lane & (dist == 1),
-                     ally & same_lane & (dist <= rng) & ~is_self, enemy & same_lane & (dist <= rng),
-                     ally & same_lane & ~is_self, enemy & same_lane,
-                     ally & ~is_self, enemy, is_self],
-                    False,
-                )
-                bonus += np.bincount(qi, weights=on * reach * table.amount[card, e], minlength=n).astype(np.int64)
+            for side, lane_req, dmin, dmax, excl, amount in _aura_tables(w)["slots"][what]:
+                sd = side[card]
+                reach = np.where(sd == 1, ally, enemy) & (same_lane | ~lane_req[card])
+                reach &= (dist >= dmin[card]) & (dist <= dmax[card]) & ~(excl[card] & is_self)
+                reach = np.where(sd == 3, is_self, reach & (sd > 0))
+                bonus += np.bincount(qi, weights=reach * amount[card], minlength=n).astype(np.int64)
     if anchor_aura:
         anchor = q_side.astype(np.intp) * 3 + q_lane.astype(np.intp)
         bonus += np.where(q_ally_ok & (q_lane >= 0), w.c.anchor_aura[b, np.maximum(anchor, 0)], 0)

@@ -16,6 +16,7 @@ import numpy as np
 
 from ecs.damage import COMBAT, DamageBatch
 from ecs.effects import Ctx
+from ecs.npx import nonzero
 from systems.lanes import board, stats
 from systems.lanes.battle import attack_batch, first_strike_step
 from systems.lanes.deaths import settle
@@ -63,7 +64,7 @@ def cleave_batch(w, game: np.ndarray, attacker: np.ndarray, lane: int) -> Damage
         return None
     g, a, x = game[has], attacker[has], x[has]
     cells = w.g.board[g, 1 - w.c.owner[g, a], lane]  # [m, P]
-    ri, ci = np.nonzero(cells >= 0)
+    ri, ci = nonzero(cells >= 0)
     return DamageBatch(g[ri], a[ri], cells[ri, ci], x[ri], COMBAT)
 
 
@@ -75,19 +76,30 @@ def attack_triggers(w, game: np.ndarray, attacker: np.ndarray) -> None:
     owner = w.c.owner[game, attacker]
     lane = w.c.lane[game, attacker]
     pos = w.c.pos[game, attacker]
-    EXECUTOR.fire(w, "on_attack", Ctx.make(game, w.c.card_id[game, attacker], owner, lane, pos, source=attacker))
+    # each firing keeps only the rows whose card has an effect on it (the others would be skipped)
+    k = EXECUTOR.listening(w, "on_attack", w.c.card_id[game, attacker])
+    if k is not None:
+        EXECUTOR.fire(w, "on_attack", Ctx.make(game[k], w.c.card_id[game[k], attacker[k]], owner[k], lane[k], pos[k],
+                                               source=attacker[k]))
     eq = w.c.equipment[game, attacker]
-    held = eq >= 0
-    if held.any():
-        g, a = game[held], attacker[held]
-        EXECUTOR.fire(w, "on_equipped_attack", Ctx.make(g, eq[held], owner[held], lane[held], pos[held], source=a))
+    held = np.flatnonzero(eq >= 0)
+    if held.size:
+        k = EXECUTOR.listening(w, "on_equipped_attack", eq[held])
+        if k is not None:
+            h = held[k]
+            EXECUTOR.fire(w, "on_equipped_attack", Ctx.make(game[h], eq[h], owner[h], lane[h], pos[h], source=attacker[h]))
+    if not EXECUTOR.listens(w, "on_ally_attack"):
+        return
     allies = w.g.board[game, owner, lane]  # [n, P]
     occ = (allies >= 0) & (allies != attacker[:, None])
-    ri, ci = np.nonzero(occ)
+    ri, ci = nonzero(occ)
     if ri.size:
         g, s = game[ri], allies[ri, ci]
-        EXECUTOR.fire(w, "on_ally_attack", Ctx.make(g, w.c.card_id[g, s], owner[ri], lane[ri], w.c.pos[g, s],
-                                                    source=s, other=attacker[ri]))
+        k = EXECUTOR.listening(w, "on_ally_attack", w.c.card_id[g, s])
+        if k is not None:
+            ri, g, s = ri[k], g[k], s[k]
+            EXECUTOR.fire(w, "on_ally_attack", Ctx.make(g, w.c.card_id[g, s], owner[ri], lane[ri], w.c.pos[g, s],
+                                                        source=s, other=attacker[ri]))
 
 
 class Combat(esper.Processor):
@@ -109,8 +121,13 @@ class Combat(esper.Processor):
         """"Before Combat - Triggers before combat resolution begins"."""
         if not EXECUTOR.listens(w, "before_combat"):
             return
-        b, s = np.nonzero(w.alive[games] & ~w.c.anchor[games])
+        b, s = nonzero(w.alive[games] & ~w.c.anchor[games])
         b = games[b]
+        k = EXECUTOR.listening(w, "before_combat", w.c.card_id[b, s])
+        if k is None:
+            settle(w)
+            return
+        b, s = b[k], s[k]
         EXECUTOR.fire(w, "before_combat", Ctx.make(b, w.c.card_id[b, s], w.c.owner[b, s], w.c.lane[b, s],
                                                    w.c.pos[b, s], source=s))
         settle(w)
@@ -145,9 +162,14 @@ class Combat(esper.Processor):
         if not EXECUTOR.listens(w, "after_combat"):
             return
         cells = w.g.board[games, :, lane]  # [n, 2, P]
-        ri, side, p = np.nonzero(cells >= 0)
+        ri, side, p = nonzero(cells >= 0)
         if ri.size == 0:
             return
         b, s = games[ri], cells[ri, side, p]
+        k = EXECUTOR.listening(w, "after_combat", w.c.card_id[b, s])
+        if k is None:
+            settle(w)
+            return
+        b, s, side, p = b[k], s[k], side[k], p[k]
         EXECUTOR.fire(w, "after_combat", Ctx.make(b, w.c.card_id[b, s], side, lane, p, source=s))
         settle(w)

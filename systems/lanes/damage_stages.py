@@ -50,7 +50,7 @@ def shield(w, batch: DamageBatch) -> None:
     _, rank = part.same_target_rank()
     blocked = rank < stacks[sub]
     batch.amount[sub[blocked]] = 0
-    np.subtract.at(w.c.shield, (part.game[blocked], part.target[blocked]), 1)
+    np.subtract.at(w.c.shield.reshape(-1), part.game[blocked] * w.n_slots + part.target[blocked], 1)
 
 
 def armor(w, batch: DamageBatch) -> None:
@@ -163,6 +163,11 @@ def damage_taken(w, batch: DamageBatch) -> None:
     if not unit.any():
         return
     b, t, src = b[unit], t[unit], batch.source[rows[unit]]
+    card = w.c.card_id[b, t]
+    keep = EXECUTOR.listening(w, "on_damage_taken", card)
+    if keep is None:
+        return
+    b, t, src = b[keep], t[keep], src[keep]
     EXECUTOR.fire(w, "on_damage_taken", Ctx.make(
         b, w.c.card_id[b, t], w.c.owner[b, t], w.c.lane[b, t], w.c.pos[b, t], source=t, other=src,
     ))

@@ -14,7 +14,9 @@ import esper
 import numpy as np
 
 from ecs.effects import Ctx
+from ecs.npx import nonzero
 from systems.lanes import board, stats
+from systems.lanes.listeners import listen_bits
 from systems.lanes.state import DEAD, ON_BOARD, READY
 from systems.lanes.vocabulary import EXECUTOR
 
@@ -25,12 +27,17 @@ def settle(w) -> None:
     """Process deaths until none is pending: each wave fires "On Death" (the dying units still
     stand where they died) and "On Enemy Death", then removes the wave; effects may mark more."""
     for _ in range(MAX_WAVES):
-        b, s = np.nonzero(w.c.dying & w.alive)
+        flat = np.flatnonzero(w.c.dying)  # dying units are few: find them, then keep the living
+        flat = flat[w.alive.reshape(-1)[flat]]
+        b, s = np.divmod(flat, w.n_slots)
         if b.size == 0:
             return
         owner = w.c.owner[b, s].astype(np.intp)
-        if EXECUTOR.listens(w, "on_death"):
-            EXECUTOR.fire(w, "on_death", Ctx.make(b, w.c.card_id[b, s], owner, w.c.lane[b, s], w.c.pos[b, s], source=s))
+        k = EXECUTOR.listening(w, "on_death", w.c.card_id[b, s])
+        if k is not None:
+            bk, sk = b[k], s[k]
+            EXECUTOR.fire(w, "on_death", Ctx.make(bk, w.c.card_id[bk, sk], owner[k], w.c.lane[bk, sk], w.c.pos[bk, sk],
+                                                  source=sk))
         _enemy_death(w, b, s, owner)
         hit_by = w.c.hit_by[b, s]
         destroy(w, b, s, bounty=hit_by != owner)
@@ -44,12 +51,18 @@ def _enemy_death(w, b: np.ndarray, s: np.ndarray, owner: np.ndarray) -> None:
     listen = w.cache.get("on_enemy_death")
     if listen is None:
         return
-    card = w.c.card_id[b]  # anchors have no card (-1)
-    has = listen[np.maximum(card, 0)] & (card >= 0) & w.alive[b] & ~w.c.dying[b] & (w.c.owner[b] != owner[:, None])
-    ri, ls = np.nonzero(has)
+    bits_of, _ = listen_bits(w, ("on_enemy_death",))
+    card = w.c.card_id[b]  # anchors have no card (-1), which reads bit set 0
+    ri, ls = nonzero(bits_of[card])  # the few listening entities, then the rest of the test on them
     if ri.size == 0:
         return
     gb = b[ri]
+    flat = gb * w.n_slots + ls
+    keep = np.flatnonzero(w.alive.reshape(-1)[flat] & ~w.c.dying.reshape(-1)[flat]
+                          & (w.c.owner.reshape(-1)[flat] != owner[ri]))
+    if keep.size == 0:
+        return
+    ri, ls, gb = ri[keep], ls[keep], gb[keep]
     EXECUTOR.fire(w, "on_enemy_death", Ctx.make(
         gb, w.c.card_id[gb, ls], w.c.owner[gb, ls], w.c.lane[gb, ls], w.c.pos[gb, ls], source=ls, other=s[ri],
     ))

@@ -12,29 +12,53 @@ from __future__ import annotations
 import numpy as np
 
 from ecs.effects import Ctx
+from ecs.npx import nonzero
 from systems.lanes.vocabulary import EXECUTOR
 
 
 def notify(w, events: tuple[tuple[str, bool], ...], games: np.ndarray, side: np.ndarray, other: np.ndarray) -> None:
     """Fire each ``(trigger, same_side)`` of ``events`` for every unit or improvement of ``side``
     (``same_side``) or of the opponent whose card listens to it, once per event row; ``other`` is
-    the event's entity. The board is read once for all of them."""
+    the event's entity. The board is read once for all of them: one gather of a per-card bit set
+    of the triggers finds the few listening entities, and only those are looked at further."""
     wanted = [(t, same) for t, same in events if w.cache.get(t) is not None]
     if not wanted or games.size == 0:
         return
-    card = w.c.card_id[games]  # [n, S]
-    safe = np.where(card >= 0, card, 0)
-    base = (card >= 0) & w.alive[games] & ~w.c.anchor[games]
-    base &= np.arange(w.n_slots)[None, :] != other[:, None]
-    mine = w.c.owner[games] == side[:, None]
+    bits_of, bit = listen_bits(w, tuple(t for t, _ in wanted))
+    card = w.c.card_id[games]  # [n, S]; -1 (no card: a free slot, an anchor) reads bit set 0
+    ri, s = nonzero(bits_of[card])
+    if ri.size == 0:
+        return
+    b = games[ri]
+    flat = b * w.n_slots + s
+    base = w.alive.reshape(-1)[flat] & ~w.c.anchor.reshape(-1)[flat] & (s != other[ri])
+    owner = w.c.owner.reshape(-1)[flat]
+    mine = owner == side[ri]
+    hit_bits = bits_of[card[ri, s]]
     for trigger, same in wanted:
-        has = w.cache[trigger][safe] & base & (mine if same else ~mine)
-        ri, s = np.nonzero(has)
-        if ri.size == 0:
+        has = base & ((hit_bits & bit[trigger]) != 0) & (mine if same else ~mine)
+        k = np.flatnonzero(has)
+        if k.size == 0:
             continue
-        b = games[ri]
-        EXECUTOR.fire(w, trigger, Ctx.make(b, card[ri, s], w.c.owner[b, s], w.c.lane[b, s], w.c.pos[b, s],
-                                           source=s, other=other[ri]))
+        bk, sk = b[k], s[k]
+        EXECUTOR.fire(w, trigger, Ctx.make(bk, card[ri[k], sk], w.c.owner[bk, sk], w.c.lane[bk, sk], w.c.pos[bk, sk],
+                                           source=sk, other=other[ri[k]]))
+
+
+def listen_bits(w, triggers: tuple[str, ...]) -> tuple[np.ndarray, dict[str, int]]:
+    """``uint8[cards + 1]``: per card, a bit per trigger of ``triggers`` it listens to (the extra
+    last entry, read by card id -1, is 0); and each trigger's bit. Cached per trigger tuple."""
+    key = ("listen_bits", triggers)
+    cached = w.cache.get(key)
+    if cached is None:
+        n_cards = len(w.cache[triggers[0]])
+        bits = np.zeros(n_cards + 1, dtype=np.uint8)
+        bit = {}
+        for i, t in enumerate(triggers):
+            bit[t] = 1 << i
+            bits[:n_cards] |= w.cache[t].astype(np.uint8) << i
+        cached = w.cache[key] = (bits, bit)
+    return cached
 
 
 def deployed(w, games: np.ndarray, side: np.ndarray, slots: np.ndarray) -> None:

@@ -22,7 +22,7 @@ from systems.lanes import board, listeners
 from systems.lanes.cards import EQUIPMENT, IMPROVEMENT, SPELL, UNIT
 from systems.lanes.deaths import destroy, settle
 from systems.lanes.opcodes import by_rank
-from systems.lanes.targets import ALLY_UNIT, ANY_UNIT, ENEMY_UNIT, LANE, unit_targets
+from systems.lanes.targets import ALLY_UNIT, ANY_UNIT, ENEMY_UNIT, LANE, target_cells, unit_targets
 from systems.lanes.vocabulary import EXECUTOR
 
 PENDING_NONE, PENDING_UNIT, PENDING_SPELL, PENDING_ABILITY, PENDING_ACTIVATE = range(5)
@@ -54,25 +54,31 @@ def caster_of(w, games: np.ndarray, seat: np.ndarray, lane: np.ndarray, faction:
 
 def has_targets(w, games: np.ndarray, seat: np.ndarray) -> np.ndarray:
     """``bool[n, 3 kinds, L]``: whether an enemy / ally / any unit target exists in each lane."""
-    n = games.size
-    anywhere = np.ones(n, dtype=bool)
-    enemy = unit_targets(w, games, seat, np.full(n, ENEMY_UNIT), np.zeros(n, dtype=np.intp), anywhere)
-    ally = unit_targets(w, games, seat, np.full(n, ALLY_UNIT), np.zeros(n, dtype=np.intp), anywhere)
+    enemy, ally = target_cells(w, games, seat)
     e, a = enemy.any(axis=(1, 3)), ally.any(axis=(1, 3))  # [n, L]
     return np.stack([e, a, e | a], axis=1)
 
 
-def _target_ok(kind: np.ndarray, rng_any: np.ndarray, lane_ok: np.ndarray, lane: np.ndarray) -> np.ndarray:
-    """Per row: does a target of ``kind`` exist for origin ``lane`` (``lane_ok``: [n, 3, L])?"""
-    n = kind.size
-    k = np.select([kind == ENEMY_UNIT, kind == ALLY_UNIT, kind == ANY_UNIT], [0, 1, 2], -1)
-    needs = k >= 0
-    here = lane_ok[np.arange(n), np.maximum(k, 0), lane]
-    anywhere = lane_ok[np.arange(n), np.maximum(k, 0)].any(axis=1)
-    return ~needs | np.where(rng_any, anywhere, here)
+class TargetLanes:
+    """``has_targets`` for the games of one legal-mask request, computed at most once (spells,
+    abilities and improvements all ask) and only if some of them needs it."""
+
+    def __init__(self, w, games: np.ndarray, seat: np.ndarray) -> None:
+        self.w, self.games, self.seat = w, games, seat
+        self.full: np.ndarray | None = None
+
+    def get(self, rows: np.ndarray | None = None) -> np.ndarray:
+        if self.full is None:
+            self.full = has_targets(self.w, self.games, self.seat)
+        return self.full if rows is None else self.full[rows]
 
 
-def legal_plays(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray) -> None:
+def _kind_index(kind: np.ndarray) -> np.ndarray:
+    """Row of ``has_targets`` for a target kind: 0 enemy, 1 ally, 2 any unit; -1 no unit target."""
+    return np.select([kind == ENEMY_UNIT, kind == ALLY_UNIT, kind == ANY_UNIT], [0, 1, 2], -1)
+
+
+def legal_plays(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, targets: TargetLanes | None = None) -> None:
     """Write into ``out: bool[n, H, L, P]`` (a view, reshaped without copy) which hand card may be
     played where.
 
@@ -108,11 +114,13 @@ def legal_plays(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray) -> None
     if not special.any():
         return
     rows = np.flatnonzero(special.any(axis=1))
+    if targets is None:
+        targets = TargetLanes(w, games, seat)
     _legal_special(w, games[rows], seat[rows], rows, hand[rows], kind[rows], special[rows], gate[rows],
-                   occ[rows], own_hero[rows], sl[rows], out)
+                   occ[rows], own_hero[rows], sl[rows], out, targets)
 
 
-def _legal_special(w, games, seat, rows, hand, kind, special, gate, occ, own_hero, sl, out) -> None:
+def _legal_special(w, games, seat, rows, hand, kind, special, gate, occ, own_hero, sl, out, targets) -> None:
     """Spells, improvements and equipment (only for the few games holding one)."""
     cat = w.catalog.arrays
     card = np.where(hand >= 0, hand, 0)
@@ -120,12 +128,9 @@ def _legal_special(w, games, seat, rows, hand, kind, special, gate, occ, own_her
     # spells: origin lane l, position 0
     spell = special & (kind == SPELL)
     if spell.any():
-        lane_ok = has_targets(w, games, seat)  # [m, 3, L]
-        L = lane_ok.shape[2]
-        for lane in range(L):
-            ok = _target_ok(cat.target[card].ravel(), (cat.range[card] == 1).ravel(),
-                            np.repeat(lane_ok, card.shape[1], axis=0), np.full(card.size, lane))
-            out[rows, :, lane, 0] |= spell & gate[:, :, lane] & ok.reshape(card.shape)
+        lane_ok = targets.get(rows)  # [m, 3, L]
+        ok = _lanes_with_target(lane_ok, cat.target[card], cat.range[card] == 1, np.arange(lane_ok.shape[2]))
+        out[rows, :, :, 0] |= spell[:, :, None] & gate & ok  # [m, H, L]
     # improvements: origin lane l, position 0, room in the lane
     imp = special & (kind == IMPROVEMENT)
     if imp.any():
@@ -140,7 +145,22 @@ def _legal_special(w, games, seat, rows, hand, kind, special, gate, occ, own_her
         out[rows] |= eq[:, :, None, None] & ok[:, None, :, :]
 
 
-def _aim_available(w, games, seat, ok: np.ndarray, card: np.ndarray) -> np.ndarray:
+def _lanes_with_target(lane_ok: np.ndarray, kind: np.ndarray, rng_any: np.ndarray, lanes: np.ndarray) -> np.ndarray:
+    """Whether a target of ``kind`` exists for a card or ability from origin ``lanes`` (anywhere
+    for range "any", ``rng_any``); True for those needing no unit target. ``kind``/``rng_any``
+    are ``[n, ...]``, ``lanes`` broadcasts against them (``lane_ok``: [n, 3, L])."""
+    k = _kind_index(kind)
+    kk = np.maximum(k, 0)
+    rows = np.arange(lane_ok.shape[0]).reshape((-1,) + (1,) * (kind.ndim - 1))
+    anywhere = lane_ok.any(axis=2)[rows, kk]
+    if lanes.ndim == 1 and kind.ndim == 2:  # one lane per column of the result: [n, X, L]
+        here = lane_ok[rows[..., None], kk[..., None], lanes[None, None, :]]
+        return (k < 0)[..., None] | np.where(rng_any[..., None], anywhere[..., None], here)
+    here = lane_ok[rows, kk, lanes]
+    return (k < 0) | np.where(rng_any, anywhere, here)
+
+
+def _aim_available(w, games, seat, ok: np.ndarray, card: np.ndarray, targets: TargetLanes | None = None) -> np.ndarray:
     """``ok`` ([n, L, k] abilities of ``card`` by lane) minus those that aim at a unit when no
     unit they may aim at exists (range "lane": in that lane; "any": anywhere)."""
     cat = w.catalog.arrays
@@ -148,14 +168,12 @@ def _aim_available(w, games, seat, ok: np.ndarray, card: np.ndarray) -> np.ndarr
     needs = (tk == ENEMY_UNIT) | (tk == ALLY_UNIT) | (tk == ANY_UNIT)
     if not (ok & needs).any():
         return ok
-    lane_ok = has_targets(w, games, seat)
-    lanes = np.broadcast_to(np.arange(ok.shape[1])[None, :, None], ok.shape)
-    rep = np.repeat(lane_ok, ok.shape[1] * ok.shape[2], axis=0)
-    t = _target_ok(tk.ravel(), (cat.ability_range[card] == 1).ravel(), rep, lanes.ravel())
-    return ok & t.reshape(ok.shape)
+    lane_ok = has_targets(w, games, seat) if targets is None else targets.get()
+    lanes = np.arange(ok.shape[1])[None, :, None]
+    return ok & _lanes_with_target(lane_ok, tk, cat.ability_range[card] == 1, lanes)
 
 
-def legal_abilities(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray) -> None:
+def legal_abilities(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, targets: TargetLanes | None = None) -> None:
     """``out: bool[n, L, P]``: own heroes whose active ability can be used now. lanes.md "Hero
     Abilities": "Cooldown X", "Mana Cost - Requires spending mana from the lane's mana pool",
     "Silenced - Unit cannot use abilities"; ledger: once per round, and only with a target to aim
@@ -174,10 +192,10 @@ def legal_abilities(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray) -> 
     ok &= w.take("charges", gi, sl) != 0
     mana = w.g.lane_mana[games, seat]  # [n, L]
     ok &= cat.ability_mana[card] <= mana[:, :, None]
-    out |= _aim_available(w, games, seat, ok, card)
+    out |= _aim_available(w, games, seat, ok, card, targets)
 
 
-def legal_activations(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray) -> None:
+def legal_activations(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, targets: TargetLanes | None = None) -> None:
     """``out: bool[n, L, I]``: own improvements whose activated ability can be used now
     (lanes.md "Activated Improvements": cooldowns, charges; ledger: once per round)."""
     imp = w.g.improvements[games, seat]  # [n, L, I]
@@ -191,7 +209,7 @@ def legal_activations(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray) -
     ok = occ & cat.has_ability[card]
     ok &= (w.take("cooldown", gi, sl) <= 0) & (w.take("charges", gi, sl) != 0)
     ok &= w.take("used_round", gi, sl) != w.g.round[games][:, None, None]
-    out |= _aim_available(w, games, seat, ok, card)
+    out |= _aim_available(w, games, seat, ok, card, targets)
 
 
 class PlayPhase(DecisionSystem):
@@ -231,9 +249,10 @@ class PlayPhase(DecisionSystem):
         A = self.actions
         n = games.size
         legal[:, 0] = True  # "Pass - Skip your turn without playing a card"
-        legal_plays(w, games, actor, legal[:, A.play_slice].reshape(n, A.H, A.L, A.P))
-        legal_abilities(w, games, actor, legal[:, A.ability_slice].reshape(n, A.L, A.P))
-        legal_activations(w, games, actor, legal[:, A.activate_slice].reshape(n, A.L, A.I))
+        targets = TargetLanes(w, games, actor)  # shared by spells, abilities and improvements
+        legal_plays(w, games, actor, legal[:, A.play_slice].reshape(n, A.H, A.L, A.P), targets)
+        legal_abilities(w, games, actor, legal[:, A.ability_slice].reshape(n, A.L, A.P), targets)
+        legal_activations(w, games, actor, legal[:, A.activate_slice].reshape(n, A.L, A.I), targets)
 
     def _targets(self, w, games, actor) -> np.ndarray:
         cat = w.catalog.arrays

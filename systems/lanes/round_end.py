@@ -14,6 +14,7 @@ import esper
 import numpy as np
 
 from components.keywords import lanes as _lanes
+from ecs.npx import nonzero
 from systems.lanes import board
 from systems.lanes.deaths import settle
 from systems.lanes.round_start import fire_all
@@ -32,7 +33,7 @@ class EndOfRound(esper.Processor):
             arr = getattr(w.c, name)
             np.subtract(arr, 1, out=arr, where=act & (arr > 0))
         # buffs until end of round
-        tb, ts = np.nonzero(act & ((w.c.temp_attack != 0) | (w.c.temp_health != 0)).any(axis=2))
+        tb, ts = nonzero(act & ((w.c.temp_attack != 0) | (w.c.temp_health != 0)).any(axis=2))
         if tb.size:
             w.c.temp_attack[tb, ts] = 0
             th = w.c.temp_health[tb, ts].sum(axis=-1)
@@ -45,7 +46,7 @@ class EndOfRound(esper.Processor):
         # timed improvements
         timed = act & w.c.improvement & (w.c.timer > 0)
         np.subtract(w.c.timer, 1, out=w.c.timer, where=timed)
-        b, s = np.nonzero(timed & (w.c.timer == 0))
+        b, s = nonzero(timed & (w.c.timer == 0))
         if b.size:
             esper.dispatch_event("lanes.expired", w, b, s)
             from systems.lanes.opcodes import by_rank

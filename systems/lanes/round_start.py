@@ -11,6 +11,7 @@ import numpy as np
 
 from ecs.damage import STATUS, DamageBatch
 from ecs.effects import Ctx
+from ecs.npx import nonzero
 from systems.lanes import board, stats
 from systems.lanes.damage_stages import heal_anchor
 from systems.lanes.deaths import settle
@@ -128,16 +129,16 @@ def status_tick(w) -> None:
     decay = np.where(units, w.c.decay, 0)
     regen = w.c.regeneration.astype(np.int32)
     if w.equip_keywords and "regeneration" in w.equip_keywords:
-        b, s = np.nonzero(units)
+        b, s = nonzero(units)
         regen = regen.copy()
         regen[b, s] = stats.keyword(w, "regeneration", b, s)
     regen = np.where(w.alive & act & ~w.c.improvement, regen, 0)
     if not (decay.any() or regen.any()):
         return
-    b, s = np.nonzero(decay > 0)
+    b, s = nonzero(decay > 0)
     if b.size:
         w.pipeline.run(w, DamageBatch(b, np.full(b.size, -1), s, decay[b, s], STATUS))
-    b, s = np.nonzero(regen > 0)
+    b, s = nonzero(regen > 0)
     if b.size:
         anchor = w.c.anchor[b, s]
         heal_anchor(w, b[anchor], s[anchor], regen[b[anchor], s[anchor]])
@@ -154,7 +155,7 @@ def fire_all(w, trigger: str) -> None:
         return
     card = w.c.card_id
     has = listen[np.where(card >= 0, card, 0)] & (card >= 0) & w.alive & w.active[:, None] & ~w.c.anchor
-    b, s = np.nonzero(has)
+    b, s = nonzero(has)
     if b.size:
         EXECUTOR.fire(w, trigger, Ctx.make(b, card[b, s], w.c.owner[b, s], w.c.lane[b, s], w.c.pos[b, s], source=s,
                                            chosen_lane=np.where(w.c.improvement[b, s], w.c.lane[b, s], -1)))

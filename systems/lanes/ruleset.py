@@ -9,6 +9,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ecs.datafiles import DataError
+from ecs.npx import nonzero
 from ecs.plugin import extend
 from ecs.schedule import Phase, Schedule
 from systems.lanes import agents as _agents  # noqa: F401  (registers greedy and lookahead)
@@ -120,7 +121,7 @@ class LanesGame:
         """The cards table: one row per card instance of each main deck per game, with the round
         it was drawn, played and died in (0 when it did not happen; the runner writes nulls).
         ``card`` holds catalog ids; ``card_names`` (below) decodes them."""
-        b, seat, pos = np.nonzero(np.arange(w.g.deck.shape[2])[None, None, :] < w.g.deck_size[:, :, None])
+        b, seat, pos = nonzero(np.arange(w.g.deck.shape[2])[None, None, :] < w.g.deck_size[:, :, None])
         return {
             "seed": w.seeds[b].astype(np.int64),
             "player": seat.astype(np.int8),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ecs.effects import Ctx, EffectTable
+from ecs.npx import nonzero
 from ecs.rng import Stream
 from systems.lanes.board import EMPTY, anchor_slot
 from systems.lanes.vocabulary import lanes as _lanes
@@ -25,7 +26,7 @@ def _pairs(ctx: Ctx, cells: np.ndarray, keep: np.ndarray | None = None) -> tuple
     ok = flat >= 0
     if keep is not None:
         ok &= keep.reshape(len(ctx), -1)
-    ri, ci = np.nonzero(ok)
+    ri, ci = nonzero(ok)
     return ri, flat[ri, ci]
 
 

@@ -21,6 +21,17 @@ def unit_targets(w, games: np.ndarray, seat: np.ndarray, kind: np.ndarray, lane:
                  any_lane: np.ndarray) -> np.ndarray:
     """``bool[n, 2, L, P]`` (absolute sides): cells the seat may choose for a target of ``kind``
     from origin ``lane`` (``any_lane``: range "any")."""
+    enemy_ok, ally_ok = target_cells(w, games, seat)
+    k = kind[:, None, None, None]
+    out = np.where(k == ENEMY_UNIT, enemy_ok, np.where(k == ALLY_UNIT, ally_ok, enemy_ok | ally_ok))
+    out &= (k == ENEMY_UNIT) | (k == ALLY_UNIT) | (k == ANY_UNIT)
+    in_lane = np.arange(enemy_ok.shape[2])[None, None, :, None] == lane[:, None, None, None]
+    return out & (in_lane | any_lane[:, None, None, None])
+
+
+def target_cells(w, games: np.ndarray, seat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(enemy_ok, ally_ok)``, each ``bool[n, 2, L, P]`` (absolute sides): the cells holding a
+    unit the seat may choose as an enemy target, as an ally target (one read of the board)."""
     cells = w.g.board[games]  # [n, 2, L, P]
     occ = cells >= 0
     gi = games[:, None, None, None]
@@ -30,13 +41,7 @@ def unit_targets(w, games: np.ndarray, seat: np.ndarray, kind: np.ndarray, lane:
     stealth = stats_keyword_cells(w, "stealth", gi, sl)
     creep = w.take("creep", gi, sl)
     ok = occ & ~untarget
-    enemy_ok = ok & ~mine & ~stealth
-    ally_ok = ok & mine & ~creep
-    k = kind[:, None, None, None]
-    out = np.where(k == ENEMY_UNIT, enemy_ok, np.where(k == ALLY_UNIT, ally_ok, enemy_ok | ally_ok))
-    out &= (k == ENEMY_UNIT) | (k == ALLY_UNIT) | (k == ANY_UNIT)
-    in_lane = np.arange(cells.shape[2])[None, None, :, None] == lane[:, None, None, None]
-    return out & (in_lane | any_lane[:, None, None, None])
+    return ok & ~mine & ~stealth, ok & mine & ~creep
 
 
 def stats_keyword_cells(w, name: str, gi: np.ndarray, sl: np.ndarray) -> np.ndarray:
