@@ -413,13 +413,13 @@ def _print_state(state: dict[str, Any]) -> None:
 def keywords(
     ruleset: str = typer.Option("lanes", help="Rule system."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object: {ruleset, plugins, entries: [...]}."),
-    kind: Optional[str] = typer.Option(None, help="Only this kind: keyword, status, trigger, opcode, selector, "
-                                                  "damage_stage or system."),
+    kind: Optional[str] = typer.Option(None, help="Only this kind: keyword, status, trigger, handler, opcode, "
+                                                  "selector, damage_stage or system."),
     plugin: list[str] = PLUGIN_OPTION,
 ) -> None:
     """List what card files may name and what runs each round: every keyword, status, trigger,
-    opcode, selector, damage stage and system, with its value type, its source (built-in or
-    the plugin that declared it) and its one-line doc."""
+    trigger handler, opcode, selector, damage stage and system, with its value type, its source
+    (built-in or the plugin that declared it) and its one-line doc."""
     from ecs.plugin import extend, installed_plugins, loaded_plugins
 
     try:

@@ -18,6 +18,7 @@ What can be declared:
 - ``extend(ruleset).keyword`` / ``.status``: a component that card files may name.
 - ``extend(ruleset).damage_stage``: a stage of the damage pipeline at a priority.
 - ``extend(ruleset).trigger`` / ``.opcode`` / ``.selector``: the effect vocabulary.
+- ``extend(ruleset).on(trigger)``: a trigger handler, code run each time a trigger fires.
 - ``extend(ruleset).system``: a system in a phase of the schedule, at a priority.
 - ``extend(ruleset).card_files``: card and deck files a plugin ships.
 - ``agent``: a named agent for ``--agents``.
@@ -52,7 +53,7 @@ from ecs import damage as _damage
 from ecs.damage import DamagePipeline, Stage, StageSpec
 from ecs.datafiles import DataError
 from ecs.decisions import AgentFactory, register_agent
-from ecs.effects import Executor, Opcode, Selector, Trigger
+from ecs.effects import Executor, Handler, Opcode, Selector, Trigger
 from ecs.registry import Component, Presence, register_component
 
 __all__ = [
@@ -249,6 +250,19 @@ class RulesetExtension:
         self._declare(self.executor.add_trigger, t)
         return t
 
+    def on(self, trigger: str, name: str | None = None, doc: str | None = None) -> Callable[[F], F]:
+        """Decorator: a trigger handler ``fn(world, ctx)`` run every time ``trigger`` fires, with
+        every row of the firing (``ctx.game``, ``ctx.source``, ``ctx.other``...), before the
+        cards' own effects on it. Vectorized like everything else: one call per firing."""
+
+        def deco(fn: F) -> F:
+            label = name or getattr(fn, "__name__", repr(fn))
+            text = _one_line(doc if doc is not None else (fn.__doc__ or ""), label)
+            self._declare(self.executor.add_handler, Handler(trigger, label, fn, text, current_source()))
+            return fn
+
+        return deco
+
     def opcode(self, name: str, doc: str, params: tuple[str, ...] = ()) -> Callable[[F], F]:
         """Decorator: ``fn(world, hit)`` is the vectorized kernel of effect ``op = name``;
         ``params`` are the effect fields it reads besides ``select`` and ``amount``."""
@@ -337,6 +351,9 @@ class RulesetExtension:
             rows.append(dict(kind="opcode", name=o.name, value_type=vt, source=o.source, doc=o.doc))
         for s in ex.selectors.values():
             rows.append(dict(kind="selector", name=s.name, value_type="targets", source=s.source, doc=s.doc))
+        for hs in ex.handlers.values():
+            for h in hs:
+                rows.append(dict(kind="handler", name=h.name, value_type=f"on {h.trigger}", source=h.source, doc=h.doc))
         for st in self.pipeline().stages:
             rows.append(dict(kind="damage_stage", name=st.name, value_type=f"priority {st.priority}",
                              source=st.source, doc=_one_line(st.fn.__doc__ or "", st.name)))
@@ -367,6 +384,7 @@ def fingerprint() -> str:
         ex = ext.executor
         parts += [name, ",".join(ext.keywords), ",".join(ext.statuses), ",".join(ext.stages), ",".join(ext.systems),
                   ",".join(ex.triggers), ",".join(ex.opcodes), ",".join(ex.selectors),
+                  ",".join(f"{t}:{h.name}" for t, hs in ex.handlers.items() for h in hs),
                   ",".join(f"{c.cards}|{c.decks}" for c in ext.card_dirs)]
     return str(hash("\n".join(parts)))
 
@@ -528,7 +546,8 @@ def _snapshot(ext: RulesetExtension) -> dict[str, Any]:
     ex = ext.executor
     return dict(keywords=dict(ext.keywords), statuses=dict(ext.statuses), stages=dict(ext.stages),
                 systems=dict(ext.systems), card_dirs=list(ext.card_dirs), phases=ext.phases,
-                triggers=dict(ex.triggers), opcodes=dict(ex.opcodes), selectors=dict(ex.selectors))
+                triggers=dict(ex.triggers), opcodes=dict(ex.opcodes), selectors=dict(ex.selectors),
+                handlers={k: list(v) for k, v in ex.handlers.items()})
 
 
 def _unsnapshot(ext: RulesetExtension, snap: dict[str, Any]) -> None:
@@ -538,6 +557,7 @@ def _unsnapshot(ext: RulesetExtension, snap: dict[str, Any]) -> None:
                          ("systems", ext.systems), ("triggers", ex.triggers), ("opcodes", ex.opcodes),
                          ("selectors", ex.selectors)):
         _restore(target, snap[attr])
+    _restore(ex.handlers, snap["handlers"])
     ext.card_dirs[:] = snap["card_dirs"]
     ext.phases = snap["phases"]
     ex.refresh()

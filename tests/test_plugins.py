@@ -287,3 +287,45 @@ def test_balance_plays_plugin_decks_with_the_plugin_flag(tmp_path):
     data = json.loads((tmp_path / "bal" / "balance.json").read_text())
     assert data["meta"]["plugins"] == [str(EXAMPLE)]
     assert set(data["decks"]["decks"]) == {"thorn_wardens", "spine_wardens"}
+
+
+def test_trigger_handlers_hear_every_firing(tmp_path):
+    """A trigger handler (``extend(r).on(trigger)``) runs on every firing of its trigger, with
+    every row, whether or not any card has an effect on it; here it counts deaths and rounds."""
+    path = write_plugin(tmp_path, "death_counter", """
+        import numpy as np
+        from ecs.plugin import extend
+
+        lanes = extend("lanes")
+        DEATHS = []
+        ROUNDS = []
+
+        @lanes.on("on_death")
+        def count_deaths(w, ctx):
+            '''Counts the units that die.'''
+            DEATHS.append(len(ctx))
+
+        @lanes.on("start_of_round")
+        def count_round_starts(w, ctx):
+            ROUNDS.append(np.unique(ctx.game).size)
+    """)
+    with isolated():
+        load_plugins([path])
+        import death_counter
+
+        game = fresh_game()
+        w = game.new_world(np.arange(16), ("red_vanguard", "blue_tide"), [plugin_agent("random")] * 2)
+        game.run(w)
+        assert sum(death_counter.DEATHS) > 16, "units die in every game"
+        assert death_counter.ROUNDS and death_counter.ROUNDS[0] > 0
+        rows = {(e["kind"], e["name"]): e for e in extend("lanes").vocabulary()}
+        assert rows[("handler", "count_deaths")]["value_type"] == "on on_death"
+        assert rows[("handler", "count_deaths")]["source"] == "death_counter"
+        with pytest.raises(PluginError, match="no trigger 'on_lunch'"):
+            extend("lanes").on("on_lunch")(lambda w, ctx: None)
+
+
+def plugin_agent(name):
+    from ecs.decisions import make_agent
+
+    return make_agent(name)
