@@ -302,7 +302,8 @@ def subset_world(w, rows: np.ndarray):
         setattr(s.rng, name, getattr(w.rng, name)[rows])
     s.n_games = rows.size
     s.games = np.arange(rows.size)
-    s.cache = {k: v for k, v in w.cache.items() if k != "aura_sources"}  # per-game caches go
+    s.cache = {k: v for k, v in w.cache.items()  # per-game caches go
+               if k != "aura_sources" and not (isinstance(k, tuple) and k[0] == "lookahead_memo")}
     s.version = w.version + 1
     s.agents = []
     return s
@@ -327,11 +328,34 @@ def position_value(w, games: np.ndarray, seat: int) -> np.ndarray:
     return np.where(won == seat, 1e4, np.where(won == 1 - seat, -1e4, total[:, seat] - total[:, 1 - seat]))
 
 
+class _Memo:
+    """What a lookahead seat remembers of each game's last rollout (see ``LookaheadAgent``):
+    the end value of the candidate it took, and the RNG counter its seat had at each later
+    choice point of that rollout (``caps``; ``ptr``: the next one to meet)."""
+
+    C = 32  # choice points remembered per rollout
+
+    def __init__(self, B: int) -> None:
+        self.valid = np.zeros(B, dtype=bool)
+        self.round = np.zeros(B, dtype=np.int64)
+        self.value = np.zeros(B, dtype=np.float64)
+        self.caps = np.zeros((B, self.C), dtype=np.uint64)
+        self.ncap = np.zeros(B, dtype=np.intp)
+        self.ptr = np.zeros(B, dtype=np.intp)
+
+
 class LookaheadAgent:
     """Greedy, refined in the play phase: for each game the ``k`` best greedy candidates are
     applied on a copy of the game, the rest of the play phase is played greedily by both
     seats, and the candidate whose end position scores best is taken (other decisions:
-    greedy)."""
+    greedy).
+
+    All candidates of all deciding games are played out together in one sub-world. Against a
+    greedy opponent, the game itself follows the rollout of the candidate taken up to the
+    seat's next choice, where the best greedy candidate is the move that rollout made: its
+    value is known, and that candidate is not played out again (same values, one rollout in
+    ``k`` fewer). The reuse holds only while the game is in the same play phase, the rollout
+    finished, and the seat's RNG counter is the one the rollout had at that point."""
 
     name = "lookahead"
     max_steps = 200
@@ -340,9 +364,21 @@ class LookaheadAgent:
         self.k = k
         self.greedy = GreedyAgent()
 
+    def _memo(self, world, seat: int):
+        """This seat's memo for ``world`` when reuse is sound (a plain greedy opponent), else None."""
+        agents = getattr(world, "agents", None) or []
+        if len(agents) != 2 or type(agents[1 - seat]) is not GreedyAgent:
+            return None
+        key = ("lookahead_memo", id(self), seat)
+        memo = world.cache.get(key)
+        if memo is None or memo.valid.size != world.n_games:
+            memo = world.cache[key] = _Memo(world.n_games)
+        return memo
+
     def act(self, world, games: np.ndarray, seat: int, legal: np.ndarray) -> np.ndarray:
         from systems.lanes.play import PlayPhase
 
+        counter0 = world.rng.counter[games]  # before the noise draw: what a rollout recorded
         r, a, s = self.greedy.noisy_scores(world, games, seat, legal)
         scores = np.full(legal.shape, -np.inf)
         scores[r, a] = s
@@ -357,25 +393,61 @@ class LookaheadAgent:
         k = min(self.k, legal.shape[1])
         top = np.argsort(-scores[rows], axis=1, kind="stable")[:, :k]  # [m, k]
         ok = np.isfinite(np.take_along_axis(scores[rows], top, axis=1))
+        gr = games[rows]
+        rnd = world.g.round[gr]
+        memo = self._memo(world, seat)
+        if memo is not None:
+            p = memo.ptr[gr]
+            reuse = (memo.valid[gr] & (memo.round[gr] == rnd) & (p < memo.ncap[gr])
+                     & (memo.caps[gr, np.minimum(p, _Memo.C - 1)] == counter0[rows]))
+            ok[:, 0] &= ~reuse
         r_idx, c_idx = nonzero(ok)
         cand = top[r_idx, c_idx]
         sub = subset_world(world, games[rows][r_idx])
         sub.agents = [self.greedy, self.greedy]
         phase = PlayPhase(A)
         idx = sub.games
-        phase.apply(sub, idx, np.full(idx.size, seat, dtype=np.intp), cand)
+        ns = idx.size
+        phase.apply(sub, idx, np.full(ns, seat, dtype=np.intp), cand)
+        caps = np.zeros((ns, _Memo.C), dtype=np.uint64)
+        ncap = np.zeros(ns, dtype=np.intp)
         for _ in range(self.max_steps):
             pend = np.flatnonzero(phase.pending(sub) & sub.active)
             if pend.size == 0:
                 break
             actor, leg = phase.request(sub, pend)
+            if memo is not None:  # the seat's choice points along each rollout: its RNG counter there
+                at = np.flatnonzero((actor == seat) & (sub.g.pending_kind[pend] == 0) & leg[:, 0]
+                                    & (leg.sum(axis=1) > 1))
+                if at.size:
+                    pa = pend[at]
+                    caps[pa, np.minimum(ncap[pa], _Memo.C - 1)] = sub.rng.counter[pa]
+                    ncap[pa] += 1
             # both seats are greedy: one call for all rows (the same actions as asking each seat)
             phase.apply(sub, pend, actor, self.greedy.act(sub, pend, actor, leg))
+        finished = ~(phase.pending(sub) & sub.active)
+        end_value = position_value(sub, idx, seat)
         value = np.full(top.shape, -np.inf)
-        value[r_idx, c_idx] = position_value(sub, idx, seat)
+        value[r_idx, c_idx] = end_value
+        if memo is not None:
+            value[reuse, 0] = memo.value[gr[reuse]]
         pick = np.argmax(value, axis=1)
         out = best.copy()
         out[rows] = top[np.arange(rows.size), pick]
+        if memo is not None:
+            kept = reuse & (pick == 0)  # the same rollout goes on: its next choice point
+            memo.ptr[gr[kept]] += 1
+            new = ~kept
+            j = np.full(top.shape, -1, dtype=np.intp)
+            j[r_idx, c_idx] = np.arange(ns)
+            j = j[np.arange(rows.size), pick][new]
+            gn = gr[new]
+            memo.valid[gn] = finished[j] & (ncap[j] <= _Memo.C)
+            memo.round[gn] = rnd[new]
+            memo.value[gn] = end_value[j]
+            memo.caps[gn] = caps[j]
+            memo.ncap[gn] = ncap[j]
+            memo.ptr[gn] = 0
         return out
 
 
