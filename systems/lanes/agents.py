@@ -4,7 +4,9 @@
 takes the best legal one; ties are broken by a tiny uniform noise drawn from each game's own
 counter-based RNG (``Stream.AGENT``), so results depend only on the seed, never on the batch.
 Everything is vectorized over the listed games; the only Python loops are over the few action
-blocks.
+blocks. Only the legal entries of a decision are scored (a flat list of (row, action) pairs),
+a unit's attack is read only on the cells some legal action looks at, and the noise is hashed
+only for the legal entries (the same bits as the full draw; counters advance as for it).
 
 Heuristics (deliberately simple and fast):
 - units and heroes: stats and cost (mana efficiency), plus the trade they take at their cell:
