@@ -97,3 +97,63 @@ def test_subset_world_leaves_the_original_alone(lanes):
     for k, v in vars(w.g).items():
         np.testing.assert_array_equal(v, before[k])
     assert (w.c.health[w.alive] > 0).all() and not (sub.c.health[:, :6] == w.c.health[[2, 2, 0], :6]).any()
+
+
+def test_sparse_noise_is_the_full_draw(lanes):
+    """The tie-break noise drawn for the legal entries only equals those entries of the full
+    draw, and advances every listed game's counter by the table size, as the full draw does."""
+    from ecs.rng import Stream
+    from systems.lanes.agents import _noise
+
+    w = lanes.new_world(np.arange(10), lanes.default_decks(), [])
+    games = np.array([1, 4, 5, 9])
+    legal = np.random.default_rng(0).random((4, 50)) < 0.2
+    legal[:, 0] = True
+    r, a = np.nonzero(legal)
+    w.rng.counter[:] = np.arange(10, dtype=np.uint64) * 7
+    before = w.rng.counter.copy()
+    got = _noise(w.rng, games, 50, r, a, Stream.AGENT)
+    after = w.rng.counter.copy()
+    w.rng.counter[:] = before
+    full = w.rng.uniform(games, 50, Stream.AGENT)
+    np.testing.assert_array_equal(got, full[r, a])
+    np.testing.assert_array_equal(after, w.rng.counter)
+
+
+def test_greedy_scores_per_row_seat_match_per_seat_calls(lanes):
+    """Asking greedy once for both seats (as lookahead rollouts do) gives each row the same
+    scores as asking each seat for its own rows."""
+    from systems.lanes.agents import GreedyAgent
+    from systems.lanes.play import PlayPhase
+
+    w = lanes.new_world(np.arange(64), lanes.default_decks(), [make_agent("greedy"), make_agent("greedy")])
+    for p in lanes.schedule.phases:  # to the play phase of round 1
+        if p.name == "play":
+            break
+        for s in p.ordered():
+            s.process(w)
+    phase = PlayPhase(w.actions)
+    phase.begin(w)
+    greedy = GreedyAgent()
+    for _ in range(6):
+        games = np.flatnonzero(phase.pending(w) & w.active)
+        actor, legal = phase.request(w, games)
+        both = greedy.scores(w, games, actor, legal)
+        for seat in (0, 1):
+            sel = actor == seat
+            np.testing.assert_array_equal(both[sel], greedy.scores(w, games[sel], seat, legal[sel]))
+        phase.apply(w, games, actor, w.decide(games, actor, legal))
+
+
+@pytest.mark.parametrize("decks", [("red_vanguard", "blue_tide"), ("red_black_raiders", "green_grove")])
+def test_lookahead_rollout_reuse_changes_nothing(lanes, decks):
+    """Against greedy, lookahead reuses the rollout of the candidate it took; the games are the
+    same as without the reuse."""
+    seeds = np.arange(40, 72)
+    with_memo = make_agent("lookahead")
+    without = make_agent("lookahead")
+    without._memo = lambda world, seat: None
+    a = lanes.play(seeds, decks, [with_memo, make_agent("greedy")])
+    b = lanes.play(seeds, decks, [without, make_agent("greedy")])
+    for key in a:
+        np.testing.assert_array_equal(np.asarray(a[key]), np.asarray(b[key]), err_msg=key)

@@ -4,7 +4,9 @@
 takes the best legal one; ties are broken by a tiny uniform noise drawn from each game's own
 counter-based RNG (``Stream.AGENT``), so results depend only on the seed, never on the batch.
 Everything is vectorized over the listed games; the only Python loops are over the few action
-blocks.
+blocks. Only the legal entries of a decision are scored (a flat list of (row, action) pairs),
+a unit's attack is read only on the cells some legal action looks at, and the noise is hashed
+only for the legal entries (the same bits as the full draw; counters advance as for it).
 
 Heuristics (deliberately simple and fast):
 - units and heroes: stats and cost (mana efficiency), plus the trade they take at their cell:
@@ -25,6 +27,7 @@ import copy
 
 import numpy as np
 
+from ecs import rng as _rng
 from ecs.npx import nonzero
 from ecs.plugin import agent
 from ecs.rng import Stream
@@ -62,125 +65,226 @@ def _card_tables(w) -> dict[str, np.ndarray]:
     return tables
 
 
+_BLOCKS = ("play", "deploy", "target", "ability", "activate", "buy", "upgrade")
+
+
+class _Layout:
+    """What every column of an action table means, as arrays indexed by action (built once per
+    table): ``code`` (0 pass, then 1 + the index of its block in ``_BLOCKS``), ``idx`` (hand
+    card h, hero k, target side or offer k), ``lane`` and ``pos``."""
+
+    _cache: dict = {}
+
+    def __init__(self, A) -> None:
+        self.code = np.zeros(A.size, dtype=np.int8)
+        self.idx = np.zeros(A.size, dtype=np.intp)
+        self.lane = np.zeros(A.size, dtype=np.intp)
+        self.pos = np.zeros(A.size, dtype=np.intp)
+        for j, name in enumerate(_BLOCKS, 1):
+            self.code[A.slices[name]] = j
+        for name, decode in (("play", A.decode_play), ("deploy", A.decode_deploy), ("target", A.decode_target)):
+            a = np.arange(A.slices[name].start, A.slices[name].stop)
+            self.idx[a], self.lane[a], self.pos[a] = decode(a)
+        a = np.arange(A.ability_slice.start, A.ability_slice.stop)
+        self.lane[a], self.pos[a] = A.decode_ability(a)
+        a = np.arange(A.activate_slice.start, A.activate_slice.stop)
+        self.lane[a], self.idx[a] = A.decode_activate(a)
+        a = np.arange(A.buy_slice.start, A.buy_slice.stop)
+        self.idx[a] = a - A.buy_base
+
+    @classmethod
+    def of(cls, A) -> "_Layout":
+        key = (A.H, A.L, A.P, A.K, A.I, A.O, A.size)
+        lay = cls._cache.get(key)
+        if lay is None:
+            lay = cls._cache[key] = cls(A)
+        return lay
+
+
+def _noise(rng, games: np.ndarray, n: int, r: np.ndarray, a: np.ndarray, stream: int) -> np.ndarray:
+    """``rng.uniform(games, n, stream)[r, a]`` computed for the listed entries only (the
+    counters of ``games`` advance by ``n``, exactly as the full draw does). ``games`` must be
+    strictly increasing (it is: a decision lists its games in order); otherwise the full draw."""
+    if games.size > 1 and not np.all(games[1:] > games[:-1]):
+        return rng.uniform(games, n, stream)[r, a]
+    base = rng.counter[games]
+    rng.counter[games] = base + np.uint64(n)
+    with np.errstate(over="ignore"):
+        x = base[r] + a.astype(np.uint64)
+        x *= _rng._GOLDEN
+        x ^= rng._keys[games][r]
+        x += np.uint64((int(stream) * 0xD1B54A32D192ED03) & 0xFFFFFFFFFFFFFFFF)
+    x = _rng.mix64(x, inplace=True)
+    out = np.right_shift(x, np.uint64(11), out=x).astype(np.float64)
+    out *= _rng._TO_UNIT
+    return out
+
+
+def _unit_value(ua, uh, eo, ea, eh, ahp, ruined):
+    """Trade value of a unit with stats (ua, uh) placed on a cell facing an enemy (``eo``:
+    occupied, its attack ``ea`` and health ``eh``) or the enemy anchor (health ``ahp`` >= 1)."""
+    kills = ua >= eh
+    survives = ea < uh
+    fight = (np.where(kills, 2.0 + ea + eh, 0.0) + np.where(survives, 2.0 + ea, 0.0)
+             - np.where(~kills & ~survives, 0.5 * (ua + uh), 0.0))
+    open_hit = np.where(ruined, -1.0, ua * (1.0 + 10.0 / ahp) + np.where(ua >= ahp, LETHAL, 0.0))
+    return np.where(eo, fight, open_hit)
+
+
 class GreedyAgent:
     """Scores every legal action and takes the best (see the module docstring)."""
 
     name = "greedy"
 
-    def act(self, world, games: np.ndarray, seat: int, legal: np.ndarray) -> np.ndarray:
-        scores = self.scores(world, games, seat, legal)
-        scores += NOISE * world.rng.uniform(games, legal.shape[1], Stream.AGENT)
-        scores[~legal] = -np.inf
-        return np.argmax(scores, axis=1)
+    def act(self, world, games: np.ndarray, seat, legal: np.ndarray) -> np.ndarray:
+        r, a, s = self.noisy_scores(world, games, seat, legal)
+        return _row_argmax(r, a, s, games.size)
+
+    def noisy_scores(self, w, games, seat, legal):
+        """``(r, a, s)``: every legal entry (row-major) and its score plus the tie-breaking noise
+        (drawn from each game's RNG: every listed game's counter advances by the table size)."""
+        r, a, s = self.legal_scores(w, games, seat, legal)
+        s += NOISE * _noise(w.rng, games, legal.shape[1], r, a, Stream.AGENT)
+        return r, a, s
 
     # -- scoring --------------------------------------------------------------------------
-    def scores(self, w, games: np.ndarray, seat: int, legal: np.ndarray) -> np.ndarray:
-        """``float[n, A]`` heuristic value of every action (illegal ones too; the caller masks)."""
+    def scores(self, w, games: np.ndarray, seat, legal: np.ndarray) -> np.ndarray:
+        """``float[n, A]`` heuristic value of every legal action (illegal ones: 0; the caller
+        masks)."""
+        out = np.zeros(legal.shape, dtype=np.float64)
+        r, a, s = self.legal_scores(w, games, seat, legal)
+        out[r, a] = s
+        return out
+
+    def legal_scores(self, w, games: np.ndarray, seat, legal: np.ndarray):
+        """``(r, a, s)``: row, action and heuristic value of every legal entry of ``legal``
+        (row-major). ``seat``: the actor, one for all rows or one per row. Only the legal
+        entries are scored, and a unit's attack is read only on the cells some legal action
+        looks at."""
         A = w.actions
+        lay = _Layout.of(A)
+        r, a = nonzero(legal)
+        s = np.zeros(a.size, dtype=np.float64)  # pass = 0
+        if a.size == 0:
+            return r, a, s
         n = games.size
-        out = np.zeros(legal.shape, dtype=np.float64)  # pass = 0
-        if n == 0:
-            return out
         cat = w.catalog.arrays
         g = w.g
         L, P = A.L, A.P
-        opp = 1 - seat
+        seat = np.broadcast_to(np.asarray(seat, dtype=np.intp), (n,))
+        code = lay.code[a]
+        ip, idp, it = (np.flatnonzero(code == j) for j in (1, 2, 3))
 
-        any_block = {name: legal[:, sl].any() for name, sl in A.slices.items()}
-        board_needed = any_block["play"] or any_block["deploy"] or any_block["target"]
-        if board_needed:
-            cells = g.board[games]  # [n, 2, L, P]
-            occ = cells >= 0
-            gi = np.broadcast_to(games[:, None, None, None], cells.shape)
-            atk = np.zeros(cells.shape, dtype=np.int32)
-            hp = np.zeros(cells.shape, dtype=np.int32)
-            ob, os_ = gi[occ], cells[occ]
-            atk[occ] = stats.attack(w, ob, os_)
-            hp[occ] = w.c.health[ob, os_]
-            val = (atk + hp).astype(np.float64)
-            # enemy anchors per lane, seen from the actor
-            anchors = opp * 3 + np.arange(L)
-            a_hp = w.c.health[games[:, None], anchors[None, :]].astype(np.int32)  # [n, L]
-            a_ruined = w.c.ruined[games[:, None], anchors[None, :]].astype(bool)
-            a_hp = np.maximum(a_hp, 1)
+        def cell(e, side):  # flat index of cell (side, lane, pos) of entries e into [n, 2, L, P]
+            return ((r[e] * 2 + side) * L + lay.lane[a[e]]) * P + lay.pos[a[e]]
 
-        def unit_value(ua, uh, at):
-            """Trade value of a unit with stats (ua, uh) [n, X, 1, 1] placed on each own cell
-            [n, 1, L, P] (``at``: broadcast shape)."""
-            eo, ea, eh = occ[:, opp][:, None], atk[:, opp][:, None], hp[:, opp][:, None]
-            kills = ua >= eh
-            survives = ea < uh
-            fight = (np.where(kills, 2.0 + ea + eh, 0.0) + np.where(survives, 2.0 + ea, 0.0)
-                     - np.where(~kills & ~survives, 0.5 * (ua + uh), 0.0))
-            ahp = a_hp[:, None, :, None]
-            open_hit = np.where(a_ruined[:, None, :, None], -1.0,
-                                ua * (1.0 + 10.0 / ahp) + np.where(ua >= ahp, LETHAL, 0.0))
-            return np.broadcast_to(np.where(eo, fight, open_hit), at)
-
-        # play: hand card h at lane l, position p
-        if any_block["play"]:
-            H = A.H
-            hand = g.hand[games, seat]  # [n, H]
+        # play entries: the card, its kind and stats
+        if ip.size:
+            rp, sp = r[ip], seat[r[ip]]
+            hand = g.hand[games[rp], sp, lay.idx[a[ip]]]
             card = np.maximum(hand, 0)
             kind = np.where(hand >= 0, cat.kind[card], -1)
             cost = cat.cost[card].astype(np.float64)
-            ua = cat.attack[card].astype(np.int32)[:, :, None, None]
-            uh = cat.health[card].astype(np.int32)[:, :, None, None]
-            shape = (n, H, L, P)
-            s = np.zeros(shape)
-            is_unit = (kind == UNIT)[:, :, None, None]
-            if is_unit.any():
-                own_val = val[:, seat][:, None]  # bounce penalty
-                unit = (1.0 + ua + uh + 0.5 * cost[:, :, None, None] + unit_value(ua, uh, shape)
-                        - np.where(occ[:, seat][:, None], 5.0 + 2.0 * own_val, 0.0))
-                s = np.where(is_unit, unit, s)
-            kk = kind[:, :, None, None]
-            s = np.where((kk == SPELL) | (kk == IMPROVEMENT), 2.0 + cost[:, :, None, None], s)
-            is_eq = kk == EQUIPMENT
-            if is_eq.any():
-                eq = 2.0 + ua + uh + 0.5 * val[:, seat][:, None]
-                s = np.where(is_eq, eq, s)
-            out[:, A.play_slice] = s.reshape(n, -1)
+            ua = cat.attack[card].astype(np.int32)
+            uh = cat.health[card].astype(np.int32)
+            pu, pe = np.flatnonzero(kind == UNIT), np.flatnonzero(kind == EQUIPMENT)
+            own_p = cell(ip, sp)
+            opp_p = cell(ip, 1 - sp)
+        if idp.size:
+            rd, sd = r[idp], seat[r[idp]]
+            hc = np.maximum(g.hero_card[games[rd], sd, lay.idx[a[idp]]], 0)
+            ha = cat.attack[hc].astype(np.int32)
+            hh = cat.health[hc].astype(np.int32)
+            opp_d = cell(idp, 1 - sd)
+        if it.size:
+            tgt = cell(it, lay.idx[a[it]])
+
+        # the board, read where some legal entry looks: attack and health of those units
+        if ip.size or idp.size or it.size:
+            need = np.zeros(n * 2 * L * P, dtype=bool)
+            if ip.size:
+                need[opp_p[pu]] = True
+                need[own_p[pu]] = True
+                need[own_p[pe]] = True
+            if idp.size:
+                need[opp_d] = True
+            if it.size:
+                need[tgt] = True
+            cells = g.board[games].reshape(-1)
+            occ = cells >= 0
+            q = np.flatnonzero(need & occ)
+            atk = np.zeros(need.size, dtype=np.int32)
+            hp = np.zeros(need.size, dtype=np.int32)
+            if q.size:
+                ob, os_ = games[q // (2 * L * P)], cells[q]
+                atk[q] = stats.attack(w, ob, os_)
+                hp[q] = w.c.health[ob, os_]
+            val = (atk + hp).astype(np.float64)
+
+        def anchor(rows, opp, lane):  # the enemy anchor of each entry's lane: health (>= 1), ruined
+            slot = opp * 3 + lane
+            a_hp = w.c.health[games[rows], slot].astype(np.int32)
+            return np.maximum(a_hp, 1), w.c.ruined[games[rows], slot].astype(bool)
+
+        # play: hand card h at lane l, position p
+        if ip.size:
+            sc = np.zeros(ip.size, dtype=np.float64)
+            if pu.size:
+                e = opp_p[pu]
+                ahp, ruined = anchor(rp[pu], 1 - sp[pu], lay.lane[a[ip[pu]]])
+                u_a, u_h = ua[pu], uh[pu]
+                own = own_p[pu]
+                sc[pu] = (1.0 + u_a + u_h + 0.5 * cost[pu]
+                          + _unit_value(u_a, u_h, occ[e], atk[e], hp[e], ahp, ruined)
+                          - np.where(occ[own], 5.0 + 2.0 * val[own], 0.0))
+            spell = np.flatnonzero((kind == SPELL) | (kind == IMPROVEMENT))
+            sc[spell] = 2.0 + cost[spell]
+            if pe.size:
+                sc[pe] = 2.0 + ua[pe] + uh[pe] + 0.5 * val[own_p[pe]]
+            s[ip] = sc
 
         # deploy: roster hero k at lane l, position p
-        if any_block["deploy"]:
-            K = A.K
-            hc = np.maximum(g.hero_card[games, seat], 0)  # [n, K]
-            ha = cat.attack[hc].astype(np.int32)[:, :, None, None]
-            hh = cat.health[hc].astype(np.int32)[:, :, None, None]
-            s = 1.0 + ha + hh + unit_value(ha, hh, (n, K, L, P))
-            out[:, A.deploy_slice] = s.reshape(n, -1)
+        if idp.size:
+            ahp, ruined = anchor(rd, 1 - sd, lay.lane[a[idp]])
+            s[idp] = 1.0 + ha + hh + _unit_value(ha, hh, occ[opp_d], atk[opp_d], hp[opp_d], ahp, ruined)
 
         # target: the cell (side, lane, pos) a pending card or ability aims at
-        if any_block["target"]:
+        if it.size:
             t = _card_tables(w)
-            pc = np.maximum(g.pending_card[games], 0)
-            dmg = t["damage"][pc][:, None, None, None]
+            rt = r[it]
+            pc = np.maximum(g.pending_card[games[rt]], 0)
+            dmg = t["damage"][pc]
             hostile = t["hostile"][pc]
-            side = np.arange(2)[None, :, None, None]
-            enemy = side == opp
-            kill_bonus = np.where(hp <= dmg, KILLABLE, 0.0)
-            enemy_score = 1.0 + val + kill_bonus
-            ally_score = 1.0 + val
-            good = np.where(hostile[:, None, None, None], enemy, ~enemy)
-            s = np.where(good, np.where(enemy, enemy_score, ally_score), 0.05)
-            out[:, A.target_slice] = s.reshape(n, -1)
+            enemy = lay.idx[a[it]] == 1 - seat[rt]
+            kill_bonus = np.where(hp[tgt] <= dmg, KILLABLE, 0.0)
+            enemy_score = 1.0 + val[tgt] + kill_bonus
+            ally_score = 1.0 + val[tgt]
+            good = np.where(hostile, enemy, ~enemy)
+            s[it] = np.where(good, np.where(enemy, enemy_score, ally_score), 0.05)
 
-        if any_block["ability"]:
-            out[:, A.ability_slice] = 4.0
-        if any_block["activate"]:
-            out[:, A.activate_slice] = 4.0
+        s[(code == 4) | (code == 5)] = 4.0  # ability, activate
 
         # shop
-        if any_block["buy"] or any_block["upgrade"]:
-            offers = g.offers[games, seat]  # [n, O]
-            has = offers >= 0
-            oc = np.where(has, g.equip_pool[games[:, None], seat, np.maximum(offers, 0)], 0)
+        ib = np.flatnonzero(code == 6)
+        if ib.size:
+            rb, sb = r[ib], seat[r[ib]]
+            offers = g.offers[games[rb], sb, lay.idx[a[ib]]]
+            oc = np.where(offers >= 0, g.equip_pool[games[rb], sb, np.maximum(offers, 0)], 0)
             price = cat.gold[oc].astype(np.float64)
-            out[:, A.buy_slice] = 10.0 + 3.0 * cat.tier[oc] + price
-            affordable = legal[:, A.buy_slice].any(axis=1)
-            out[:, A.upgrade_slice] = np.where(affordable, -1.0, 3.0)[:, None]
-        return out
+            s[ib] = 10.0 + 3.0 * cat.tier[oc] + price
+        iu = np.flatnonzero(code == 7)
+        if iu.size:
+            affordable = legal[r[iu], A.buy_slice].any(axis=1)
+            s[iu] = np.where(affordable, -1.0, 3.0)
+        return r, a, s
+
+
+def _row_argmax(r: np.ndarray, a: np.ndarray, s: np.ndarray, n: int) -> np.ndarray:
+    """Per row, the first action (lowest column) of highest score among the row's entries;
+    ``np.argmax`` of the dense scores with -inf off the entries. Rows without entries: 0."""
+    dense = np.full((n, int(a.max(initial=0)) + 1), -np.inf)
+    dense[r, a] = s
+    return np.argmax(dense, axis=1)
 
 
 def subset_world(w, rows: np.ndarray):
@@ -200,7 +304,8 @@ def subset_world(w, rows: np.ndarray):
         setattr(s.rng, name, getattr(w.rng, name)[rows])
     s.n_games = rows.size
     s.games = np.arange(rows.size)
-    s.cache = {k: v for k, v in w.cache.items() if k != "aura_sources"}  # per-game caches go
+    s.cache = {k: v for k, v in w.cache.items()  # per-game caches go
+               if k != "aura_sources" and not (isinstance(k, tuple) and k[0] == "lookahead_memo")}
     s.version = w.version + 1
     s.agents = []
     return s
@@ -225,11 +330,34 @@ def position_value(w, games: np.ndarray, seat: int) -> np.ndarray:
     return np.where(won == seat, 1e4, np.where(won == 1 - seat, -1e4, total[:, seat] - total[:, 1 - seat]))
 
 
+class _Memo:
+    """What a lookahead seat remembers of each game's last rollout (see ``LookaheadAgent``):
+    the end value of the candidate it took, and the RNG counter its seat had at each later
+    choice point of that rollout (``caps``; ``ptr``: the next one to meet)."""
+
+    C = 32  # choice points remembered per rollout
+
+    def __init__(self, B: int) -> None:
+        self.valid = np.zeros(B, dtype=bool)
+        self.round = np.zeros(B, dtype=np.int64)
+        self.value = np.zeros(B, dtype=np.float64)
+        self.caps = np.zeros((B, self.C), dtype=np.uint64)
+        self.ncap = np.zeros(B, dtype=np.intp)
+        self.ptr = np.zeros(B, dtype=np.intp)
+
+
 class LookaheadAgent:
     """Greedy, refined in the play phase: for each game the ``k`` best greedy candidates are
     applied on a copy of the game, the rest of the play phase is played greedily by both
     seats, and the candidate whose end position scores best is taken (other decisions:
-    greedy)."""
+    greedy).
+
+    All candidates of all deciding games are played out together in one sub-world. Against a
+    greedy opponent, the game itself follows the rollout of the candidate taken up to the
+    seat's next choice, where the best greedy candidate is the move that rollout made: its
+    value is known, and that candidate is not played out again (same values, one rollout in
+    ``k`` fewer). The reuse holds only while the game is in the same play phase, the rollout
+    finished, and the seat's RNG counter is the one the rollout had at that point."""
 
     name = "lookahead"
     max_steps = 200
@@ -238,12 +366,24 @@ class LookaheadAgent:
         self.k = k
         self.greedy = GreedyAgent()
 
+    def _memo(self, world, seat: int):
+        """This seat's memo for ``world`` when reuse is sound (a plain greedy opponent), else None."""
+        agents = getattr(world, "agents", None) or []
+        if len(agents) != 2 or type(agents[1 - seat]) is not GreedyAgent:
+            return None
+        key = ("lookahead_memo", id(self), seat)
+        memo = world.cache.get(key)
+        if memo is None or memo.valid.size != world.n_games:
+            memo = world.cache[key] = _Memo(world.n_games)
+        return memo
+
     def act(self, world, games: np.ndarray, seat: int, legal: np.ndarray) -> np.ndarray:
         from systems.lanes.play import PlayPhase
 
-        scores = self.greedy.scores(world, games, seat, legal)
-        scores += NOISE * world.rng.uniform(games, legal.shape[1], Stream.AGENT)
-        scores[~legal] = -np.inf
+        counter0 = world.rng.counter[games]  # before the noise draw: what a rollout recorded
+        r, a, s = self.greedy.noisy_scores(world, games, seat, legal)
+        scores = np.full(legal.shape, -np.inf)
+        scores[r, a] = s
         best = np.argmax(scores, axis=1)
         A = world.actions
         # play-phase decisions with a real choice (not a pending target, not the shop, not deploy)
@@ -255,24 +395,61 @@ class LookaheadAgent:
         k = min(self.k, legal.shape[1])
         top = np.argsort(-scores[rows], axis=1, kind="stable")[:, :k]  # [m, k]
         ok = np.isfinite(np.take_along_axis(scores[rows], top, axis=1))
+        gr = games[rows]
+        rnd = world.g.round[gr]
+        memo = self._memo(world, seat)
+        if memo is not None:
+            p = memo.ptr[gr]
+            reuse = (memo.valid[gr] & (memo.round[gr] == rnd) & (p < memo.ncap[gr])
+                     & (memo.caps[gr, np.minimum(p, _Memo.C - 1)] == counter0[rows]))
+            ok[:, 0] &= ~reuse
         r_idx, c_idx = nonzero(ok)
         cand = top[r_idx, c_idx]
         sub = subset_world(world, games[rows][r_idx])
         sub.agents = [self.greedy, self.greedy]
         phase = PlayPhase(A)
         idx = sub.games
-        phase.apply(sub, idx, np.full(idx.size, seat, dtype=np.intp), cand)
+        ns = idx.size
+        phase.apply(sub, idx, np.full(ns, seat, dtype=np.intp), cand)
+        caps = np.zeros((ns, _Memo.C), dtype=np.uint64)
+        ncap = np.zeros(ns, dtype=np.intp)
         for _ in range(self.max_steps):
             pend = np.flatnonzero(phase.pending(sub) & sub.active)
             if pend.size == 0:
                 break
             actor, leg = phase.request(sub, pend)
-            phase.apply(sub, pend, actor, sub.decide(pend, actor, leg))
+            if memo is not None:  # the seat's choice points along each rollout: its RNG counter there
+                at = np.flatnonzero((actor == seat) & (sub.g.pending_kind[pend] == 0) & leg[:, 0]
+                                    & (leg.sum(axis=1) > 1))
+                if at.size:
+                    pa = pend[at]
+                    caps[pa, np.minimum(ncap[pa], _Memo.C - 1)] = sub.rng.counter[pa]
+                    ncap[pa] += 1
+            # both seats are greedy: one call for all rows (the same actions as asking each seat)
+            phase.apply(sub, pend, actor, self.greedy.act(sub, pend, actor, leg))
+        finished = ~(phase.pending(sub) & sub.active)
+        end_value = position_value(sub, idx, seat)
         value = np.full(top.shape, -np.inf)
-        value[r_idx, c_idx] = position_value(sub, idx, seat)
+        value[r_idx, c_idx] = end_value
+        if memo is not None:
+            value[reuse, 0] = memo.value[gr[reuse]]
         pick = np.argmax(value, axis=1)
         out = best.copy()
         out[rows] = top[np.arange(rows.size), pick]
+        if memo is not None:
+            kept = reuse & (pick == 0)  # the same rollout goes on: its next choice point
+            memo.ptr[gr[kept]] += 1
+            new = ~kept
+            j = np.full(top.shape, -1, dtype=np.intp)
+            j[r_idx, c_idx] = np.arange(ns)
+            j = j[np.arange(rows.size), pick][new]
+            gn = gr[new]
+            memo.valid[gn] = finished[j] & (ncap[j] <= _Memo.C)
+            memo.round[gn] = rnd[new]
+            memo.value[gn] = end_value[j]
+            memo.caps[gn] = caps[j]
+            memo.ncap[gn] = ncap[j]
+            memo.ptr[gn] = 0
         return out
 
 
