@@ -124,7 +124,7 @@ def aura_bonus(w, what: str, b: np.ndarray, s: np.ndarray) -> np.ndarray | None:
     n = b.size
     S = w.n_slots
     bonus = np.zeros(n, dtype=np.int64)
-    fq = b * S + s  # flat entity indices of the queried units (one 1-D gather per component)
+    fq = np.asarray(b, dtype=np.intp) * S + s  # flat entity indices of the queried units (one 1-D gather per component)
     c = w.c
     q_side, q_lane = c.owner.reshape(-1)[fq], c.lane.reshape(-1)[fq]
     q_unit = ~c.anchor.reshape(-1)[fq] & ~c.improvement.reshape(-1)[fq]
