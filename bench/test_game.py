@@ -16,6 +16,9 @@ from bench.helpers import fresh_world, record_rate
 
 # (batch size, timed rounds, warmup rounds): about the same wall time per case
 RANDOM_CASES = [(1, 30, 3), (64, 15, 1), (1024, 8, 1), (4096, 6, 1), (16384, 3, 0)]
+GREEDY_CASES = [(1, 10, 1), (64, 4, 1), (1024, 3, 0), (4096, 2, 0)]
+# lookahead (k = 4) is ~50x slower than greedy: one small batch (B = 1024 takes minutes)
+LOOKAHEAD_CASES = [(64, 2, 0)]
 
 
 def bench_games(benchmark, game, n: int, rounds: int, warmup: int, agent_names):
@@ -49,6 +52,18 @@ def bench_games(benchmark, game, n: int, rounds: int, warmup: int, agent_names):
 @pytest.mark.parametrize("n,rounds,warmup", RANDOM_CASES, ids=[f"B={c[0]}" for c in RANDOM_CASES])
 def test_random_vs_random(benchmark, game, n, rounds, warmup):
     bench_games(benchmark, game, n, rounds, warmup, ("random", "random"))
+
+
+@pytest.mark.benchmark(group="game")
+@pytest.mark.parametrize("n,rounds,warmup", GREEDY_CASES, ids=[f"B={c[0]}" for c in GREEDY_CASES])
+def test_greedy_vs_greedy(benchmark, game, n, rounds, warmup):
+    bench_games(benchmark, game, n, rounds, warmup, ("greedy", "greedy"))
+
+
+@pytest.mark.benchmark(group="game")
+@pytest.mark.parametrize("n,rounds,warmup", LOOKAHEAD_CASES, ids=[f"B={c[0]}" for c in LOOKAHEAD_CASES])
+def test_lookahead_vs_lookahead(benchmark, game, n, rounds, warmup):
+    bench_games(benchmark, game, n, rounds, warmup, ("lookahead", "lookahead"))
 
 
 @pytest.mark.benchmark(group="game")

@@ -77,6 +77,21 @@ class DamageBatch:
         rank[order] = rank_sorted
         return order, rank
 
+    def distinct_targets(self, world) -> bool:
+        """Whether no two rows hit the same target (then every ``rank`` is 0): one scatter and
+        one gather through a scratch array of the world, instead of a sort."""
+        n = len(self)
+        if n < 2:
+            return True
+        size = world.n_games * world.n_slots
+        scratch = world.__dict__.get("_target_scratch")
+        if scratch is None or scratch.size < size:
+            scratch = world._target_scratch = np.empty(size, dtype=np.int64)
+        key = self.game * world.n_slots + self.target
+        rows = np.arange(n)
+        scratch[key] = rows  # two rows with one key cannot both read their own index back
+        return bool((scratch[key] == rows).all())
+
     def __len__(self) -> int:
         return int(self.game.shape[0])
 
@@ -134,7 +149,7 @@ def apply_to_health(world, batch: DamageBatch) -> None:
     much of it the target could still absorb (``dealt``) and how much was overkill (``excess``)."""
     amount = np.maximum(batch.amount, 0)
     hp = world.c.health[batch.game, batch.target].astype(np.int64)
-    if len(batch) > 1:
+    if len(batch) > 1 and not batch.distinct_targets(world):
         order, rank = batch.same_target_rank()
         # damage taken by the same target from earlier rows of this batch
         cum = np.zeros(len(batch), dtype=np.int64)

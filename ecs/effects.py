@@ -146,11 +146,23 @@ class EffectTable:
         self.params = {p: np.full(shape, -1, dtype=np.int32) for p in param_names}
         self.n_effects = shape[1]
         self._has: dict[int, np.ndarray] = {}
+        self._uses: dict[int, bool] = {}
+        self._slots: dict[int, list[int]] = {}
 
     def uses(self, trigger_id: int) -> bool:
         """Whether any card of the set has an effect on this trigger (cached): firing a trigger
         nobody uses costs one dict lookup."""
-        return bool(self.cards_with(trigger_id).any())
+        u = self._uses.get(trigger_id)
+        if u is None:
+            u = self._uses[trigger_id] = bool(self.cards_with(trigger_id).any())
+        return u
+
+    def slots_with(self, trigger_id: int) -> list[int]:
+        """Effect slots (columns) where some card has an effect on this trigger (cached)."""
+        e = self._slots.get(trigger_id)
+        if e is None:
+            e = self._slots[trigger_id] = [int(i) for i in np.flatnonzero((self.trigger == trigger_id).any(axis=0))]
+        return e
 
     def cards_with(self, trigger_id: int) -> np.ndarray:
         """``bool[cards]``: cards having at least one effect on this trigger (cached)."""
@@ -191,6 +203,7 @@ class Executor:
         """Recompute the name -> id maps (after registries were restored by ``plugin.isolated``)."""
         self._ids = {name: i for i, name in enumerate(self.triggers)}
         self._index = {}
+        self.__dict__.pop("_lists_cache", None)
 
     def add_opcode(self, o: Opcode) -> None:
         self._add(self.opcodes, o, "opcode")
@@ -281,13 +294,13 @@ class Executor:
                     f"effects still triggering each other after {self.max_depth} levels "
                     f"(trigger {trigger!r}, game with seed {int(w.seeds[ctx.game[0]])})"
                 )
-            ops = list(self.opcodes.values())
-            sels = list(self.selectors.values())
-            match = table.trigger[ctx.card] == tid  # [n, E]
-            for e in np.flatnonzero(match.any(axis=0)):  # effect slots in card order
-                e = int(e)
-                on = match[:, e]
-                rows = ctx if on.all() else ctx.take(np.flatnonzero(on))
+            ops, sels = self._lists()
+            for e in table.slots_with(tid):  # effect slots in card order
+                on = table.trigger[ctx.card, e] == tid
+                k = np.flatnonzero(on)
+                if k.size == 0:
+                    continue
+                rows = ctx if k.size == on.size else ctx.take(k)
                 op_ids = table.op[rows.card, e]
                 first = op_ids[0]
                 if (op_ids == first).all():  # the common case: one opcode
@@ -299,6 +312,13 @@ class Executor:
         finally:
             self.depth -= 1
 
+    def _lists(self) -> tuple[list[Opcode], list[Selector]]:
+        """The opcode and selector registries as lists indexed by id (rebuilt when one grows)."""
+        cached = self.__dict__.get("_lists_cache")
+        if cached is None or len(cached[0]) != len(self.opcodes) or len(cached[1]) != len(self.selectors):
+            cached = self._lists_cache = (list(self.opcodes.values()), list(self.selectors.values()))
+        return cached
+
     def _run(self, w, op: Opcode, sels: list[Selector], rows: Ctx, e: int, table: EffectTable) -> None:
         sel_ids = table.select[rows.card, e]
         groups = [sel_ids[0]] if (sel_ids == sel_ids[0]).all() else np.unique(sel_ids)
@@ -309,6 +329,16 @@ class Executor:
             else:
                 ri, tgt = sels[int(sel_id)].fn(w, sub, table, e)
             if ri.size == 0:
+                continue
+            if ri.size == len(sub) and (sel_id < 0 or bool((ri == np.arange(ri.size)).all())):
+                # every row, in order: no gathers
+                hit = Hit(
+                    game=sub.game, source=sub.source, caster=sub.caster, owner=sub.owner, lane=sub.lane,
+                    pos=sub.pos, card=sub.card, target=np.asarray(tgt, dtype=np.intp),
+                    amount=table.amount[sub.card, e].astype(np.int64), effect=e, table=table,
+                    chosen_lane=sub.chosen_lane,
+                )
+                op.fn(w, hit)
                 continue
             hit = Hit(
                 game=sub.game[ri], source=sub.source[ri], caster=sub.caster[ri], owner=sub.owner[ri],

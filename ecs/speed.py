@@ -74,4 +74,6 @@ def standard_configs(quick: bool) -> Sequence[tuple[int, tuple[str, str]]]:
         (4096, ("random", "random")),
         (16384, ("random", "random")),
         (4096, ("random", "pass")),
+        (1024, ("greedy", "greedy")),
+        (4096, ("greedy", "greedy")),
     ]

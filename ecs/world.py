@@ -122,11 +122,17 @@ class World:
                 out = out.reshape(self.n_games, self.n_slots, -1).any(axis=2)
         return out & self.alive
 
-    def take(self, name: str, games: np.ndarray, slots: np.ndarray) -> np.ndarray:
+    def take(self, name: str, games: np.ndarray, slots: np.ndarray | None = None) -> np.ndarray:
         """``component[games, slots]`` for index arrays of any (broadcastable) shape, read
-        through flat indices (markedly faster than two-array fancy indexing)."""
+        through flat indices (markedly faster than two-array fancy indexing). With ``slots``
+        None, ``games`` is such a flat index already (``flat(games, slots)``, computed once
+        for several reads)."""
         arr = getattr(self.c, name)
-        return arr.reshape(-1, *arr.shape[2:])[games * self.n_slots + slots]
+        return arr.reshape(-1, *arr.shape[2:])[games if slots is None else games * self.n_slots + slots]
+
+    def flat(self, games: np.ndarray, slots: np.ndarray) -> np.ndarray:
+        """Flat entity index ``games * S + slots`` (broadcast), for ``take(name, flat)``."""
+        return games * self.n_slots + slots
 
     def add(self, games: np.ndarray, slots: np.ndarray, **values: Any) -> None:
         """Give components to entities (values broadcast over the listed pairs)."""

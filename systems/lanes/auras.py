@@ -90,7 +90,8 @@ def aura_sources(w, what: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     cached = w.cache.get("aura_sources")
     if cached is None or (cached[0] != w.version and not _still_valid(w, cached)):
         sb, ss = nonzero(w.c.aura & w.alive)
-        cached = (w.version, sb, ss, {}, w.serial[sb, ss])
+        flat = sb * w.n_slots + ss
+        cached = (w.version, sb, ss, {}, w.serial.reshape(-1)[flat], flat)
     elif cached[0] != w.version:
         cached = (w.version, *cached[1:])
     w.cache["aura_sources"] = cached
@@ -99,17 +100,19 @@ def aura_sources(w, what: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     per = cached[3].get(what)
     if per is None:
         sb, ss = cached[1], cached[2]
-        keep = _aura_tables(w)["sources"][what][w.c.card_id[sb, ss]]
+        keep = _aura_tables(w)["sources"][what][w.c.card_id.reshape(-1)[cached[5]]]
         per = cached[3][what] = (sb[keep], ss[keep])
     return per
 
 
 def _still_valid(w, cached) -> bool:
-    sb, ss, serial = cached[1], cached[2], cached[4]
-    if sb.size and not (w.c.aura[sb, ss] & w.alive[sb, ss] & (w.serial[sb, ss] == serial)).all():
+    serial, flat = cached[4], cached[5]
+    # as many auras as listed (a birth or a death changes the count), and every listed source
+    # still there (same entity, still an aura): then no other slot holds one
+    if int(np.count_nonzero(w.c.aura)) != flat.size:
         return False
-    # every listed source is still there (same entity, still an aura); no other is iff the counts agree
-    return int(np.count_nonzero(w.c.aura)) == sb.size
+    return not flat.size or bool((w.c.aura.reshape(-1)[flat] & w.alive.reshape(-1)[flat]
+                                  & (w.serial.reshape(-1)[flat] == serial)).all())
 
 
 def aura_bonus(w, what: str, b: np.ndarray, s: np.ndarray) -> np.ndarray | None:
@@ -124,7 +127,7 @@ def aura_bonus(w, what: str, b: np.ndarray, s: np.ndarray) -> np.ndarray | None:
     n = b.size
     S = w.n_slots
     bonus = np.zeros(n, dtype=np.int64)
-    fq = b * S + s  # flat entity indices of the queried units (one 1-D gather per component)
+    fq = np.asarray(b, dtype=np.intp) * S + s  # flat entity indices of the queried units (one 1-D gather per component)
     c = w.c
     q_side, q_lane = c.owner.reshape(-1)[fq], c.lane.reshape(-1)[fq]
     q_unit = ~c.anchor.reshape(-1)[fq] & ~c.improvement.reshape(-1)[fq]

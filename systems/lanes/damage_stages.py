@@ -47,7 +47,7 @@ def shield(w, batch: DamageBatch) -> None:
         return
     sub = np.flatnonzero(has)
     part = batch.take(sub)
-    _, rank = part.same_target_rank()
+    rank = np.zeros(sub.size, dtype=np.intp) if part.distinct_targets(w) else part.same_target_rank()[1]
     blocked = rank < stacks[sub]
     batch.amount[sub[blocked]] = 0
     np.subtract.at(w.c.shield.reshape(-1), part.game[blocked] * w.n_slots + part.target[blocked], 1)

@@ -36,8 +36,9 @@ def lane_factions(w, games: np.ndarray, seat: np.ndarray) -> np.ndarray:
     cells = w.g.board[games, seat]  # [n, L, P]
     gi = games[:, None, None]
     sl = np.where(cells >= 0, cells, 0)
-    is_hero = (cells >= 0) & w.take("hero", gi, sl)
-    bits = np.left_shift(1, w.take("faction", gi, sl).astype(np.int16), dtype=np.int16) * is_hero
+    fl = w.flat(gi, sl)  # flat entity index, computed once for the reads below
+    is_hero = (cells >= 0) & w.take("hero", fl)
+    bits = np.left_shift(1, w.take("faction", fl).astype(np.int16), dtype=np.int16) * is_hero
     return np.bitwise_or.reduce(bits, axis=2)
 
 
@@ -48,7 +49,8 @@ def caster_of(w, games: np.ndarray, seat: np.ndarray, lane: np.ndarray, faction:
     occ = cells >= 0
     sl = np.where(occ, cells, 0)
     gi = games[:, None]
-    ok = occ & w.take("hero", gi, sl) & (w.take("faction", gi, sl) == faction[:, None])
+    fl = w.flat(gi, sl)  # flat entity index, computed once for the reads below
+    ok = occ & w.take("hero", fl) & (w.take("faction", fl) == faction[:, None])
     return np.where(ok.any(axis=1), sl[np.arange(games.size), np.argmax(ok, axis=1)], -1)
 
 
@@ -107,7 +109,8 @@ def legal_plays(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, targets
     occ = cells >= 0
     gi = games[:, None, None]
     sl = np.where(occ, cells, 0)
-    own_hero = occ & w.take("hero", gi, sl)
+    fl = w.flat(gi, sl)  # flat entity index, computed once for the reads below
+    own_hero = occ & w.take("hero", fl)
     unit_gate = gate & (affordable & (kind == UNIT))[:, :, None]
     np.logical_and(np.repeat(unit_gate, P, axis=2), (~own_hero).reshape(n, 1, L * P), out=out.reshape(n, H, L * P))
     special = affordable & (kind > UNIT)
@@ -139,8 +142,9 @@ def _legal_special(w, games, seat, rows, hand, kind, special, gate, occ, own_her
     # equipment: onto an own non-creep unit or hero
     eq = special & (kind == EQUIPMENT)
     if eq.any():
-        holder = occ & ~w.take("creep", gi, sl)
-        stuck = (w.take("locked", gi, sl) > 0) & (w.take("equipment", gi, sl) >= 0)
+        fl = w.flat(gi, sl)
+        holder = occ & ~w.take("creep", fl)
+        stuck = (w.take("locked", fl) > 0) & (w.take("equipment", fl) >= 0)
         ok = holder & ~stuck  # [m, L, P]
         out[rows] |= eq[:, :, None, None] & ok[:, None, :, :]
 
@@ -182,14 +186,15 @@ def legal_abilities(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, tar
     occ = cells >= 0
     gi = games[:, None, None]
     sl = np.where(occ, cells, 0)
-    card = np.where(occ, w.take("card_id", gi, sl), 0)
+    fl = w.flat(gi, sl)  # flat entity index, computed once for the reads below
+    card = np.where(occ, w.take("card_id", fl), 0)
     cat = w.catalog.arrays
-    ok = occ & w.take("hero", gi, sl) & cat.has_ability[card]
+    ok = occ & w.take("hero", fl) & cat.has_ability[card]
     if not ok.any():
         return
-    ok &= (w.take("silenced", gi, sl) <= 0) & (w.take("cooldown", gi, sl) <= 0)
-    ok &= w.take("used_round", gi, sl) != w.g.round[games][:, None, None]
-    ok &= w.take("charges", gi, sl) != 0
+    ok &= (w.take("silenced", fl) <= 0) & (w.take("cooldown", fl) <= 0)
+    ok &= w.take("used_round", fl) != w.g.round[games][:, None, None]
+    ok &= w.take("charges", fl) != 0
     mana = w.g.lane_mana[games, seat]  # [n, L]
     ok &= cat.ability_mana[card] <= mana[:, :, None]
     out |= _aim_available(w, games, seat, ok, card, targets)
@@ -204,11 +209,12 @@ def legal_activations(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, t
         return
     gi = games[:, None, None]
     sl = np.where(occ, imp, 0)
-    card = np.where(occ, w.take("card_id", gi, sl), 0)
+    fl = w.flat(gi, sl)  # flat entity index, computed once for the reads below
+    card = np.where(occ, w.take("card_id", fl), 0)
     cat = w.catalog.arrays
     ok = occ & cat.has_ability[card]
-    ok &= (w.take("cooldown", gi, sl) <= 0) & (w.take("charges", gi, sl) != 0)
-    ok &= w.take("used_round", gi, sl) != w.g.round[games][:, None, None]
+    ok &= (w.take("cooldown", fl) <= 0) & (w.take("charges", fl) != 0)
+    ok &= w.take("used_round", fl) != w.g.round[games][:, None, None]
     out |= _aim_available(w, games, seat, ok, card, targets)
 
 

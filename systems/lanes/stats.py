@@ -12,35 +12,37 @@ import numpy as np
 from systems.lanes.auras import aura_bonus
 
 
-def equipment_value(w, name: str, b: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """What the held equipment adds to keyword ``name`` (0/False without equipment)."""
-    eq = w.c.equipment[b, s]
-    held = eq >= 0
-    col = getattr(w.catalog.arrays, f"kw_{name}")
-    return np.where(held, col[np.where(held, eq, 0)], 0)
-
-
 def keyword(w, name: str, b: np.ndarray, s: np.ndarray) -> np.ndarray:
     """A keyword as the rules see it: own + equipment (tags: either; numbers: the sum)."""
-    own = getattr(w.c, name)[b, s]
+    return keyword_flat(w, name, np.asarray(b, dtype=np.intp) * w.n_slots + s)
+
+
+def keyword_flat(w, name: str, flat: np.ndarray) -> np.ndarray:
+    """``keyword`` for flat entity indices (``w.flat(b, s)``; any shape)."""
+    own = getattr(w.c, name).reshape(-1)[flat]
     if name not in w.equip_keywords:
         return own
-    extra = equipment_value(w, name, b, s)
+    eq = w.c.equipment.reshape(-1)[flat]
+    held = eq >= 0
+    col = getattr(w.catalog.arrays, f"kw_{name}")
+    extra = np.where(held, col[np.where(held, eq, 0)], 0)
     return (own | extra.astype(bool)) if own.dtype == np.bool_ else own + extra
 
 
 def attack(w, b: np.ndarray, s: np.ndarray) -> np.ndarray:
     """Current attack: base + temporary + equipment + auras, 0 while enfeebled, never below 0.
     lanes.md "Battle rules": "Uses current attack values (including buffs/debuffs)"."""
-    val = w.c.attack[b, s].astype(np.int32) + w.c.temp_attack[b, s].sum(axis=-1)
-    eq = w.c.equipment[b, s]
+    c = w.c
+    f = np.asarray(b, dtype=np.intp) * w.n_slots + s  # flat entity indices: one 1-D gather per read
+    val = c.attack.reshape(-1)[f].astype(np.int32) + c.temp_attack.reshape(-1, c.temp_attack.shape[2])[f].sum(axis=-1)
+    eq = c.equipment.reshape(-1)[f]
     held = eq >= 0
     if held.any():
         val += np.where(held, w.catalog.arrays.attack[np.where(held, eq, 0)], 0)
     auras = aura_bonus(w, "attack", b, s)
     if auras is not None:
         val += auras
-    val = np.where(w.c.enfeebled[b, s] > 0, 0, val)  # "Enfeebled - Attack reduced to 0"
+    val = np.where(c.enfeebled.reshape(-1)[f] > 0, 0, val)  # "Enfeebled - Attack reduced to 0"
     return np.maximum(val, 0)
 
 

@@ -36,16 +36,10 @@ def target_cells(w, games: np.ndarray, seat: np.ndarray) -> tuple[np.ndarray, np
     occ = cells >= 0
     gi = games[:, None, None, None]
     sl = np.where(occ, cells, 0)
+    fl = w.flat(gi, sl)  # flat entity index, computed once for the reads below
     mine = (np.arange(2)[None, :, None, None] == seat[:, None, None, None])
-    untarget = w.take("untargetable", gi, sl) > 0
-    stealth = stats_keyword_cells(w, "stealth", gi, sl)
-    creep = w.take("creep", gi, sl)
+    untarget = w.take("untargetable", fl) > 0
+    stealth = stats.keyword_flat(w, "stealth", fl).astype(bool)
+    creep = w.take("creep", fl)
     ok = occ & ~untarget
     return ok & ~mine & ~stealth, ok & mine & ~creep
-
-
-def stats_keyword_cells(w, name: str, gi: np.ndarray, sl: np.ndarray) -> np.ndarray:
-    shape = np.broadcast_shapes(gi.shape, sl.shape)
-    b = np.broadcast_to(gi, shape).reshape(-1)
-    s = np.broadcast_to(sl, shape).reshape(-1)
-    return np.asarray(stats.keyword(w, name, b, s)).reshape(shape).astype(bool)
