@@ -18,6 +18,7 @@ import numpy as np
 
 from ecs.decisions import DecisionSystem
 from ecs.effects import Ctx
+from ecs.npx import any_axis
 from systems.lanes import board, listeners
 from systems.lanes.cards import EQUIPMENT, IMPROVEMENT, SPELL, UNIT
 from systems.lanes.deaths import destroy, settle
@@ -39,7 +40,7 @@ def lane_factions(w, games: np.ndarray, seat: np.ndarray) -> np.ndarray:
     fl = w.flat(gi, sl)  # flat entity index, computed once for the reads below
     is_hero = (cells >= 0) & w.take("hero", fl)
     bits = np.left_shift(1, w.take("faction", fl).astype(np.int16), dtype=np.int16) * is_hero
-    return np.bitwise_or.reduce(bits, axis=2)
+    return any_axis(bits, 2)
 
 
 def caster_of(w, games: np.ndarray, seat: np.ndarray, lane: np.ndarray, faction: np.ndarray) -> np.ndarray:
@@ -51,13 +52,13 @@ def caster_of(w, games: np.ndarray, seat: np.ndarray, lane: np.ndarray, faction:
     gi = games[:, None]
     fl = w.flat(gi, sl)  # flat entity index, computed once for the reads below
     ok = occ & w.take("hero", fl) & (w.take("faction", fl) == faction[:, None])
-    return np.where(ok.any(axis=1), sl[np.arange(games.size), np.argmax(ok, axis=1)], -1)
+    return np.where(any_axis(ok, 1), sl[np.arange(games.size), np.argmax(ok, axis=1)], -1)
 
 
 def has_targets(w, games: np.ndarray, seat: np.ndarray) -> np.ndarray:
     """``bool[n, 3 kinds, L]``: whether an enemy / ally / any unit target exists in each lane."""
     enemy, ally = target_cells(w, games, seat)
-    e, a = enemy.any(axis=(1, 3)), ally.any(axis=(1, 3))  # [n, L]
+    e, a = any_axis(enemy, (1, 3)), any_axis(ally, (1, 3))  # [n, L]
     return np.stack([e, a, e | a], axis=1)
 
 
@@ -116,7 +117,7 @@ def legal_plays(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, targets
     special = affordable & (kind > UNIT)
     if not special.any():
         return
-    rows = np.flatnonzero(special.any(axis=1))
+    rows = np.flatnonzero(any_axis(special, 1))
     if targets is None:
         targets = TargetLanes(w, games, seat)
     _legal_special(w, games[rows], seat[rows], rows, hand[rows], kind[rows], special[rows], gate[rows],
@@ -137,7 +138,7 @@ def _legal_special(w, games, seat, rows, hand, kind, special, gate, occ, own_her
     # improvements: origin lane l, position 0, room in the lane
     imp = special & (kind == IMPROVEMENT)
     if imp.any():
-        room = (w.g.improvements[games, seat] == board.EMPTY).any(axis=2)  # [m, L]
+        room = any_axis(w.g.improvements[games, seat] == board.EMPTY, 2)  # [m, L]
         out[rows, :, :, 0] |= imp[:, :, None] & gate & room[:, None, :]
     # equipment: onto an own non-creep unit or hero
     eq = special & (kind == EQUIPMENT)
@@ -156,7 +157,7 @@ def _lanes_with_target(lane_ok: np.ndarray, kind: np.ndarray, rng_any: np.ndarra
     k = _kind_index(kind)
     kk = np.maximum(k, 0)
     rows = np.arange(lane_ok.shape[0]).reshape((-1,) + (1,) * (kind.ndim - 1))
-    anywhere = lane_ok.any(axis=2)[rows, kk]
+    anywhere = any_axis(lane_ok, 2)[rows, kk]
     if lanes.ndim == 1 and kind.ndim == 2:  # one lane per column of the result: [n, X, L]
         here = lane_ok[rows[..., None], kk[..., None], lanes[None, None, :]]
         return (k < 0)[..., None] | np.where(rng_any[..., None], anywhere[..., None], here)
@@ -353,7 +354,7 @@ class PlayPhase(DecisionSystem):
             return aims
         out = np.zeros(games.size, dtype=bool)
         i = np.flatnonzero(aims)
-        out[i] = unit_targets(w, games[i], seat[i], tk[i], lane[i].astype(np.intp), rng[i]).any(axis=(1, 2, 3))
+        out[i] = unit_targets(w, games[i], seat[i], tk[i], lane[i].astype(np.intp), rng[i]).reshape(i.size, -1).any(axis=1)
         return out
 
     def resolve_unit(self, w, games, seat, card, slots, chosen) -> None:
