@@ -76,8 +76,14 @@ class TargetLanes:
         return self.full if rows is None else self.full[rows]
 
 
+_KIND_ROW = np.full(256, -1, dtype=np.int64)  # int8 target kind + 128 -> row of ``has_targets``
+_KIND_ROW[[ENEMY_UNIT + 128, ALLY_UNIT + 128, ANY_UNIT + 128]] = [0, 1, 2]
+
+
 def _kind_index(kind: np.ndarray) -> np.ndarray:
     """Row of ``has_targets`` for a target kind: 0 enemy, 1 ally, 2 any unit; -1 no unit target."""
+    if kind.dtype == np.int8:  # the catalog's columns: one table lookup
+        return _KIND_ROW[kind.astype(np.intp) + 128]
     return np.select([kind == ENEMY_UNIT, kind == ALLY_UNIT, kind == ANY_UNIT], [0, 1, 2], -1)
 
 
@@ -155,13 +161,16 @@ def _lanes_with_target(lane_ok: np.ndarray, kind: np.ndarray, rng_any: np.ndarra
     for range "any", ``rng_any``); True for those needing no unit target. ``kind``/``rng_any``
     are ``[n, ...]``, ``lanes`` broadcasts against them (``lane_ok``: [n, 3, L])."""
     k = _kind_index(kind)
-    kk = np.maximum(k, 0)
-    rows = np.arange(lane_ok.shape[0]).reshape((-1,) + (1,) * (kind.ndim - 1))
-    anywhere = any_axis(lane_ok, 2)[rows, kk]
+    m, K, L = lane_ok.shape
+    # flat indices into lane_ok's (row, kind) pairs: 1-D gathers instead of 3-array fancy indexing
+    base = np.arange(m).reshape((-1,) + (1,) * (kind.ndim - 1)) * K + np.maximum(k, 0)
+    anywhere = any_axis(lane_ok, 2).reshape(-1)[base]
+    flat = lane_ok.reshape(-1)
     if lanes.ndim == 1 and kind.ndim == 2:  # one lane per column of the result: [n, X, L]
-        here = lane_ok[rows[..., None], kk[..., None], lanes[None, None, :]]
-        return (k < 0)[..., None] | np.where(rng_any[..., None], anywhere[..., None], here)
-    here = lane_ok[rows, kk, lanes]
+        here = flat[base[..., None] * L + lanes[None, None, :]]
+        # (k < 0) | where(rng_any, anywhere, here), without broadcasting a select over the short lane axis
+        return ((k < 0) | (rng_any & anywhere))[..., None] | ((~rng_any)[..., None] & here)
+    here = flat[base * L + lanes]
     return (k < 0) | np.where(rng_any, anywhere, here)
 
 

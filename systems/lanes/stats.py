@@ -26,6 +26,8 @@ def keyword_flat(w, name: str, flat: np.ndarray) -> np.ndarray:
     eq = w.c.equipment.reshape(-1)[flat]
     held = eq >= 0
     col = getattr(w.catalog.arrays, f"kw_{name}")
+    if not held.any():  # nothing equipped among these: own, in the dtype the sum would have
+        return own if own.dtype == np.bool_ else own.astype(np.result_type(own.dtype, np.result_type(col.dtype, 0)), copy=False)
     extra = np.where(held, col[np.where(held, eq, 0)], 0)
     return (own | extra.astype(bool)) if own.dtype == np.bool_ else own + extra
 
