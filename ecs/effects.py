@@ -148,6 +148,7 @@ class EffectTable:
         self._has: dict[int, np.ndarray] = {}
         self._uses: dict[int, bool] = {}
         self._slots: dict[int, list[int]] = {}
+        self._on: dict[int, tuple[list[int], np.ndarray]] = {}
 
     def uses(self, trigger_id: int) -> bool:
         """Whether any card of the set has an effect on this trigger (cached): firing a trigger
@@ -163,6 +164,15 @@ class EffectTable:
         if e is None:
             e = self._slots[trigger_id] = [int(i) for i in np.flatnonzero((self.trigger == trigger_id).any(axis=0))]
         return e
+
+    def on_slots(self, trigger_id: int) -> tuple[list[int], np.ndarray]:
+        """(``slots_with``, ``bool[cards, len(slots)]``: which card has its effect of each of
+        those slots on this trigger), cached: one gather per firing instead of one per slot."""
+        r = self._on.get(trigger_id)
+        if r is None:
+            slots = self.slots_with(trigger_id)
+            r = self._on[trigger_id] = (slots, self.trigger[:, slots] == trigger_id)
+        return r
 
     def cards_with(self, trigger_id: int) -> np.ndarray:
         """``bool[cards]``: cards having at least one effect on this trigger (cached)."""
@@ -295,8 +305,10 @@ class Executor:
                     f"(trigger {trigger!r}, game with seed {int(w.seeds[ctx.game[0]])})"
                 )
             ops, sels = self._lists()
-            for e in table.slots_with(tid):  # effect slots in card order
-                on = table.trigger[ctx.card, e] == tid
+            slots, on_tab = table.on_slots(tid)
+            on_rows = on_tab[ctx.card]  # [n, slots]
+            for j, e in enumerate(slots):  # effect slots in card order
+                on = on_rows[:, j]
                 k = np.flatnonzero(on)
                 if k.size == 0:
                     continue

@@ -100,11 +100,13 @@ class CounterRng:
     def choice(self, games: np.ndarray, mask: np.ndarray, stream: int) -> np.ndarray:
         """Index of one True column per row of ``mask`` [n, A], uniformly. Rows must have a True."""
         n, A = mask.shape
-        counts = np.count_nonzero(mask, axis=1)
-        k = self.integers(games, np.maximum(counts, 1), stream)
-        # the k-th True of each row, read off the row-major list of all Trues
+        # the k-th True of each row, read off the row-major list of all Trues (a row's Trues
+        # start where its first flat index would be inserted: no separate count over the mask)
         trues = np.flatnonzero(mask)
-        starts = np.cumsum(counts) - counts
+        bounds = np.searchsorted(trues, np.arange(n + 1) * A)
+        starts = bounds[:-1]
+        counts = np.diff(bounds)
+        k = self.integers(games, np.maximum(counts, 1), stream)
         return trues[starts + k] - np.arange(n) * A
 
     def permutation_keys(self, games: np.ndarray, n: int, stream: int) -> np.ndarray:

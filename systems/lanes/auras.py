@@ -24,6 +24,7 @@ _STAT = {"attack": ("buff", None), "armor": ("grant_keyword", "armor")}
 # how far each aura selector reaches: (side: 1 ally / 2 enemy / 3 self, same lane required,
 # min distance, max distance (None: the effect's range), the source itself excluded)
 _FAR = 1000
+_NONE = np.zeros(0, dtype=np.intp)
 _REACH = {
     "adjacent_allies": (1, True, 1, 1, False),
     "adjacent_enemies": (2, True, 1, 1, False),
@@ -120,8 +121,11 @@ def aura_bonus(w, what: str, b: np.ndarray, s: np.ndarray) -> np.ndarray | None:
     "armor") for units ``(b, s)``; None when no aura adds to it in those games."""
     if not w.cache["auras_possible"] or b.size == 0:
         return None
-    sb, ss = aura_sources(w, what)
     anchor_aura = what == "attack" and w.c.anchor_aura[:, :6].any()
+    if _aura_tables(w)["slots"][what]:
+        sb, ss = aura_sources(w, what)
+    else:  # no card of the set has such an aura: no source to look for (and none to validate)
+        sb = ss = _NONE
     if sb.size == 0 and not anchor_aura:
         return None
     n = b.size

@@ -16,7 +16,7 @@ import numpy as np
 
 from ecs.damage import COMBAT, DamageBatch
 from ecs.effects import Ctx
-from ecs.npx import nonzero
+from ecs.npx import any_axis, nonzero
 from systems.lanes import board, stats
 from systems.lanes.battle import attack_batch, first_strike_step
 from systems.lanes.deaths import settle
@@ -41,7 +41,7 @@ def lane_attacks(w, games: np.ndarray, lane: int) -> tuple[np.ndarray, ...]:
         occ = tcell >= 0
         tslot = np.where(occ, tcell, 0)
         taunts = occ & stats.keyword(w, "taunt", np.broadcast_to(b[:, None], tcell.shape), tslot)
-        has_taunt = taunts.any(axis=1)
+        has_taunt = any_axis(taunts, 1)
         taunt_slot = tslot[np.arange(b.size), np.argmax(taunts, axis=1)]
         stealthy = stats.keyword(w, "stealth", b, src)
         anchor = board.anchor_slot(1 - side, lane)

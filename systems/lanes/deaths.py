@@ -14,7 +14,7 @@ import esper
 import numpy as np
 
 from ecs.effects import Ctx
-from ecs.npx import nonzero
+from ecs.npx import any_axis, nonzero
 from systems.lanes import board, stats
 from systems.lanes.listeners import listen_bits
 from systems.lanes.state import DEAD, ON_BOARD, READY
@@ -112,8 +112,8 @@ def redeploy_now(w, b: np.ndarray, seat: np.ndarray, k: np.ndarray, lane: np.nda
         empty = cells == board.EMPTY
         # prefer the hero's own lane, then lanes 0..2
         lanes_order = np.stack([gl, np.zeros_like(gl), np.ones_like(gl), np.full_like(gl, 2)], axis=1)
-        lane_has = np.take_along_axis(empty.any(axis=2), lanes_order, axis=1)
-        ok = lane_has.any(axis=1)
+        lane_has = np.take_along_axis(any_axis(empty, 2), lanes_order, axis=1)
+        ok = any_axis(lane_has, 1)
         pick_lane = lanes_order[np.arange(gl.size), np.argmax(lane_has, axis=1)]
         gb, gs, gk, pick_lane = gb[ok], gs[ok], gk[ok], pick_lane[ok]
         if gb.size == 0:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import esper
 import numpy as np
 
+from ecs.npx import any_axis
 from ecs.rng import Stream
 from ecs.effects import Ctx
 from systems.lanes import board, listeners
@@ -95,10 +96,10 @@ class HeroDeployment(esper.Processor):
         free cell (not ``reserved``) in an allowed lane; returns (rows, hero, lane, pos) or None."""
         A = self.actions
         ready = (w.g.hero_status[games, seat] == READY) & ~taken  # [n, K]
-        some = ready.any(axis=1)  # most games have no hero waiting after round 3
+        some = any_axis(ready, 1)  # most games have no hero waiting after round 3
         rows = np.flatnonzero(some)
         free = (w.g.board[games[rows], seat] == board.EMPTY) & ~reserved[rows] & lanes[rows, :, None]  # [m, L, P]
-        has_cell = free.any(axis=(1, 2))
+        has_cell = any_axis(free, (1, 2))
         rows, free = rows[has_cell], free[has_cell]  # a hero with no free cell waits
         if rows.size == 0:
             return None

@@ -16,6 +16,7 @@ from components.keywords import KEYWORDS, STATUSES
 from components.keywords import lanes as _lanes
 from ecs.damage import BATTLE, SPELL, DamageBatch
 from ecs.effects import Hit
+from ecs.npx import any_axis
 from systems.lanes import board
 from systems.lanes.battle import exchange
 from systems.lanes.damage_stages import heal_anchor
@@ -24,6 +25,9 @@ from systems.lanes.damage_stages import heal_anchor
 def by_rank(game: np.ndarray):
     """Yield index arrays that split rows into rounds with each game at most once, in row order."""
     if game.size == 0:
+        return
+    if game.size == 1 or bool((game[1:] > game[:-1]).all()):  # rows in game order, each game once
+        yield np.arange(game.size)
         return
     order = np.argsort(game, kind="stable")
     sg = game[order]
@@ -130,7 +134,7 @@ def summon(w, hit: Hit) -> None:
             r = rows[idx]
             b, side, ln = hit.game[r], hit.owner[r], lane[r]
             empty = w.g.board[b, side, ln] == board.EMPTY
-            room = empty.any(axis=1)
+            room = any_axis(empty, 1)
             if room.any():
                 r = r[room]
                 board.spawn(w, hit.game[r], hit.owner[r], lane[r], np.argmax(empty[room], axis=1), card[r])
@@ -177,7 +181,7 @@ def bounce(w, hit: Hit) -> None:
         card = w.c.card_id[b, t]
         back = np.isin(w.catalog.arrays.kind[card], (0,))  # only unit cards return to a hand
         free = w.g.hand[b, owner] < 0
-        room = back & free.any(axis=1)
+        room = back & any_axis(free, 1)
         h = np.argmax(free, axis=1)
         w.g.hand[b[room], owner[room], h[room]] = card[room]
         w.g.hand_src[b[room], owner[room], h[room]] = w.c.deck_pos[b[room], t[room]]
@@ -279,7 +283,7 @@ def move_lane(w, hit: Hit) -> None:
         inside = (lane >= 0) & (lane < L)
         r, b, t, lane = r[inside], b[inside], t[inside], lane[inside]
         empty = w.g.board[b, w.c.owner[b, t], lane] == board.EMPTY
-        room = empty.any(axis=1)
+        room = any_axis(empty, 1)
         if room.any():
             board.move(w, b[room], t[room], lane[room], np.argmax(empty[room], axis=1))
             _passing_damage(w, hit, r[room], b[room], t[room])

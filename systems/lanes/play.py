@@ -18,6 +18,7 @@ import numpy as np
 
 from ecs.decisions import DecisionSystem
 from ecs.effects import Ctx
+from ecs.npx import any_axis
 from systems.lanes import board, listeners
 from systems.lanes.cards import EQUIPMENT, IMPROVEMENT, SPELL, UNIT
 from systems.lanes.deaths import destroy, settle
@@ -39,7 +40,7 @@ def lane_factions(w, games: np.ndarray, seat: np.ndarray) -> np.ndarray:
     fl = w.flat(gi, sl)  # flat entity index, computed once for the reads below
     is_hero = (cells >= 0) & w.take("hero", fl)
     bits = np.left_shift(1, w.take("faction", fl).astype(np.int16), dtype=np.int16) * is_hero
-    return np.bitwise_or.reduce(bits, axis=2)
+    return any_axis(bits, 2)
 
 
 def caster_of(w, games: np.ndarray, seat: np.ndarray, lane: np.ndarray, faction: np.ndarray) -> np.ndarray:
@@ -51,13 +52,13 @@ def caster_of(w, games: np.ndarray, seat: np.ndarray, lane: np.ndarray, faction:
     gi = games[:, None]
     fl = w.flat(gi, sl)  # flat entity index, computed once for the reads below
     ok = occ & w.take("hero", fl) & (w.take("faction", fl) == faction[:, None])
-    return np.where(ok.any(axis=1), sl[np.arange(games.size), np.argmax(ok, axis=1)], -1)
+    return np.where(any_axis(ok, 1), sl[np.arange(games.size), np.argmax(ok, axis=1)], -1)
 
 
 def has_targets(w, games: np.ndarray, seat: np.ndarray) -> np.ndarray:
     """``bool[n, 3 kinds, L]``: whether an enemy / ally / any unit target exists in each lane."""
     enemy, ally = target_cells(w, games, seat)
-    e, a = enemy.any(axis=(1, 3)), ally.any(axis=(1, 3))  # [n, L]
+    e, a = any_axis(enemy, (1, 3)), any_axis(ally, (1, 3))  # [n, L]
     return np.stack([e, a, e | a], axis=1)
 
 
@@ -75,8 +76,14 @@ class TargetLanes:
         return self.full if rows is None else self.full[rows]
 
 
+_KIND_ROW = np.full(256, -1, dtype=np.int64)  # int8 target kind + 128 -> row of ``has_targets``
+_KIND_ROW[[ENEMY_UNIT + 128, ALLY_UNIT + 128, ANY_UNIT + 128]] = [0, 1, 2]
+
+
 def _kind_index(kind: np.ndarray) -> np.ndarray:
     """Row of ``has_targets`` for a target kind: 0 enemy, 1 ally, 2 any unit; -1 no unit target."""
+    if kind.dtype == np.int8:  # the catalog's columns: one table lookup
+        return _KIND_ROW[kind.astype(np.intp) + 128]
     return np.select([kind == ENEMY_UNIT, kind == ALLY_UNIT, kind == ANY_UNIT], [0, 1, 2], -1)
 
 
@@ -116,7 +123,7 @@ def legal_plays(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, targets
     special = affordable & (kind > UNIT)
     if not special.any():
         return
-    rows = np.flatnonzero(special.any(axis=1))
+    rows = np.flatnonzero(any_axis(special, 1))
     if targets is None:
         targets = TargetLanes(w, games, seat)
     _legal_special(w, games[rows], seat[rows], rows, hand[rows], kind[rows], special[rows], gate[rows],
@@ -137,7 +144,7 @@ def _legal_special(w, games, seat, rows, hand, kind, special, gate, occ, own_her
     # improvements: origin lane l, position 0, room in the lane
     imp = special & (kind == IMPROVEMENT)
     if imp.any():
-        room = (w.g.improvements[games, seat] == board.EMPTY).any(axis=2)  # [m, L]
+        room = any_axis(w.g.improvements[games, seat] == board.EMPTY, 2)  # [m, L]
         out[rows, :, :, 0] |= imp[:, :, None] & gate & room[:, None, :]
     # equipment: onto an own non-creep unit or hero
     eq = special & (kind == EQUIPMENT)
@@ -154,13 +161,16 @@ def _lanes_with_target(lane_ok: np.ndarray, kind: np.ndarray, rng_any: np.ndarra
     for range "any", ``rng_any``); True for those needing no unit target. ``kind``/``rng_any``
     are ``[n, ...]``, ``lanes`` broadcasts against them (``lane_ok``: [n, 3, L])."""
     k = _kind_index(kind)
-    kk = np.maximum(k, 0)
-    rows = np.arange(lane_ok.shape[0]).reshape((-1,) + (1,) * (kind.ndim - 1))
-    anywhere = lane_ok.any(axis=2)[rows, kk]
+    m, K, L = lane_ok.shape
+    # flat indices into lane_ok's (row, kind) pairs: 1-D gathers instead of 3-array fancy indexing
+    base = np.arange(m).reshape((-1,) + (1,) * (kind.ndim - 1)) * K + np.maximum(k, 0)
+    anywhere = any_axis(lane_ok, 2).reshape(-1)[base]
+    flat = lane_ok.reshape(-1)
     if lanes.ndim == 1 and kind.ndim == 2:  # one lane per column of the result: [n, X, L]
-        here = lane_ok[rows[..., None], kk[..., None], lanes[None, None, :]]
-        return (k < 0)[..., None] | np.where(rng_any[..., None], anywhere[..., None], here)
-    here = lane_ok[rows, kk, lanes]
+        here = flat[base[..., None] * L + lanes[None, None, :]]
+        # (k < 0) | where(rng_any, anywhere, here), without broadcasting a select over the short lane axis
+        return ((k < 0) | (rng_any & anywhere))[..., None] | ((~rng_any)[..., None] & here)
+    here = flat[base * L + lanes]
     return (k < 0) | np.where(rng_any, anywhere, here)
 
 
@@ -353,7 +363,7 @@ class PlayPhase(DecisionSystem):
             return aims
         out = np.zeros(games.size, dtype=bool)
         i = np.flatnonzero(aims)
-        out[i] = unit_targets(w, games[i], seat[i], tk[i], lane[i].astype(np.intp), rng[i]).any(axis=(1, 2, 3))
+        out[i] = unit_targets(w, games[i], seat[i], tk[i], lane[i].astype(np.intp), rng[i]).reshape(i.size, -1).any(axis=1)
         return out
 
     def resolve_unit(self, w, games, seat, card, slots, chosen) -> None:

@@ -14,7 +14,7 @@ import esper
 import numpy as np
 
 from components.keywords import lanes as _lanes
-from ecs.npx import nonzero
+from ecs.npx import any_axis, nonzero, sum_last
 from systems.lanes import board
 from systems.lanes.deaths import settle
 from systems.lanes.round_start import fire_all
@@ -33,10 +33,10 @@ class EndOfRound(esper.Processor):
             arr = getattr(w.c, name)
             np.subtract(arr, 1, out=arr, where=act & (arr > 0))
         # buffs until end of round
-        tb, ts = nonzero(act & ((w.c.temp_attack != 0) | (w.c.temp_health != 0)).any(axis=2))
+        tb, ts = nonzero(act & any_axis((w.c.temp_attack != 0) | (w.c.temp_health != 0), 2))
         if tb.size:
             w.c.temp_attack[tb, ts] = 0
-            th = w.c.temp_health[tb, ts].sum(axis=-1)
+            th = sum_last(w.c.temp_health[tb, ts])
             w.c.max_health[tb, ts] -= th
             w.c.health[tb, ts] = np.maximum(np.minimum(w.c.health[tb, ts], w.c.max_health[tb, ts]), 1)
             w.c.temp_health[tb, ts] = 0

@@ -11,7 +11,7 @@ import numpy as np
 
 from ecs.damage import STATUS, DamageBatch
 from ecs.effects import Ctx
-from ecs.npx import nonzero
+from ecs.npx import any_axis, nonzero
 from systems.lanes import board, stats
 from systems.lanes.damage_stages import heal_anchor
 from systems.lanes.deaths import settle
@@ -30,7 +30,7 @@ class CreepSpawn(esper.Processor):
         for side in range(2):
             for lane in range(w.params.lanes):  # loops over the 2 sides and 3 lanes, not games
                 empty = w.g.board[games, side, lane] == board.EMPTY
-                has = empty.any(axis=1)
+                has = any_axis(empty, 1)
                 g = games[has]
                 if g.size:
                     pos = np.argmax(empty[has], axis=1)
@@ -74,7 +74,7 @@ def draw_cards(w, games: np.ndarray, seat: np.ndarray, count: np.ndarray | int) 
         g.deck_top[gi, si] = top + 1
         g.card_drawn[gi, si, top] = g.round[gi]
         free = g.hand[gi, si] < 0
-        room = free.any(axis=1)
+        room = any_axis(free, 1)
         h = np.argmax(free, axis=1)
         g.hand[gi[room], si[room], h[room]] = card[room]
         g.hand_src[gi[room], si[room], h[room]] = top[room]

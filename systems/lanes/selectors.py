@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ecs.effects import Ctx, EffectTable
-from ecs.npx import nonzero
+from ecs.npx import any_axis, nonzero
 from ecs.rng import Stream
 from systems.lanes.board import EMPTY, anchor_slot
 from systems.lanes.vocabulary import lanes as _lanes
@@ -154,7 +154,7 @@ def all_enemies(w, ctx, table, e):
 
 def _random_of(w, ctx: Ctx, cells: np.ndarray):
     occ = (cells >= 0).reshape(len(ctx), -1)
-    has = occ.any(axis=1)
+    has = any_axis(occ, 1)
     ri = np.flatnonzero(has)
     if ri.size == 0:
         return ri, ri

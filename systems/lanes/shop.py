@@ -16,6 +16,7 @@ import esper
 import numpy as np
 
 from ecs.decisions import DecisionSystem
+from ecs.npx import any_axis
 from ecs.rng import Stream
 
 
@@ -49,7 +50,7 @@ class ShopPhase(DecisionSystem):
             roll_offers(w, games, np.full(games.size, seat))
 
     def pending(self, w) -> np.ndarray:
-        return ~w.g.shop_done.all(axis=1)
+        return any_axis(~w.g.shop_done, 1)  # not all done
 
     def request(self, w, games: np.ndarray):
         A, g = self.actions, w.g
@@ -61,7 +62,7 @@ class ShopPhase(DecisionSystem):
         has = offers >= 0
         card = np.where(has, g.equip_pool[games[:, None], actor[:, None], np.maximum(offers, 0)], 0)
         price = w.catalog.arrays.gold[card]
-        room = (g.hand[games, actor] < 0).any(axis=1)
+        room = any_axis(g.hand[games, actor] < 0, 1)
         legal[:, A.buy_slice] = has & (price <= g.gold[games, actor][:, None]) & room[:, None]
         legal[:, A.upgrade_slice] = (~g.shop_upgraded[games, actor] & (g.shop_tier[games, actor] < w.params.shop_max_tier))[:, None]
         return actor, legal

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ecs.npx import sum_last
 from systems.lanes.auras import aura_bonus
 
 
@@ -25,6 +26,8 @@ def keyword_flat(w, name: str, flat: np.ndarray) -> np.ndarray:
     eq = w.c.equipment.reshape(-1)[flat]
     held = eq >= 0
     col = getattr(w.catalog.arrays, f"kw_{name}")
+    if not held.any():  # nothing equipped among these: own, in the dtype the sum would have
+        return own if own.dtype == np.bool_ else own.astype(np.result_type(own.dtype, np.result_type(col.dtype, 0)), copy=False)
     extra = np.where(held, col[np.where(held, eq, 0)], 0)
     return (own | extra.astype(bool)) if own.dtype == np.bool_ else own + extra
 
@@ -34,7 +37,7 @@ def attack(w, b: np.ndarray, s: np.ndarray) -> np.ndarray:
     lanes.md "Battle rules": "Uses current attack values (including buffs/debuffs)"."""
     c = w.c
     f = np.asarray(b, dtype=np.intp) * w.n_slots + s  # flat entity indices: one 1-D gather per read
-    val = c.attack.reshape(-1)[f].astype(np.int32) + c.temp_attack.reshape(-1, c.temp_attack.shape[2])[f].sum(axis=-1)
+    val = c.attack.reshape(-1)[f].astype(np.int32) + sum_last(c.temp_attack.reshape(-1, c.temp_attack.shape[2])[f])
     eq = c.equipment.reshape(-1)[f]
     held = eq >= 0
     if held.any():

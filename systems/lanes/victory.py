@@ -11,6 +11,7 @@ from __future__ import annotations
 import esper
 import numpy as np
 
+from ecs.npx import sum_last
 from systems.lanes.state import END_REASONS
 
 TWO_ANCHORS = END_REASONS.index("two_anchors")
@@ -23,8 +24,8 @@ def objectives(w) -> tuple[np.ndarray, np.ndarray]:
     """(fallen anchors, destroyed lanes) per game and side: ``int[B, 2]`` each."""
     L = w.params.lanes
     anchors = np.arange(2 * L).reshape(2, L)  # slot = side * L + lane
-    fallen = (w.c.essence[:, anchors] | w.c.ruined[:, anchors]).sum(axis=2)
-    ruined = w.c.ruined[:, anchors].sum(axis=2)
+    fallen = sum_last(w.c.essence[:, anchors] | w.c.ruined[:, anchors])
+    ruined = sum_last(w.c.ruined[:, anchors])
     return fallen, ruined
 
 
