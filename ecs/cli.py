@@ -12,7 +12,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional
 
 import typer
 from rich.console import Console
@@ -48,6 +48,21 @@ PLUGIN_OPTION = typer.Option(
 def fail(message: str) -> None:
     err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
+
+
+def stop_run(e: BaseException, out: Optional[Path], kept: str) -> NoReturn:
+    """How a command that plays games stops on an error: a chunk that kept failing (exit 1,
+    its seed range named), Ctrl-C (exit 130; what was written stays for a resume) or bad input
+    (exit 2, one line)."""
+    if isinstance(e, ChunkFailed):
+        err.print(f"[bold red]run stopped:[/] {e}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
+    if isinstance(e, KeyboardInterrupt):
+        resume = f"; the {kept} written in {out} are kept: run the same command again to resume" if out else ""
+        err.print(f"[bold red]interrupted[/]{resume}", highlight=False, soft_wrap=True)
+        raise typer.Exit(130)
+    fail(str(e))
+    raise typer.Exit(2)  # (fail raises it already)
 
 
 def parse_params(items: list[str]) -> dict[str, Any]:
@@ -116,16 +131,8 @@ def simulate_cmd(
                 result = simulate(config, out, bar, game=game, **opts)
         else:
             result = simulate(config, out, game=game, **opts)
-    except ChunkFailed as e:
-        err.print(f"[bold red]run stopped:[/] {e}", highlight=False, soft_wrap=True)
-        raise typer.Exit(1)
-    except KeyboardInterrupt:
-        resume = f"; the shards written in {out} are kept: run the same command again to resume" if out else ""
-        err.print(f"[bold red]interrupted[/]{resume}", highlight=False, soft_wrap=True)
-        raise typer.Exit(130)
-    except (UserError, RunError, DataError) as e:
-        fail(str(e))
-        return
+    except (ChunkFailed, KeyboardInterrupt, UserError, RunError, DataError) as e:
+        stop_run(e, out, "shards")
     summary = summarize(result, config, decks)
     if as_json:
         sys.stdout.write(json.dumps(summary) + "\n")
@@ -483,16 +490,8 @@ def balance(
                 err.print(f"[dim]pairing {i + 1}/{n}: {a} vs {b}[/]", highlight=False)
 
         result = bal.measure(spec, out, workers=workers, on_pair=on_pair, warn=_warn)
-    except ChunkFailed as e:
-        err.print(f"[bold red]run stopped:[/] {e}", highlight=False, soft_wrap=True)
-        raise typer.Exit(1)
-    except KeyboardInterrupt:
-        err.print(f"[bold red]interrupted[/]; the pairings written in {out} are kept: run the same command again to resume",
-                  highlight=False, soft_wrap=True)
-        raise typer.Exit(130)
-    except (UserError, RunError, DataError) as e:
-        fail(str(e))
-        return
+    except (ChunkFailed, KeyboardInterrupt, UserError, RunError, DataError) as e:
+        stop_run(e, out, "pairings")
     path = out / "balance.json"
     if as_json:
         sys.stdout.write(path.read_text(encoding="utf-8"))
@@ -567,16 +566,8 @@ def sweep(
 
         result = sw.run_sweep(spec, swept, out, workers=workers, on_start=on_start, on_point=on_point, on_pair=on_pair,
                               warn=_warn)
-    except ChunkFailed as e:
-        err.print(f"[bold red]run stopped:[/] {e}", highlight=False, soft_wrap=True)
-        raise typer.Exit(1)
-    except KeyboardInterrupt:
-        err.print(f"[bold red]interrupted[/]; the points written in {out} are kept: run the same command again to resume",
-                  highlight=False, soft_wrap=True)
-        raise typer.Exit(130)
-    except (UserError, RunError, DataError) as e:
-        fail(str(e))
-        return
+    except (ChunkFailed, KeyboardInterrupt, UserError, RunError, DataError) as e:
+        stop_run(e, out, "points")
     written = [out / sw.SWEEP_JSON]
     try:
         from ecs import sweep_report
