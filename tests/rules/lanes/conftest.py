@@ -41,6 +41,18 @@ class Script:
         self.name = name
         self.calls: list[dict] = []
 
+    @classmethod
+    def playing(cls, *actions: int) -> "Script":
+        """A single-game script that takes ``actions`` in order, each checked to be legal."""
+        todo = list(actions)
+
+        def fn(world, games, seat, legal):
+            a = todo.pop(0)
+            assert legal[0, a], f"scripted action {a} is not legal"
+            return [a]
+
+        return cls(fn)
+
     def act(self, world, games, seat, legal):
         self.calls.append({
             "round": world.g.round[games].copy(),

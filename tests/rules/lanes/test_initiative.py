@@ -14,20 +14,9 @@ RECRUIT = "Cinder Recruit"  # Red, cost 1
 PIKEMAN = "Ostland Pikeman"  # Blue
 
 
-def seq(*actions):
-    todo = list(actions)
-
-    def fn(world, games, seat, legal):
-        a = todo.pop(0)
-        assert legal[0, a], f"scripted action {a} is not legal"
-        return [a]
-
-    return fn
-
-
 def play_world(new_world, put, script, s0, s1, initiative, n_cards=4):
     """Both seats hold ``n_cards`` cheap cards, a matching hero in lane 0 and 10 resources."""
-    a, b = script(seq(*s0)), script(seq(*s1))
+    a, b = script.playing(*s0), script.playing(*s1)
     w = new_world(1, agents=[a, b])
     cat = w.catalog
     w.g.hand[0, 0, :n_cards] = cat.id(RECRUIT)

@@ -13,20 +13,8 @@ SPEARMAN = "Normark Spearman"  # Red unit, cost 2, 3/2
 LOOKOUT = "Ostland Lookout"  # Blue unit
 
 
-def seq(*actions):
-    """A scripted single-game agent function that plays the given actions in order."""
-    todo = list(actions)
-
-    def fn(world, games, seat, legal):
-        a = todo.pop(0)
-        assert legal[0, a], f"scripted action {a} is not legal"
-        return [a]
-
-    return fn
-
-
 def setup(new_world, put, script, s0=(), s1=(), hand0=(), hand1=(), resources=(3, 3), initiative=0):
-    a, b = script(seq(*s0)), script(seq(*s1))
+    a, b = script.playing(*s0), script.playing(*s1)
     w = new_world(1, agents=[a, b])
     cat = w.catalog
     for seat, hand in ((0, hand0), (1, hand1)):
