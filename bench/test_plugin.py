@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from bench.helpers import fresh_world, record_rate
-from ecs.plugin import load_plugins
 from ecs.ruleset import get_ruleset
 
 PLUGIN = Path(__file__).resolve().parents[1] / "examples" / "keyword-plugin" / "frost_thorns"
@@ -23,9 +22,7 @@ B = 4096
 
 @pytest.fixture(scope="module")
 def plugin_game():
-    get_ruleset("lanes")
-    load_plugins([str(PLUGIN)])
-    return get_ruleset("lanes").load()
+    return get_ruleset("lanes", [str(PLUGIN)]).load()
 
 
 @pytest.mark.benchmark(group="plugin")

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ecs.decisions import make_agent
-from ecs.plugin import fingerprint, load_plugins
+from ecs.plugin import fingerprint
 from ecs.ruleset import get_ruleset
 
 # Test-only fault injection (see ``Fault``): read by the driver, shipped inside the tasks, so it
@@ -176,8 +176,7 @@ _GAMES: dict[str, Any] = {}  # per process: the loaded ruleset of each run setup
 def load_game(setup: RunSetup):
     from pathlib import Path
 
-    ruleset = get_ruleset(setup.ruleset)
-    load_plugins(setup.plugins)  # a worker process plays what the parent plays
+    ruleset = get_ruleset(setup.ruleset, setup.plugins)  # a worker process plays what the parent plays
     key = setup.game_key() + fingerprint()  # a game stays valid while its declarations do
     game = _GAMES.get(key)
     if game is None:

@@ -23,7 +23,8 @@ from rich.text import Text
 from ecs.datafiles import DataError
 from ecs.decisions import agent_names, make_agent
 from ecs.runner import (
-    DEFAULT_CHUNK, DEFAULT_RETRIES, ChunkFailed, RunConfig, RunError, load_game, resolve_decks, simulate, summarize,
+    DEFAULT_CHUNK, DEFAULT_RETRIES, ChunkFailed, RunConfig, RunError, load_game, load_ruleset, resolve_decks, simulate,
+    summarize,
 )
 
 app = typer.Typer(
@@ -282,7 +283,7 @@ def agents(ruleset: str = typer.Option("lanes", help="Rule system (it may regist
            plugin: list[str] = PLUGIN_OPTION) -> None:
     """List the agents that --agents accepts (the ruleset's and plugins' included)."""
     try:
-        load_game(RunConfig(ruleset=ruleset, plugins=tuple(plugin)))  # a ruleset registers its agents when it loads
+        load_ruleset(ruleset, plugin)  # a ruleset (and a plugin) declares its agents when it loads
     except (RunError, DataError) as e:
         fail(str(e))
         return
@@ -430,7 +431,7 @@ def keywords(
     from ecs.plugin import extend, installed_plugins, loaded_plugins
 
     try:
-        load_game(RunConfig(ruleset=ruleset, plugins=tuple(plugin)))
+        load_ruleset(ruleset, plugin)  # declares the built-ins, then the plugins
     except (RunError, DataError) as e:
         fail(str(e))
         return
@@ -478,7 +479,7 @@ def balance(
     from ecs import balance as bal
 
     try:
-        load_game(RunConfig(ruleset=ruleset, plugins=tuple(plugin)))  # the plugins' decks and keywords
+        load_ruleset(ruleset, plugin)  # declare the plugins' decks and keywords before decks are resolved
         spec = bal.BalanceSpec(
             decks=tuple(bal.resolve_deck_list(decks, ruleset, str(cards) if cards else None)),
             games_per_pairing=games_per_pairing, ruleset=ruleset, agents=parse_pair(agents, "agents"), seed=seed,
@@ -535,7 +536,7 @@ def sweep(
     from ecs import sweep as sw
 
     try:
-        load_game(RunConfig(ruleset=ruleset, plugins=tuple(plugin)))  # the plugins' decks and keywords
+        load_ruleset(ruleset, plugin)  # declare the plugins' decks and keywords before decks are resolved
         if list_params:
             _print_params(ruleset)
             return

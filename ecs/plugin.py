@@ -90,7 +90,10 @@ class Keyword:
     value: Literal["tag", "number"]
     doc: str
     source: str = BUILT_IN
-    dtype: np.dtype = np.dtype(np.int16)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(np.bool_ if self.value == "tag" else np.int16)
 
     @property
     def presence(self) -> Presence:
@@ -194,8 +197,7 @@ class RulesetExtension:
         if value not in ("tag", "number"):
             raise PluginError(f"keyword {name!r}: value must be 'tag' or 'number' (got {value!r})")
         self._free(name, "keyword")
-        kw = Keyword(name, value, _one_line(doc, name), current_source(),
-                     np.dtype(np.bool_ if value == "tag" else np.int16))
+        kw = Keyword(name, value, _one_line(doc, name), current_source())
         component(name, kw.dtype, kw.default, kw.presence, kw.doc)
         self.keywords[name] = kw
         return kw

@@ -40,12 +40,13 @@ def available_rulesets() -> dict[str, Any]:
     return {ep.name: ep for ep in entry_points(group="battlesim.rulesets")}
 
 
-def get_ruleset(name: str) -> Ruleset:
+def get_ruleset(name: str, plugins: Sequence[str] = ()) -> Ruleset:
     """The ruleset ``name``, its built-in vocabulary declared, then every installed plugin
-    loaded (entry point group ``battlesim.plugins``, in name order: ecs/plugin.py)."""
+    loaded (entry point group ``battlesim.plugins``, in name order: ecs/plugin.py), then the
+    ``plugins`` modules (``--plugin``). The order matters: built-ins always declare first."""
     eps = available_rulesets()
     if name not in eps:
         raise KeyError(f"unknown ruleset {name!r}; available: {', '.join(sorted(eps)) or '(none installed)'}")
     ruleset = eps[name].load()
-    load_plugins()
+    load_plugins(plugins)
     return ruleset

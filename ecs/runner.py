@@ -29,8 +29,8 @@ from ecs.backends import BackendError, Failure, make_backend
 from ecs.chunks import ChunkTask, Fault, RunSetup, Tally
 from ecs.decisions import make_agent
 from ecs.rundir import RunDir, RunDirError
-from ecs.plugin import PluginError, load_plugins, plugins_summary
-from ecs.ruleset import Game, get_ruleset
+from ecs.plugin import PluginError, plugins_summary
+from ecs.ruleset import Game, Ruleset, get_ruleset
 
 # Games per chunk, measured with random agents, one process, --out (cards table and Parquet
 # included), 32,768 and 65,536 games: 1,024 -> ~3,600 games/s (125 MB peak RSS), 2,048 -> ~4,800
@@ -101,14 +101,18 @@ class Progress(Protocol):
         (reported once, before anything is played)."""
 
 
-def load_game(config: RunConfig) -> Game:
+def load_ruleset(name: str, plugins: Sequence[str] = ()) -> Ruleset:
+    """``get_ruleset`` with its plugins, bad input reported as ``RunError``."""
     try:
-        ruleset = get_ruleset(config.ruleset)
-        load_plugins(config.plugins)
+        return get_ruleset(name, plugins)
     except KeyError as e:
         raise RunError(str(e.args[0])) from None
     except PluginError as e:
         raise RunError(str(e)) from None
+
+
+def load_game(config: RunConfig) -> Game:
+    ruleset = load_ruleset(config.ruleset, config.plugins)
     cards = Path(config.cards_dir) if config.cards_dir else None
     return ruleset.load(config.params or None, cards)
 

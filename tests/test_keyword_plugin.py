@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ecs.plugin import isolated, load_plugins
+from ecs.plugin import isolated
 from ecs.ruleset import get_ruleset
 from systems.lanes.scenario import compare, load_scenario
 
@@ -78,9 +78,7 @@ def test_without_the_plugin_its_decks_do_not_exist():
 @pytest.fixture(scope="module")
 def plugin_game():
     with isolated():
-        get_ruleset("lanes")
-        load_plugins([str(PACKAGE / "frost_thorns")])
-        yield get_ruleset("lanes").load()
+        yield get_ruleset("lanes", [str(PACKAGE / "frost_thorns")]).load()
 
 
 def test_there_are_scenarios_for_both_keywords():
