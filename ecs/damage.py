@@ -52,12 +52,25 @@ class DamageBatch:
         self.game = np.asarray(self.game, dtype=np.intp)
         self.source = np.asarray(self.source, dtype=np.intp)
         self.target = np.asarray(self.target, dtype=np.intp)
-        self.amount = np.asarray(self.amount, dtype=np.int64).copy()
-        self.kind = np.broadcast_to(np.asarray(self.kind, dtype=np.int64), (n,)).copy()
-        if self.dealt is None:
-            self.dealt = np.zeros(n, dtype=np.int64)
-        if self.excess is None:
-            self.excess = np.zeros(n, dtype=np.int64)
+        self.amount = np.array(self.amount, dtype=np.int64)  # a copy: stages change it in place
+        kind = self.kind
+        self.kind = (np.full(n, kind, dtype=np.int64) if np.ndim(kind) == 0
+                     else np.broadcast_to(np.asarray(kind, dtype=np.int64), (n,)).copy())
+        if self.dealt is None or self.excess is None:
+            zeros = np.zeros((2, n), dtype=np.int64)  # one allocation for both
+            self.dealt = zeros[0] if self.dealt is None else self.dealt
+            self.excess = zeros[1] if self.excess is None else self.excess
+        self._flat = None
+
+    def flat(self, world) -> tuple[np.ndarray, np.ndarray]:
+        """(target, source) as flat entity indices ``game * n_slots + slot``, computed once per
+        batch: every stage gathers the components it reads with one 1-D take through them
+        (cheaper than a 2-D fancy index, and the batch's rows never change during a run). A
+        source of -1 gives the index of an unrelated entity: mask those rows with ``source >= 0``."""
+        if self._flat is None:
+            base = self.game * world.n_slots
+            self._flat = (base + self.target, base + self.source)
+        return self._flat
 
     def take(self, idx: np.ndarray) -> "DamageBatch":
         return DamageBatch(self.game[idx], self.source[idx], self.target[idx], self.amount[idx], self.kind[idx],
@@ -87,7 +100,7 @@ class DamageBatch:
         scratch = world.__dict__.get("_target_scratch")
         if scratch is None or scratch.size < size:
             scratch = world._target_scratch = np.empty(size, dtype=np.int64)
-        key = self.game * world.n_slots + self.target
+        key = self.flat(world)[0]
         rows = np.arange(n)
         scratch[key] = rows  # two rows with one key cannot both read their own index back
         return bool((scratch[key] == rows).all())
@@ -123,6 +136,7 @@ class DamagePipeline:
 
     def __init__(self, stages: list[StageSpec] | None = None) -> None:
         self._stages: list[StageSpec] = []
+        self._fns: tuple[Stage, ...] = ()
         for s in stages or []:
             self.add(s)
 
@@ -131,6 +145,7 @@ class DamagePipeline:
             raise ValueError(f"damage stage {stage.name!r} is already in the pipeline")
         self._stages.append(stage)
         self._stages.sort(key=lambda s: (s.priority, s.name, s.source))
+        self._fns = tuple(s.fn for s in self._stages)
 
     @property
     def stages(self) -> list[StageSpec]:
@@ -138,8 +153,8 @@ class DamagePipeline:
 
     def run(self, world, batch: DamageBatch) -> DamageBatch:
         if len(batch):
-            for stage in self._stages:
-                stage.fn(world, batch)
+            for fn in self._fns:
+                fn(world, batch)
         return batch
 
 
@@ -148,8 +163,11 @@ def apply_to_health(world, batch: DamageBatch) -> None:
     target in a batch (simultaneous combat); they apply in row order, so each instance knows how
     much of it the target could still absorb (``dealt``) and how much was overkill (``excess``)."""
     amount = np.maximum(batch.amount, 0)
-    hp = world.c.health[batch.game, batch.target].astype(np.int64)
-    if len(batch) > 1 and not batch.distinct_targets(world):
+    health = world.c.health.reshape(-1)
+    ft = batch.flat(world)[0]
+    hp = health[ft].astype(np.int64)
+    distinct = batch.distinct_targets(world)
+    if not distinct:
         order, rank = batch.same_target_rank()
         # damage taken by the same target from earlier rows of this batch
         cum = np.zeros(len(batch), dtype=np.int64)
@@ -159,12 +177,13 @@ def apply_to_health(world, batch: DamageBatch) -> None:
         base = np.repeat(run[grp_start] - sa[grp_start], np.diff(np.r_[grp_start, len(batch)]))
         cum[order] = run - sa - base
         hp = hp - cum
-    dealt = np.clip(amount, 0, np.maximum(hp, 0))
+    dealt = np.minimum(amount, np.maximum(hp, 0))  # amount >= 0: clip(amount, 0, max(hp, 0))
     batch.dealt[:] = dealt
-    batch.excess[:] = amount - dealt
-    health = world.c.health
-    flat = batch.game * health.shape[1] + batch.target
-    np.subtract.at(health.reshape(-1), flat, amount.astype(health.dtype))
+    np.subtract(amount, dealt, out=batch.excess)
+    if distinct:  # one row per target: a plain fancy subtraction is the unbuffered one
+        health[ft] -= amount.astype(health.dtype)
+    else:
+        np.subtract.at(health, ft, amount.astype(health.dtype))
 
 
 APPLY_HEALTH = StageSpec("apply_health", APPLICATION, apply_to_health)

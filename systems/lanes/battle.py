@@ -27,9 +27,10 @@ def first_strike_step(w, game: np.ndarray, attacker: np.ndarray, target: np.ndar
     return fs_a & ~fs_t
 
 
-def attack_batch(w, game, attacker, target, kind: int, extra=None) -> DamageBatch:
-    """Instances dealing the attackers' current attack (+ ``extra``); 0-damage rows dropped."""
-    amount = stats.attack(w, game, attacker).astype(np.int64)
+def attack_batch(w, game, attacker, target, kind: int, extra=None, attack=None) -> DamageBatch:
+    """Instances dealing the attackers' current attack (+ ``extra``); 0-damage rows dropped.
+    ``attack``: that current attack, when the caller has just read it."""
+    amount = (stats.attack(w, game, attacker) if attack is None else attack).astype(np.int64)
     if extra is not None:
         amount = amount + extra
     hit = amount > 0

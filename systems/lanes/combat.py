@@ -24,35 +24,38 @@ from systems.lanes.vocabulary import EXECUTOR
 
 
 def lane_attacks(w, games: np.ndarray, lane: int) -> tuple[np.ndarray, ...]:
-    """Every attack of one lane: (game, attacker, target, siege bonus)."""
-    out = []
-    for side in range(2):
-        mine = w.g.board[games, side, lane]  # [n, P]
-        theirs = w.g.board[games, 1 - side, lane]
-        gi = np.broadcast_to(games[:, None], mine.shape)
-        has = mine >= 0
-        b, src = gi[has], mine[has]
-        can = (w.c.stunned[b, src] <= 0) & (w.c.disarmed[b, src] <= 0) & (stats.attack(w, b, src) > 0)
-        b, src = b[can], src[can]
-        opp = theirs[has][can]
-        opposed = opp >= 0
-        # leftmost Taunt unit of the other side in this lane, for unopposed attackers
-        tcell = w.g.board[b, 1 - side, lane]  # [m, P]
-        occ = tcell >= 0
-        tslot = np.where(occ, tcell, 0)
-        taunts = occ & stats.keyword(w, "taunt", np.broadcast_to(b[:, None], tcell.shape), tslot)
-        has_taunt = any_axis(taunts, 1)
-        taunt_slot = tslot[np.arange(b.size), np.argmax(taunts, axis=1)]
-        stealthy = stats.keyword(w, "stealth", b, src)
-        anchor = board.anchor_slot(1 - side, lane)
-        to_taunt = ~opposed & has_taunt & ~stealthy
-        target = np.where(opposed, opp, np.where(to_taunt, taunt_slot, anchor))
-        to_anchor = ~opposed & ~to_taunt
-        # Once an objective is destroyed there is nothing left to attack there.
-        keep = ~to_anchor | ~w.c.ruined[b, anchor]
-        siege = np.where(to_anchor, stats.keyword(w, "siege", b, src), 0).astype(np.int64)
-        out.append((b[keep], src[keep], target[keep], siege[keep]))
-    return tuple(np.concatenate(parts) for parts in zip(*out))
+    """Every attack of one lane: (game, attacker, target, siege bonus, attack), side 0's attackers
+    first, then side 1's, each in (game, position) order; ``attack`` is the attacker's current
+    attack (above 0). Both sides are read at once, the taunts once per game and side."""
+    c = w.c
+    S = w.n_slots
+    cells = w.g.board[games, :, lane]  # [n, 2, P]
+    occ = cells >= 0
+    ents = games[:, None, None] * S + np.where(occ, cells, 0)  # flat entity of each occupied cell
+    # per game and side, its leftmost Taunt unit: where the other side's unopposed attackers go
+    taunts = occ & stats.keyword_flat(w, "taunt", ents)
+    has_taunt = any_axis(taunts, 2)  # [n, 2]
+    taunt_slot = np.take_along_axis(cells, np.argmax(taunts, axis=2)[:, :, None], axis=2)[:, :, 0]
+    side, ri, p = nonzero(occ.transpose(1, 0, 2))  # side 0 first, then (game, position)
+    f = ents[ri, side, p]
+    can = np.flatnonzero((c.stunned.reshape(-1)[f] <= 0) & (c.disarmed.reshape(-1)[f] <= 0))
+    side, ri, p, f = side[can], ri[can], p[can], f[can]
+    b = games[ri]
+    src = cells[ri, side, p]
+    atk = stats.attack(w, b, src)
+    can = np.flatnonzero(atk > 0)
+    side, ri, p, f, b, src, atk = side[can], ri[can], p[can], f[can], b[can], src[can], atk[can]
+    foe = 1 - side
+    opp = cells[ri, foe, p]
+    opposed = opp >= 0
+    to_taunt = ~opposed & has_taunt[ri, foe] & ~stats.keyword_flat(w, "stealth", f)
+    anchor = board.anchor_slot(foe, lane)
+    target = np.where(opposed, opp, np.where(to_taunt, taunt_slot[ri, foe], anchor))
+    to_anchor = ~opposed & ~to_taunt
+    # Once an objective is destroyed there is nothing left to attack there.
+    keep = np.flatnonzero(~to_anchor | ~c.ruined.reshape(-1)[b * S + anchor])
+    siege = np.where(to_anchor, stats.keyword_flat(w, "siege", f), 0).astype(np.int64)
+    return b[keep], src[keep], target[keep], siege[keep], atk[keep]
 
 
 def cleave_batch(w, game: np.ndarray, attacker: np.ndarray, lane: int) -> DamageBatch | None:
@@ -68,38 +71,47 @@ def cleave_batch(w, game: np.ndarray, attacker: np.ndarray, lane: int) -> Damage
     return DamageBatch(g[ri], a[ri], cells[ri, ci], x[ri], COMBAT)
 
 
-def attack_triggers(w, game: np.ndarray, attacker: np.ndarray) -> None:
+def attack_triggers(w, game: np.ndarray, attacker: np.ndarray) -> np.ndarray | None:
     """"On Attack", "On Ally Attack" (allies in the same lane, once per attacking ally) and
-    "On Equipped Attack" (the attacker's equipment). They resolve before the lane's damage."""
+    "On Equipped Attack" (the attacker's equipment). They resolve before the lane's damage.
+    Returns the games where one fired (``bool[n_games]``), None if none did: only there can
+    the effects have changed anything (a game's result depends on its own rows only)."""
     if not any(EXECUTOR.listens(w, t) for t in ("on_attack", "on_equipped_attack", "on_ally_attack")):
-        return
-    owner = w.c.owner[game, attacker]
-    lane = w.c.lane[game, attacker]
-    pos = w.c.pos[game, attacker]
+        return None
+    c = w.c
+    fa = game * w.n_slots + attacker  # flat entity indices of the attackers
+    owner = c.owner.reshape(-1)[fa]
+    lane = c.lane.reshape(-1)[fa]
+    pos = c.pos.reshape(-1)[fa]
+    fired = np.zeros(w.n_games, dtype=bool)
     # each firing keeps only the rows whose card has an effect on it (the others would be skipped)
-    k = EXECUTOR.listening(w, "on_attack", w.c.card_id[game, attacker])
+    k = EXECUTOR.listening(w, "on_attack", c.card_id.reshape(-1)[fa])
     if k is not None:
-        EXECUTOR.fire(w, "on_attack", Ctx.make(game[k], w.c.card_id[game[k], attacker[k]], owner[k], lane[k], pos[k],
+        fired[game[k]] = True
+        EXECUTOR.fire(w, "on_attack", Ctx.make(game[k], c.card_id.reshape(-1)[fa[k]], owner[k], lane[k], pos[k],
                                                source=attacker[k]))
-    eq = w.c.equipment[game, attacker]
+    eq = c.equipment.reshape(-1)[fa]
     held = np.flatnonzero(eq >= 0)
     if held.size:
         k = EXECUTOR.listening(w, "on_equipped_attack", eq[held])
         if k is not None:
             h = held[k]
+            fired[game[h]] = True
             EXECUTOR.fire(w, "on_equipped_attack", Ctx.make(game[h], eq[h], owner[h], lane[h], pos[h], source=attacker[h]))
-    if not EXECUTOR.listens(w, "on_ally_attack"):
-        return
-    allies = w.g.board[game, owner, lane]  # [n, P]
-    occ = (allies >= 0) & (allies != attacker[:, None])
-    ri, ci = nonzero(occ)
-    if ri.size:
-        g, s = game[ri], allies[ri, ci]
-        k = EXECUTOR.listening(w, "on_ally_attack", w.c.card_id[g, s])
-        if k is not None:
-            ri, g, s = ri[k], g[k], s[k]
-            EXECUTOR.fire(w, "on_ally_attack", Ctx.make(g, w.c.card_id[g, s], owner[ri], lane[ri], w.c.pos[g, s],
-                                                        source=s, other=attacker[ri]))
+    if EXECUTOR.listens(w, "on_ally_attack"):
+        allies = w.g.board[game, owner, lane]  # [n, P]
+        occ = (allies >= 0) & (allies != attacker[:, None])
+        ri, ci = nonzero(occ)
+        if ri.size:
+            g, s = game[ri], allies[ri, ci]
+            fs = g * w.n_slots + s
+            k = EXECUTOR.listening(w, "on_ally_attack", c.card_id.reshape(-1)[fs])
+            if k is not None:
+                ri, g, s, fs = ri[k], g[k], s[k], fs[k]
+                fired[g] = True
+                EXECUTOR.fire(w, "on_ally_attack", Ctx.make(g, c.card_id.reshape(-1)[fs], owner[ri], lane[ri],
+                                                            c.pos.reshape(-1)[fs], source=s, other=attacker[ri]))
+    return fired if fired.any() else None
 
 
 class Combat(esper.Processor):
@@ -136,8 +148,10 @@ class Combat(esper.Processor):
         games = games[w.active[games]]
         if games.size == 0:
             return
-        game, attacker, target, siege = lane_attacks(w, games, lane)
-        attack_triggers(w, game, attacker)
+        game, attacker, target, siege, attack = lane_attacks(w, games, lane)
+        # games where something may have changed since ``attack`` was read: only their
+        # attackers' attack is read again before each step (the others' cannot have moved)
+        touched = attack_triggers(w, game, attacker)
         first = first_strike_step(w, game, attacker, target)
         for i, step in enumerate((first, ~first)):
             idx = np.flatnonzero(step)
@@ -146,12 +160,21 @@ class Combat(esper.Processor):
             if idx.size == 0:
                 continue
             g, a = game[idx], attacker[idx]
-            batch = attack_batch(w, g, a, target[idx], COMBAT, extra=siege[idx])
+            atk = attack[idx]
+            if touched is not None:
+                stale = np.flatnonzero(touched[g])
+                if stale.size:
+                    atk[stale] = stats.attack(w, g[stale], a[stale])
+            batch = attack_batch(w, g, a, target[idx], COMBAT, extra=siege[idx], attack=atk)
             cleave = cleave_batch(w, g, a, lane)
             if cleave is not None:
                 batch = DamageBatch.concat([batch, cleave])
             w.pipeline.run(w, batch)
             esper.dispatch_event("lanes.combat", w, lane, batch)
+            if len(batch):
+                if touched is None:
+                    touched = np.zeros(w.n_games, dtype=bool)
+                touched[batch.game] = True
         # "Stealth ... (lost when attacking)"
         w.c.stealth[game, attacker] = False
         settle(w)

@@ -25,24 +25,21 @@ def destroyed_objective(w, batch: DamageBatch) -> None:
     """A destroyed lane objective is gone (lanes.md: "When essence reaches 0 HP, that lane's
     objective is destroyed"): damage aimed at it, e.g. by an attack chosen before a first strike
     destroyed it, is lost."""
-    gone = w.c.ruined[batch.game, batch.target]
-    batch.amount[gone] = 0
+    batch.amount[w.c.ruined.reshape(-1)[batch.flat(w)[0]]] = 0
 
 
 def damage_immunity(w, batch: DamageBatch) -> None:
     """"Damage Immunity - Cannot take damage"."""
-    immune = w.c.damage_immunity[batch.game, batch.target] > 0
-    batch.amount[immune] = 0
+    batch.amount[w.c.damage_immunity.reshape(-1)[batch.flat(w)[0]] > 0] = 0
 
 
 def shield(w, batch: DamageBatch) -> None:
     """"Shield - Blocks the next instance of damage completely (then removed). Can stack.":
     a target with k stacks blocks its first k instances of the batch (row order)."""
-    live = batch.amount > 0
-    if not live.any():
-        return
-    stacks = w.c.shield[batch.game, batch.target].astype(np.int64)
-    has = live & (stacks > 0)
+    ft = batch.flat(w)[0]
+    shields = w.c.shield.reshape(-1)
+    stacks = shields[ft]
+    has = (stacks > 0) & (batch.amount > 0)
     if not has.any():
         return
     sub = np.flatnonzero(has)
@@ -50,7 +47,7 @@ def shield(w, batch: DamageBatch) -> None:
     rank = np.zeros(sub.size, dtype=np.intp) if part.distinct_targets(w) else part.same_target_rank()[1]
     blocked = rank < stacks[sub]
     batch.amount[sub[blocked]] = 0
-    np.subtract.at(w.c.shield.reshape(-1), part.game[blocked] * w.n_slots + part.target[blocked], 1)
+    np.subtract.at(shields, ft[sub[blocked]], 1)
 
 
 def armor(w, batch: DamageBatch) -> None:
@@ -59,12 +56,12 @@ def armor(w, batch: DamageBatch) -> None:
     live = np.flatnonzero(batch.amount > 0)
     if live.size == 0:
         return
-    b, t, src = batch.game[live], batch.target[live], batch.source[live]
-    a = stats.armor(w, b, t)
-    has_src = (src >= 0) & ((batch.kind[live] & SPELL) == 0)  # a spell is not the caster's piercing attack
-    pierce = np.zeros(live.size, dtype=bool)
-    pierce[has_src] = stats.keyword(w, "piercing", b[has_src], src[has_src])
-    a = np.where(pierce, np.minimum(a, 0), a)
+    a = stats.armor(w, batch.game[live], batch.target[live])
+    # a spell is not the caster's piercing attack
+    by_unit = (batch.source[live] >= 0) & ((batch.kind[live] & SPELL) == 0)
+    if by_unit.any():
+        pierce = by_unit & stats.keyword_flat(w, "piercing", batch.flat(w)[1][live])
+        a = np.where(pierce, np.minimum(a, 0), a)
     batch.amount[live] = np.maximum(batch.amount[live] - a, 0)
 
 
@@ -73,8 +70,8 @@ def record_hit(w, batch: DamageBatch) -> None:
     opponent only when the enemy killed it (lanes.md: "Kill enemy unit/creep: +1 gold")."""
     rows = np.flatnonzero((batch.amount > 0) & (batch.source >= 0))
     if rows.size:
-        b = batch.game[rows]
-        w.c.hit_by[b, batch.target[rows]] = w.c.owner[b, batch.source[rows]]
+        ft, fs = batch.flat(w)
+        w.c.hit_by.reshape(-1)[ft[rows]] = w.c.owner.reshape(-1)[fs[rows]]
 
 
 def lifesteal(w, batch: DamageBatch) -> None:
@@ -82,11 +79,11 @@ def lifesteal(w, batch: DamageBatch) -> None:
     rows = np.flatnonzero((batch.dealt > 0) & (batch.source >= 0) & ((batch.kind & SPELL) == 0))
     if rows.size == 0:
         return
-    b, s = batch.game[rows], batch.source[rows]
-    ls = stats.keyword(w, "lifesteal", b, s) & ~w.c.anchor[b, s]
+    fs = batch.flat(w)[1][rows]
+    ls = stats.keyword_flat(w, "lifesteal", fs) & ~w.c.anchor.reshape(-1)[fs]
     if not ls.any():
         return
-    b, s, amt = b[ls], s[ls], batch.dealt[rows[ls]]
+    b, s, amt = batch.game[rows[ls]], batch.source[rows[ls]], batch.dealt[rows[ls]]
     heal_anchor(w, b, anchor_slot(w.c.owner[b, s].astype(np.intp), w.c.lane[b, s].astype(np.intp)), amt)
 
 
@@ -106,11 +103,11 @@ def retaliate(w, batch: DamageBatch) -> None:
     rows = np.flatnonzero(((batch.kind & ATTACK) != 0) & (batch.source >= 0))
     if rows.size == 0:
         return
-    b, t, src = batch.game[rows], batch.target[rows], batch.source[rows]
-    x = stats.keyword(w, "retaliate", b, t).astype(np.int64)
-    back = x > 0
-    if back.any():
-        w.pipeline.run(w, DamageBatch(b[back], t[back], src[back], x[back], RETALIATE))
+    x = stats.keyword_flat(w, "retaliate", batch.flat(w)[0][rows])
+    back = rows[x > 0]
+    if back.size:
+        w.pipeline.run(w, DamageBatch(batch.game[back], batch.target[back], batch.source[back],
+                                      x[x > 0], RETALIATE))
 
 
 def overflow(w, batch: DamageBatch) -> None:
@@ -119,12 +116,14 @@ def overflow(w, batch: DamageBatch) -> None:
     rows = np.flatnonzero((batch.excess > 0) & (batch.source >= 0) & ((batch.kind & ATTACK) != 0))
     if rows.size == 0:
         return
-    b, t, src = batch.game[rows], batch.target[rows], batch.source[rows]
-    unit = ~w.c.anchor[b, t]
-    carries = unit & (stats.keyword(w, "trample", b, src) | stats.keyword(w, "piercing", b, src))
+    ft, fs = batch.flat(w)
+    ft, fs = ft[rows], fs[rows]
+    unit = ~w.c.anchor.reshape(-1)[ft]
+    carries = unit & (stats.keyword_flat(w, "trample", fs) | stats.keyword_flat(w, "piercing", fs))
     if not carries.any():
         return
-    b, t, src, amt = b[carries], t[carries], src[carries], batch.excess[rows[carries]]
+    rows = rows[carries]
+    b, t, src, amt = batch.game[rows], batch.target[rows], batch.source[rows], batch.excess[rows]
     anchor = anchor_slot(w.c.owner[b, t].astype(np.intp), w.c.lane[b, t].astype(np.intp))
     open_ = ~w.c.ruined[b, anchor]
     if open_.any():
@@ -136,11 +135,14 @@ def anchor_falls(w, batch: DamageBatch) -> None:
     essence"; "Essence has 40 HP"; "When essence reaches 0 HP, that lane's objective is
     destroyed". Ledger: damage beyond an anchor's last HP does not carry into the essence.
     Anchor enchantments stay ("When anchor becomes essence, enchantments remain active")."""
-    b, t = batch.game, batch.target
-    hit = w.c.anchor[b, t] & (w.c.health[b, t] <= 0) & ~w.c.ruined[b, t]
+    ft = batch.flat(w)[0]
+    hit = w.c.anchor.reshape(-1)[ft]
+    if not hit.any():  # most batches hit units only
+        return
+    hit &= (w.c.health.reshape(-1)[ft] <= 0) & ~w.c.ruined.reshape(-1)[ft]
     if not hit.any():
         return
-    b, t = b[hit], t[hit]
+    b, t = batch.game[hit], batch.target[hit]
     was_essence = w.c.essence[b, t]
     fall = b[~was_essence], t[~was_essence]
     w.c.essence[fall] = True
@@ -158,26 +160,32 @@ def damage_taken(w, batch: DamageBatch) -> None:
     rows = np.flatnonzero(batch.dealt > 0)
     if rows.size == 0:
         return
-    b, t = batch.game[rows], batch.target[rows]
-    unit = ~w.c.anchor[b, t]
+    ft = batch.flat(w)[0][rows]
+    unit = ~w.c.anchor.reshape(-1)[ft]
     if not unit.any():
         return
-    b, t, src = b[unit], t[unit], batch.source[rows[unit]]
-    card = w.c.card_id[b, t]
-    keep = EXECUTOR.listening(w, "on_damage_taken", card)
+    rows, ft = rows[unit], ft[unit]
+    keep = EXECUTOR.listening(w, "on_damage_taken", w.c.card_id.reshape(-1)[ft])
     if keep is None:
         return
-    b, t, src = b[keep], t[keep], src[keep]
+    rows, ft = rows[keep], ft[keep]
+    c = w.c
+    t = batch.target[rows]
     EXECUTOR.fire(w, "on_damage_taken", Ctx.make(
-        b, w.c.card_id[b, t], w.c.owner[b, t], w.c.lane[b, t], w.c.pos[b, t], source=t, other=src,
+        batch.game[rows], c.card_id.reshape(-1)[ft], c.owner.reshape(-1)[ft], c.lane.reshape(-1)[ft],
+        c.pos.reshape(-1)[ft], source=t, other=batch.source[rows],
     ))
 
 
 def mark_dying(w, batch: DamageBatch) -> None:
     """"Units with 0 or less health are marked as destroyed" (lanes.md "Combat Resolution")."""
-    b, t = batch.game, batch.target
-    dead = ~w.c.anchor[b, t] & ~w.c.improvement[b, t] & (w.c.health[b, t] <= 0) & w.alive[b, t]
-    w.c.dying[b[dead], t[dead]] = True
+    ft = batch.flat(w)[0]
+    dead = w.c.health.reshape(-1)[ft] <= 0
+    if not dead.any():
+        return
+    c = w.c
+    dead &= ~c.anchor.reshape(-1)[ft] & ~c.improvement.reshape(-1)[ft] & w.alive.reshape(-1)[ft]
+    c.dying.reshape(-1)[ft[dead]] = True
 
 
 STAGES = [
