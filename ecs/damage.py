@@ -54,13 +54,33 @@ class DamageBatch:
         self.target = np.asarray(self.target, dtype=np.intp)
         self.amount = np.array(self.amount, dtype=np.int64)  # a copy: stages change it in place
         kind = self.kind
-        self.kind = (np.full(n, kind, dtype=np.int64) if np.ndim(kind) == 0
-                     else np.broadcast_to(np.asarray(kind, dtype=np.int64), (n,)).copy())
+        if isinstance(kind, (int, np.integer)):  # one kind for every row (the common case)
+            self.kind = np.full(n, kind, dtype=np.int64)
+            self._kinds = (int(kind), int(kind))
+        else:
+            self.kind = np.broadcast_to(np.asarray(kind, dtype=np.int64), (n,)).copy()
+            self._kinds = None
         if self.dealt is None or self.excess is None:
             zeros = np.zeros((2, n), dtype=np.int64)  # one allocation for both
             self.dealt = zeros[0] if self.dealt is None else self.dealt
             self.excess = zeros[1] if self.excess is None else self.excess
-        self._flat = None
+        self._flat = self._sourced = None
+
+    def kinds(self) -> tuple[int, int]:
+        """(some, every): the kind flags at least one row has, and those every row has. Stages
+        whose kind no row has return before reading anything (a batch of spells skips the
+        attack reactions)."""
+        if self._kinds is None:
+            self._kinds = (int(np.bitwise_or.reduce(self.kind)), int(np.bitwise_and.reduce(self.kind)))
+        return self._kinds
+
+    def sourced(self) -> tuple[np.ndarray, bool]:
+        """(``source >= 0`` per row, whether any row has one): computed once per batch for the
+        stages that need a dealer (decay and other sourceless damage skip them)."""
+        if self._sourced is None:
+            has = self.source >= 0
+            self._sourced = (has, bool(has.any()))
+        return self._sourced
 
     def flat(self, world) -> tuple[np.ndarray, np.ndarray]:
         """(target, source) as flat entity indices ``game * n_slots + slot``, computed once per

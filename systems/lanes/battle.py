@@ -20,11 +20,12 @@ from systems.lanes import stats
 
 def first_strike_step(w, game: np.ndarray, attacker: np.ndarray, target: np.ndarray) -> np.ndarray:
     """``bool[n]``: instances that resolve in the first step."""
-    fs_a = stats.keyword(w, "first_strike", game, attacker)
-    unit = ~w.c.anchor[game, target]
-    fs_t = np.zeros(game.size, dtype=bool)
-    fs_t[unit] = stats.keyword(w, "first_strike", game[unit], target[unit])
-    return fs_a & ~fs_t
+    base = np.asarray(game, dtype=np.intp) * w.n_slots
+    fs_a = stats.keyword_flat(w, "first_strike", base + attacker)
+    if not fs_a.any():
+        return fs_a
+    ft = base + target  # an anchor's own first_strike never counts: it is not a unit
+    return fs_a & ~(stats.keyword_flat(w, "first_strike", ft) & ~w.c.anchor.reshape(-1)[ft])
 
 
 def attack_batch(w, game, attacker, target, kind: int, extra=None, attack=None) -> DamageBatch:

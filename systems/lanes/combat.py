@@ -24,9 +24,10 @@ from systems.lanes.vocabulary import EXECUTOR
 
 
 def lane_attacks(w, games: np.ndarray, lane: int) -> tuple[np.ndarray, ...]:
-    """Every attack of one lane: (game, attacker, target, siege bonus, attack), side 0's attackers
-    first, then side 1's, each in (game, position) order; ``attack`` is the attacker's current
-    attack (above 0). Both sides are read at once, the taunts once per game and side."""
+    """Every attack of one lane: (game, attacker, target, siege bonus, attack, row), side 0's
+    attackers first, then side 1's, each in (game, position) order; ``attack`` is the attacker's
+    current attack (above 0), ``row`` its game's index in ``games``. Both sides are read at once,
+    the taunts once per game and side."""
     c = w.c
     S = w.n_slots
     cells = w.g.board[games, :, lane]  # [n, 2, P]
@@ -55,7 +56,7 @@ def lane_attacks(w, games: np.ndarray, lane: int) -> tuple[np.ndarray, ...]:
     # Once an objective is destroyed there is nothing left to attack there.
     keep = np.flatnonzero(~to_anchor | ~c.ruined.reshape(-1)[b * S + anchor])
     siege = np.where(to_anchor, stats.keyword_flat(w, "siege", f), 0).astype(np.int64)
-    return b[keep], src[keep], target[keep], siege[keep], atk[keep]
+    return b[keep], src[keep], target[keep], siege[keep], atk[keep], ri[keep]
 
 
 def cleave_batch(w, game: np.ndarray, attacker: np.ndarray, lane: int) -> DamageBatch | None:
@@ -71,14 +72,16 @@ def cleave_batch(w, game: np.ndarray, attacker: np.ndarray, lane: int) -> Damage
     return DamageBatch(g[ri], a[ri], cells[ri, ci], x[ri], COMBAT)
 
 
-def attack_triggers(w, game: np.ndarray, attacker: np.ndarray) -> np.ndarray | None:
+def attack_triggers(w, games: np.ndarray, row: np.ndarray, attacker: np.ndarray, lane_no: int) -> np.ndarray | None:
     """"On Attack", "On Ally Attack" (allies in the same lane, once per attacking ally) and
-    "On Equipped Attack" (the attacker's equipment). They resolve before the lane's damage.
+    "On Equipped Attack" (the attacker's equipment), for the attacks ``lane_attacks`` listed
+    (``games[row]``, ``attacker``) in lane ``lane_no``. They resolve before the lane's damage.
     Returns the games where one fired (``bool[n_games]``), None if none did: only there can
     the effects have changed anything (a game's result depends on its own rows only)."""
     if not any(EXECUTOR.listens(w, t) for t in ("on_attack", "on_equipped_attack", "on_ally_attack")):
         return None
     c = w.c
+    game = games[row]
     fa = game * w.n_slots + attacker  # flat entity indices of the attackers
     owner = c.owner.reshape(-1)[fa]
     lane = c.lane.reshape(-1)[fa]
@@ -99,15 +102,24 @@ def attack_triggers(w, game: np.ndarray, attacker: np.ndarray) -> np.ndarray | N
             fired[game[h]] = True
             EXECUTOR.fire(w, "on_equipped_attack", Ctx.make(game[h], eq[h], owner[h], lane[h], pos[h], source=attacker[h]))
     if EXECUTOR.listens(w, "on_ally_attack"):
-        allies = w.g.board[game, owner, lane]  # [n, P]
-        occ = (allies >= 0) & (allies != attacker[:, None])
-        ri, ci = nonzero(occ)
-        if ri.size:
-            g, s = game[ri], allies[ri, ci]
-            fs = g * w.n_slots + s
-            k = EXECUTOR.listening(w, "on_ally_attack", c.card_id.reshape(-1)[fs])
-            if k is not None:
-                ri, g, s, fs = ri[k], g[k], s[k], fs[k]
+        # the listening units of each game and side of the lane first (few), then the attackers
+        # that have one beside them: the same (attacker, ally position) rows, in the same order,
+        # as pairing every attacker with every ally
+        cells = w.g.board[games, :, lane_no]  # [n, 2, P], read after the firings above
+        occupied = np.flatnonzero(cells >= 0)
+        units = games[occupied // cells[0].size] * w.n_slots + cells.reshape(-1)[occupied]
+        k = EXECUTOR.listening(w, "on_ally_attack", c.card_id.reshape(-1)[units])
+        if k is not None:
+            listens = np.zeros(cells.shape, dtype=bool)
+            listens.reshape(-1)[occupied[k]] = True
+            side = owner.astype(np.intp)
+            m = np.flatnonzero(any_axis(listens, 2)[row, side])
+            allies = cells[row[m], side[m]]  # [m, P]
+            mi, ci = nonzero(listens[row[m], side[m]] & (allies != attacker[m, None]))
+            if mi.size:
+                ri, s = m[mi], allies[mi, ci]
+                g = game[ri]
+                fs = g * w.n_slots + s
                 fired[g] = True
                 EXECUTOR.fire(w, "on_ally_attack", Ctx.make(g, c.card_id.reshape(-1)[fs], owner[ri], lane[ri],
                                                             c.pos.reshape(-1)[fs], source=s, other=attacker[ri]))
@@ -148,10 +160,10 @@ class Combat(esper.Processor):
         games = games[w.active[games]]
         if games.size == 0:
             return
-        game, attacker, target, siege, attack = lane_attacks(w, games, lane)
+        game, attacker, target, siege, attack, row = lane_attacks(w, games, lane)
         # games where something may have changed since ``attack`` was read: only their
         # attackers' attack is read again before each step (the others' cannot have moved)
-        touched = attack_triggers(w, game, attacker)
+        touched = attack_triggers(w, games, row, attacker, lane)
         first = first_strike_step(w, game, attacker, target)
         for i, step in enumerate((first, ~first)):
             idx = np.flatnonzero(step)

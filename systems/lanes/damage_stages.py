@@ -57,9 +57,9 @@ def armor(w, batch: DamageBatch) -> None:
     if live.size == 0:
         return
     a = stats.armor(w, batch.game[live], batch.target[live])
-    # a spell is not the caster's piercing attack
-    by_unit = (batch.source[live] >= 0) & ((batch.kind[live] & SPELL) == 0)
-    if by_unit.any():
+    sourced, any_source = batch.sourced()
+    if any_source and not batch.kinds()[1] & SPELL:  # a spell is not the caster's piercing attack
+        by_unit = sourced[live] & ((batch.kind[live] & SPELL) == 0)
         pierce = by_unit & stats.keyword_flat(w, "piercing", batch.flat(w)[1][live])
         a = np.where(pierce, np.minimum(a, 0), a)
     batch.amount[live] = np.maximum(batch.amount[live] - a, 0)
@@ -68,7 +68,10 @@ def armor(w, batch: DamageBatch) -> None:
 def record_hit(w, batch: DamageBatch) -> None:
     """Remember which seat hit each unit last, so a death pays its bounty to the killer's
     opponent only when the enemy killed it (lanes.md: "Kill enemy unit/creep: +1 gold")."""
-    rows = np.flatnonzero((batch.amount > 0) & (batch.source >= 0))
+    sourced, any_source = batch.sourced()
+    if not any_source:
+        return
+    rows = np.flatnonzero((batch.amount > 0) & sourced)
     if rows.size:
         ft, fs = batch.flat(w)
         w.c.hit_by.reshape(-1)[ft[rows]] = w.c.owner.reshape(-1)[fs[rows]]
@@ -76,7 +79,10 @@ def record_hit(w, batch: DamageBatch) -> None:
 
 def lifesteal(w, batch: DamageBatch) -> None:
     """"Lifesteal - Heal own anchor for damage dealt": the anchor of the source's lane."""
-    rows = np.flatnonzero((batch.dealt > 0) & (batch.source >= 0) & ((batch.kind & SPELL) == 0))
+    sourced, any_source = batch.sourced()
+    if batch.kinds()[1] & SPELL or not any_source:  # spells only, or no dealer
+        return
+    rows = np.flatnonzero((batch.dealt > 0) & sourced & ((batch.kind & SPELL) == 0))
     if rows.size == 0:
         return
     fs = batch.flat(w)[1][rows]
@@ -100,7 +106,10 @@ def retaliate(w, batch: DamageBatch) -> None:
     Triggers even if the unit dies from the attack. Retaliate damage respects armor and shields".
     Attacked = attack damage (combat, battles, strikes), whether or not it got through; anchors
     enchanted with Retaliate answer unopposed attackers the same way."""
-    rows = np.flatnonzero(((batch.kind & ATTACK) != 0) & (batch.source >= 0))
+    sourced, any_source = batch.sourced()
+    if not batch.kinds()[0] & ATTACK or not any_source:  # no attack among the rows
+        return
+    rows = np.flatnonzero(((batch.kind & ATTACK) != 0) & sourced)
     if rows.size == 0:
         return
     x = stats.keyword_flat(w, "retaliate", batch.flat(w)[0][rows])
@@ -113,7 +122,10 @@ def retaliate(w, batch: DamageBatch) -> None:
 def overflow(w, batch: DamageBatch) -> None:
     """"Trample - Excess damage (overkill on units) hits enemy anchor"; "Piercing - Excess damage
     (overkill) hits enemy anchor". The anchor hit is the one behind the unit that died."""
-    rows = np.flatnonzero((batch.excess > 0) & (batch.source >= 0) & ((batch.kind & ATTACK) != 0))
+    sourced, any_source = batch.sourced()
+    if not batch.kinds()[0] & ATTACK or not any_source:  # no attack among the rows
+        return
+    rows = np.flatnonzero((batch.excess > 0) & sourced & ((batch.kind & ATTACK) != 0))
     if rows.size == 0:
         return
     ft, fs = batch.flat(w)
