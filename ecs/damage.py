@@ -96,35 +96,6 @@ class DamageBatch:
         return DamageBatch(self.game[idx], self.source[idx], self.target[idx], self.amount[idx], self.kind[idx],
                            self.dealt[idx], self.excess[idx])
 
-    def same_target_rank(self) -> tuple[np.ndarray, np.ndarray]:
-        """(order, rank): ``order`` sorts rows by (game, target), stable in row order; ``rank[i]``
-        is how many earlier rows of the batch hit the same target as row i. Stages that consume
-        something per instance (a shield stack, the health left) resolve instances in row order."""
-        key = self.game.astype(np.int64) * (1 << 20) + self.target
-        order = np.argsort(key, kind="stable")
-        sk = key[order]
-        first = np.r_[True, sk[1:] != sk[:-1]] if sk.size else np.zeros(0, dtype=bool)
-        start = np.flatnonzero(first)
-        rank_sorted = np.arange(sk.size) - np.repeat(start, np.diff(np.r_[start, sk.size]))
-        rank = np.empty_like(rank_sorted)
-        rank[order] = rank_sorted
-        return order, rank
-
-    def distinct_targets(self, world) -> bool:
-        """Whether no two rows hit the same target (then every ``rank`` is 0): one scatter and
-        one gather through a scratch array of the world, instead of a sort."""
-        n = len(self)
-        if n < 2:
-            return True
-        size = world.n_games * world.n_slots
-        scratch = world.__dict__.get("_target_scratch")
-        if scratch is None or scratch.size < size:
-            scratch = world._target_scratch = np.empty(size, dtype=np.int64)
-        key = self.flat(world)[0]
-        rows = np.arange(n)
-        scratch[key] = rows  # two rows with one key cannot both read their own index back
-        return bool((scratch[key] == rows).all())
-
     def __len__(self) -> int:
         return int(self.game.shape[0])
 
@@ -178,6 +149,37 @@ class DamagePipeline:
         return batch
 
 
+def earlier_on_same_target(world, key: np.ndarray, values: np.ndarray) -> np.ndarray | None:
+    """``int64[n]``: for each row, the sum of ``values`` over the earlier rows with the same
+    ``key`` (flat entity indices, ``DamageBatch.flat``); None when no two rows share a key (all
+    0). Stages that consume something per instance (a shield stack, the health left) resolve a
+    batch's instances in row order with it. A scatter and a gather through a scratch array of
+    the world find the shared keys without a sort; only their rows are sorted (in combat, the
+    anchors several unopposed attackers hit)."""
+    n = key.size
+    if n < 2:
+        return None
+    size = world.n_games * world.n_slots
+    scratch = world.__dict__.get("_target_scratch")
+    if scratch is None or scratch.size < size:
+        scratch = world._target_scratch = np.empty(size, dtype=np.int64)
+    rows = np.arange(n)
+    scratch[key] = rows
+    again = key[scratch[key] != rows]  # two rows with one key cannot both read their own index back
+    if again.size == 0:
+        return None
+    scratch[again] = -1  # row indices elsewhere
+    shared = np.flatnonzero(scratch[key] < 0)  # the rows whose key another row has too
+    k = key[shared]
+    order = np.argsort(k, kind="stable")
+    sk, sv = k[order], values[shared[order]].astype(np.int64)
+    run = np.cumsum(sv)
+    start = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]])
+    out = np.zeros(n, dtype=np.int64)
+    out[shared[order]] = run - sv - np.repeat(run[start] - sv[start], np.diff(np.r_[start, sk.size]))
+    return out
+
+
 def apply_to_health(world, batch: DamageBatch) -> None:
     """Application: the remaining amount comes off ``health``. Several instances may hit one
     target in a batch (simultaneous combat); they apply in row order, so each instance knows how
@@ -186,21 +188,13 @@ def apply_to_health(world, batch: DamageBatch) -> None:
     health = world.c.health.reshape(-1)
     ft = batch.flat(world)[0]
     hp = health[ft].astype(np.int64)
-    distinct = batch.distinct_targets(world)
-    if not distinct:
-        order, rank = batch.same_target_rank()
-        # damage taken by the same target from earlier rows of this batch
-        cum = np.zeros(len(batch), dtype=np.int64)
-        sa = amount[order]
-        run = np.cumsum(sa)
-        grp_start = np.flatnonzero(rank[order] == 0)
-        base = np.repeat(run[grp_start] - sa[grp_start], np.diff(np.r_[grp_start, len(batch)]))
-        cum[order] = run - sa - base
-        hp = hp - cum
+    earlier = earlier_on_same_target(world, ft, amount)  # damage the target took from earlier rows
+    if earlier is not None:
+        hp -= earlier
     dealt = np.minimum(amount, np.maximum(hp, 0))  # amount >= 0: clip(amount, 0, max(hp, 0))
     batch.dealt[:] = dealt
     np.subtract(amount, dealt, out=batch.excess)
-    if distinct:  # one row per target: a plain fancy subtraction is the unbuffered one
+    if earlier is None:  # one row per target: a plain fancy subtraction is the unbuffered one
         health[ft] -= amount.astype(health.dtype)
     else:
         np.subtract.at(health, ft, amount.astype(health.dtype))

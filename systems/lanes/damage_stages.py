@@ -13,7 +13,7 @@ import numpy as np
 
 from ecs.damage import (
     APPLY_HEALTH, ATTACK, DEATH, MITIGATION, OVERFLOW, PREVENTION, REACTIONS, RETALIATE, SPELL,
-    DamageBatch, DamagePipeline,
+    DamageBatch, DamagePipeline, earlier_on_same_target,
 )
 from ecs.effects import Ctx
 from systems.lanes import stats
@@ -43,11 +43,15 @@ def shield(w, batch: DamageBatch) -> None:
     if not has.any():
         return
     sub = np.flatnonzero(has)
-    part = batch.take(sub)
-    rank = np.zeros(sub.size, dtype=np.intp) if part.distinct_targets(w) else part.same_target_rank()[1]
+    key = ft[sub]
+    rank = earlier_on_same_target(w, key, np.ones(sub.size, dtype=np.int64))  # earlier instances on it
+    if rank is None:  # one instance per target: each one is blocked
+        batch.amount[sub] = 0
+        shields[key] -= 1
+        return
     blocked = rank < stacks[sub]
     batch.amount[sub[blocked]] = 0
-    np.subtract.at(shields, ft[sub[blocked]], 1)
+    np.subtract.at(shields, key[blocked], 1)
 
 
 def armor(w, batch: DamageBatch) -> None:
