@@ -30,28 +30,32 @@ def lane_attacks(w, games: np.ndarray, lane: int) -> tuple[np.ndarray, ...]:
     the taunts once per game and side."""
     c = w.c
     S = w.n_slots
-    cells = w.g.board[games, :, lane]  # [n, 2, P]
-    occ = cells >= 0
-    ents = games[:, None, None] * S + np.where(occ, cells, 0)  # flat entity of each occupied cell
-    # per game and side, its leftmost Taunt unit: where the other side's unopposed attackers go
-    taunts = occ & stats.keyword_flat(w, "taunt", ents)
-    has_taunt = any_axis(taunts, 2)  # [n, 2]
-    taunt_slot = np.take_along_axis(cells, np.argmax(taunts, axis=2)[:, :, None], axis=2)[:, :, 0]
-    side, ri, p = nonzero(occ.transpose(1, 0, 2))  # side 0 first, then (game, position)
-    f = ents[ri, side, p]
+    n = games.size
+    cells = w.g.board[:, :, lane].transpose(1, 0, 2)[:, games]  # [2, n, P]: side, game, position
+    half = cells[0].size
+    flat_cells = cells.reshape(-1)
+    cell = np.flatnonzero(flat_cells >= 0)  # occupied cells: side 0 first, then (game, position)
+    ri = (cell // cells.shape[2]) % n
+    f = games[ri] * S + flat_cells[cell]  # flat entity indices of the units there
+    # per side and game, its leftmost Taunt unit: where the other side's unopposed attackers go
+    taunts = np.zeros(cells.shape, dtype=bool)
+    taunts.reshape(-1)[cell] = stats.keyword_flat(w, "taunt", f)
+    has_taunt = any_axis(taunts, 2).reshape(-1)  # [2 * n]: side-major
+    taunt_slot = np.take_along_axis(cells, np.argmax(taunts, axis=2)[:, :, None], axis=2).reshape(-1)
     can = np.flatnonzero((c.stunned.reshape(-1)[f] <= 0) & (c.disarmed.reshape(-1)[f] <= 0))
-    side, ri, p, f = side[can], ri[can], p[can], f[can]
+    cell, ri, f = cell[can], ri[can], f[can]
     b = games[ri]
-    src = cells[ri, side, p]
+    src = flat_cells[cell]
     atk = stats.attack(w, b, src)
     can = np.flatnonzero(atk > 0)
-    side, ri, p, f, b, src, atk = side[can], ri[can], p[can], f[can], b[can], src[can], atk[can]
+    cell, ri, f, b, src, atk = cell[can], ri[can], f[can], b[can], src[can], atk[can]
+    side = cell // half
     foe = 1 - side
-    opp = cells[ri, foe, p]
+    opp = flat_cells[cell + (foe - side) * half]  # the cell opposite
     opposed = opp >= 0
-    to_taunt = ~opposed & has_taunt[ri, foe] & ~stats.keyword_flat(w, "stealth", f)
+    to_taunt = ~opposed & has_taunt[foe * n + ri] & ~stats.keyword_flat(w, "stealth", f)
     anchor = board.anchor_slot(foe, lane)
-    target = np.where(opposed, opp, np.where(to_taunt, taunt_slot[ri, foe], anchor))
+    target = np.where(opposed, opp, np.where(to_taunt, taunt_slot[foe * n + ri], anchor))
     to_anchor = ~opposed & ~to_taunt
     # Once an objective is destroyed there is nothing left to attack there.
     keep = np.flatnonzero(~to_anchor | ~c.ruined.reshape(-1)[b * S + anchor])
@@ -197,14 +201,16 @@ class Combat(esper.Processor):
         if not EXECUTOR.listens(w, "after_combat"):
             return
         cells = w.g.board[games, :, lane]  # [n, 2, P]
-        ri, side, p = nonzero(cells >= 0)
-        if ri.size == 0:
+        occupied = np.flatnonzero(cells >= 0)
+        if occupied.size == 0:
             return
-        b, s = games[ri], cells[ri, side, p]
-        k = EXECUTOR.listening(w, "after_combat", w.c.card_id[b, s])
+        units = games[occupied // cells[0].size] * w.n_slots + cells.reshape(-1)[occupied]
+        card = w.c.card_id.reshape(-1)[units]
+        k = EXECUTOR.listening(w, "after_combat", card)
         if k is None:
             settle(w)
             return
-        b, s, side, p = b[k], s[k], side[k], p[k]
-        EXECUTOR.fire(w, "after_combat", Ctx.make(b, w.c.card_id[b, s], side, lane, p, source=s))
+        ri, side, p = np.unravel_index(occupied[k], cells.shape)
+        EXECUTOR.fire(w, "after_combat", Ctx.make(games[ri], card[k], side, lane, p,
+                                                  source=cells.reshape(-1)[occupied[k]]))
         settle(w)

@@ -39,6 +39,8 @@ def shield(w, batch: DamageBatch) -> None:
     ft = batch.flat(w)[0]
     shields = w.c.shield.reshape(-1)
     stacks = shields[ft]
+    if not stacks.any():  # no target has a stack
+        return
     has = (stacks > 0) & (batch.amount > 0)
     if not has.any():
         return
@@ -173,23 +175,20 @@ def damage_taken(w, batch: DamageBatch) -> None:
     """"On Damage Taken - Triggers when this unit takes damage" (damage that reached health)."""
     if not EXECUTOR.listens(w, "on_damage_taken"):
         return
-    rows = np.flatnonzero(batch.dealt > 0)
+    # the rows whose card reacts first (few, often none), then the damage and the unit tests on them
+    c = w.c
+    ft = batch.flat(w)[0]
+    card = c.card_id.reshape(-1)[ft]
+    rows = EXECUTOR.listening(w, "on_damage_taken", card)
+    if rows is None:
+        return
+    rows = rows[(batch.dealt[rows] > 0) & ~c.anchor.reshape(-1)[ft[rows]]]  # anchors have no card
     if rows.size == 0:
         return
-    ft = batch.flat(w)[0][rows]
-    unit = ~w.c.anchor.reshape(-1)[ft]
-    if not unit.any():
-        return
-    rows, ft = rows[unit], ft[unit]
-    keep = EXECUTOR.listening(w, "on_damage_taken", w.c.card_id.reshape(-1)[ft])
-    if keep is None:
-        return
-    rows, ft = rows[keep], ft[keep]
-    c = w.c
-    t = batch.target[rows]
+    ft = ft[rows]
     EXECUTOR.fire(w, "on_damage_taken", Ctx.make(
-        batch.game[rows], c.card_id.reshape(-1)[ft], c.owner.reshape(-1)[ft], c.lane.reshape(-1)[ft],
-        c.pos.reshape(-1)[ft], source=t, other=batch.source[rows],
+        batch.game[rows], card[rows], c.owner.reshape(-1)[ft], c.lane.reshape(-1)[ft], c.pos.reshape(-1)[ft],
+        source=batch.target[rows], other=batch.source[rows],
     ))
 
 
