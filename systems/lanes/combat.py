@@ -149,15 +149,20 @@ class Combat(esper.Processor):
         """"Before Combat - Triggers before combat resolution begins"."""
         if not EXECUTOR.listens(w, "before_combat"):
             return
-        b, s = nonzero(w.alive[games] & ~w.c.anchor[games])
-        b = games[b]
-        k = EXECUTOR.listening(w, "before_combat", w.c.card_id[b, s])
+        playing = np.zeros(w.n_games, dtype=bool)
+        playing[games] = True
+        # every live non-anchor entity of those games, as flat indices (game order, then slot)
+        ents = np.flatnonzero(w.alive & ~w.c.anchor & playing[:, None])
+        c = w.c
+        card = c.card_id.reshape(-1)[ents]
+        k = EXECUTOR.listening(w, "before_combat", card)
         if k is None:
             settle(w)
             return
-        b, s = b[k], s[k]
-        EXECUTOR.fire(w, "before_combat", Ctx.make(b, w.c.card_id[b, s], w.c.owner[b, s], w.c.lane[b, s],
-                                                   w.c.pos[b, s], source=s))
+        f = ents[k]
+        b, s = np.divmod(f, w.n_slots)
+        EXECUTOR.fire(w, "before_combat", Ctx.make(b, card[k], c.owner.reshape(-1)[f], c.lane.reshape(-1)[f],
+                                                   c.pos.reshape(-1)[f], source=s))
         settle(w)
 
     def resolve_lane(self, w, games: np.ndarray, lane: int) -> None:

@@ -63,11 +63,14 @@ def armor(w, batch: DamageBatch) -> None:
     if live.size == 0:
         return
     a = stats.armor(w, batch.game[live], batch.target[live])
+    if not a.any():  # no armor, positive or negative, on any target
+        return
+    armored = np.flatnonzero(a > 0)  # piercing only matters against positive armor
     sourced, any_source = batch.sourced()
-    if any_source and not batch.kinds()[1] & SPELL:  # a spell is not the caster's piercing attack
-        by_unit = sourced[live] & ((batch.kind[live] & SPELL) == 0)
-        pierce = by_unit & stats.keyword_flat(w, "piercing", batch.flat(w)[1][live])
-        a = np.where(pierce, np.minimum(a, 0), a)
+    if armored.size and any_source and not batch.kinds()[1] & SPELL:  # a spell is not the caster's piercing attack
+        r = live[armored]
+        pierce = sourced[r] & ((batch.kind[r] & SPELL) == 0) & stats.keyword_flat(w, "piercing", batch.flat(w)[1][r])
+        a[armored[pierce]] = 0  # min(armor, 0)
     batch.amount[live] = np.maximum(batch.amount[live] - a, 0)
 
 
