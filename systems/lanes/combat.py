@@ -212,8 +212,7 @@ class Combat(esper.Processor):
         units = games[occupied // cells[0].size] * w.n_slots + cells.reshape(-1)[occupied]
         card = w.c.card_id.reshape(-1)[units]
         k = EXECUTOR.listening(w, "after_combat", card)
-        if k is None:
-            settle(w)
+        if k is None:  # nothing fired: nothing can be dying since the lane's settle
             return
         ri, side, p = np.unravel_index(occupied[k], cells.shape)
         EXECUTOR.fire(w, "after_combat", Ctx.make(games[ri], card[k], side, lane, p,
