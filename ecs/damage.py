@@ -37,7 +37,9 @@ KINDS: dict[str, int] = dict(COMBAT=COMBAT, ATTACK=ATTACK, SPELL=SPELL, BATTLE=B
 
 @dataclass
 class DamageBatch:
-    """Parallel arrays, one row per damage instance. ``dealt`` is filled by application."""
+    """Parallel arrays, one row per damage instance. ``dealt`` is filled by application.
+    ``game``, ``source``, ``target`` and ``kind`` are fixed once the batch is built (stages change
+    ``amount``), so the facts stages share (``flat``, ``kinds``, ``sourced``) are computed once."""
 
     game: np.ndarray
     source: np.ndarray
