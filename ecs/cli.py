@@ -298,13 +298,15 @@ def bench(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of tables."),
     plugin: list[str] = PLUGIN_OPTION,
 ) -> None:
-    """Measure games per second here, and the share of time each system takes.
+    """Measure games per second here, and where the time goes.
 
     Each configuration is played several times on fresh seeds; min / median / max are shown
-    because a shared machine is noisy. For tracking speed over time use the pytest-benchmark
-    suites in bench/ (see bench/README.md).
+    because a shared machine is noisy. Two splits of one random-vs-random batch follow: by
+    system (which phase costs) and by engine service (legal actions, agents, card effects,
+    damage pipeline, the systems' own work; each second counted once, in the innermost). For
+    tracking speed over time use the pytest-benchmark suites in bench/ (see bench/README.md).
     """
-    from ecs.speed import measure, phase_split, standard_configs
+    from ecs.speed import measure, phase_split, service_split, standard_configs
 
     try:
         game = load_game(RunConfig(ruleset=ruleset, plugins=tuple(plugin)))
@@ -318,6 +320,8 @@ def bench(
     split_batch = 256 if quick else 4096
     split = phase_split(game, split_batch)
     total = sum(split.values()) or 1.0
+    services = service_split(game, split_batch)
+    services_total = sum(services.values()) or 1.0
     if as_json:
         sys.stdout.write(json.dumps({
             "ruleset": ruleset,
@@ -327,6 +331,8 @@ def bench(
             ],
             "phase_split": {"batch": split_batch, "seconds": split,
                             "share": {k: v / total for k, v in split.items()}},
+            "service_split": {"batch": split_batch, "seconds": services,
+                              "share": {k: v / services_total for k, v in services.items()}},
         }) + "\n")
         return
     console = Console()
@@ -344,6 +350,13 @@ def bench(
     for k, v in split.items():
         p.add_row(k, f"{v:.3f}", f"{v / total:.1%}")
     console.print(p)
+    q = Table(title=f"by engine service (batch {split_batch:,})")
+    q.add_column("service")
+    q.add_column("seconds", justify="right")
+    q.add_column("share", justify="right")
+    for k, v in services.items():
+        q.add_row(k, f"{v:.3f}", f"{v / services_total:.1%}")
+    console.print(q)
 
 
 @app.command()

@@ -133,6 +133,10 @@ def test_bench_quick_reports_speed_and_phase_split():
     share = out["phase_split"]["share"]
     assert "play/PlayPhase" in share and "combat/Combat" in share
     assert abs(sum(share.values()) - 1.0) < 1e-9
+    services = out["service_split"]
+    assert set(services["share"]) == {"legal actions", "agents", "card effects", "damage pipeline", "systems' own work"}
+    assert abs(sum(services["share"].values()) - 1.0) < 1e-9
+    assert services["seconds"]["legal actions"] > 0 and services["seconds"]["card effects"] > 0
 
 
 def test_workers_give_the_same_run_as_one_process(tmp_path):
