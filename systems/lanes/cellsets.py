@@ -30,31 +30,27 @@ def lane_cells(L: int, P: int) -> tuple[np.ndarray, np.ndarray]:
     return every, first
 
 
-_WIDTHS = ((8, np.uint8), (16, "<u2"), (32, "<u4"), (64, "<u8"))
+_POW2 = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
+# row width k -> (bits a row is padded to, the little-endian integer of that many bits)
+_PADDED = [next((b, d) for b, d in ((8, np.uint8), (16, "<u2"), (32, "<u4"), (64, "<u8")) if b >= k) for k in range(65)]
+_SMALL = 1024
 
 
 def to_bits(mask: np.ndarray) -> np.ndarray:
-    """``uint64[n]``: each row of ``mask: bool[n, ...]`` (at most 64 entries) as a bit set, bit j
-    for its j-th entry in row-major order."""
-    n = mask.shape[0]
-    m = mask.reshape(n, -1)
-    width, dtype = next((b, d) for b, d in _WIDTHS if b >= m.shape[1])
-    wide = np.zeros((n, width), dtype=bool)
-    wide[:, :m.shape[1]] = m
-    return np.packbits(wide.reshape(-1), bitorder="little").view(dtype).astype(np.uint64)
+    """``uint64``, ``mask.shape[:-1]``: the last axis of ``mask`` (at most 64 entries) as a bit
+    set, bit j for entry j. Small masks: one product with the powers of two (the bits are
+    distinct, so the sum is their union); large ones: packed flat, each row padded to a whole
+    integer."""
+    k = mask.shape[-1]
+    if mask.size < _SMALL:
+        return mask @ _POW2[:k]
+    width, dtype = _PADDED[k]
+    wide = np.zeros(mask.shape[:-1] + (width,), dtype=bool)
+    wide[..., :k] = mask
+    return np.packbits(wide.reshape(-1), bitorder="little").view(dtype).astype(np.uint64).reshape(mask.shape[:-1])
 
 
 def from_bits(bits: np.ndarray, k: int) -> np.ndarray:
     """``bool[n, k]``: the first ``k`` bits of each of ``bits: uint64[n]`` (``to_bits`` undone)."""
     flat = np.unpackbits(bits.astype("<u8").view(np.uint8), bitorder="little")
     return flat.reshape(bits.size, 64)[:, :k].view(np.bool_)
-
-
-def lanes_of(cells: np.ndarray, L: int, P: int) -> np.ndarray:
-    """``uint8``, shaped like ``cells`` (cell sets): the lanes (bit l) holding one of the cells
-    (a loop over the few lanes)."""
-    every, _ = lane_cells(L, P)
-    lanes = np.zeros(cells.shape, dtype=np.uint8)
-    for l in range(L):
-        lanes |= ((cells & every[1 << l]) != 0).view(np.uint8) << np.uint8(l)
-    return lanes

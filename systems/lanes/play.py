@@ -47,13 +47,29 @@ _AIMS_AT_UNIT = np.zeros(N_KINDS, dtype=bool)  # target kind -> whether it aims 
 _AIMS_AT_UNIT[[ENEMY_UNIT, ALLY_UNIT, ANY_UNIT]] = True
 
 
-def _put(words: np.ndarray, bits: np.ndarray, offset: int, width: int) -> None:
-    """OR ``bits`` (``uint64[n]`` of ``width`` bits) into each row's bit string ``words: uint64[n,
-    W]`` (bit a: action a) at bit ``offset``; a field may straddle two words."""
-    w, s = divmod(offset, 64)
-    words[:, w] |= bits << np.uint64(s)
-    if s + width > 64:
-        words[:, w + 1] |= bits >> np.uint64(64 - s)
+class _Layout:
+    """Where fields of bits go in a row of the action table held as a bit string (``uint64``
+    words, bit a: action a): field j, ``widths[j]`` bits, at bit ``offsets[j]``. ``words``
+    places them all with one product (each field times a power of two, modulo 2**64 within the
+    word it starts in; fields do not overlap, so the sum is their union), then adds the high
+    part of a field straddling two words."""
+
+    def __init__(self, size: int, offsets: list[int], widths: list[int]) -> None:
+        self.n_words = -(-size // 64)
+        self.shift = np.zeros((len(offsets), self.n_words), dtype=np.uint64)
+        self.straddle = []  # (field, next word, right shift)
+        for j, (offset, width) in enumerate(zip(offsets, widths)):
+            w, s = divmod(offset, 64)
+            self.shift[j, w] = np.uint64(1) << np.uint64(s)
+            if s + width > 64:
+                self.straddle.append((j, w + 1, np.uint64(64 - s)))
+
+    def words(self, fields: np.ndarray) -> np.ndarray:
+        """``uint64[n, W]`` from ``fields: uint64[n, k]``."""
+        words = fields @ self.shift
+        for j, w, s in self.straddle:
+            words[:, w] |= fields[:, j] >> s
+        return words
 
 
 class SeatBoard:
@@ -86,12 +102,12 @@ class SeatBoard:
         card needs "a matching-faction hero in the origin lane"; dead heroes are off the board, so
         they give no access ("Hero Death & Respawn")."""
         if self._faction_lanes is None:
-            _, r, cell, fl = self.heroes()
-            F = N_FACTIONS + 1
-            at = np.zeros((self.n, F, 8), dtype=bool)  # a byte of lanes per (row, faction)
-            at.reshape(-1)[(r * F + self.w.take("faction", fl) + 1) * 8 + cell // self.P] = True
-            at[:, 0] = False  # a hero of no faction opens no lane
-            self._faction_lanes = np.packbits(at.reshape(-1), bitorder="little").reshape(self.n, F)
+            # one byte of lanes per column, column c at bits 8c..8c+7 of a word per cell, OR-ed over the cells
+            column = self.w.take("faction", self.own_fl).astype(np.intp) + 1  # [n, L*P]
+            bit = column * 8 + np.arange(self.L * self.P) // self.P  # lane l of column c: bit 8c + l
+            at = np.left_shift(self.hero.astype(np.uint64), bit.astype(np.uint64))
+            lanes = any_axis(at, 1) & ~np.uint64(0xFF)  # a hero of no faction (column 0) opens no lane
+            self._faction_lanes = lanes.astype("<u8").view(np.uint8).reshape(self.n, 8)[:, :N_FACTIONS + 1]
         return self._faction_lanes
 
     def aim(self, r: np.ndarray, kind: np.ndarray, rng: np.ndarray) -> np.ndarray:
@@ -107,8 +123,8 @@ class SeatBoard:
         """``uint8[n, 2, K]``: ``aim`` by range and target kind (``targets.aimable``)."""
         L, P = self.L, self.P
         enemy, ally = aimable(self.w, self.own, self.own_fl, self.opp, self.opp_fl)
-        enemy = cellsets.lanes_of(cellsets.to_bits(enemy), L, P)
-        ally = cellsets.lanes_of(cellsets.to_bits(ally), L, P)
+        found = any_axis(np.stack([enemy, ally], axis=1).reshape(self.n, 2, L, P), 3)  # [n, 2, L]
+        enemy, ally = cellsets.to_bits(found).astype(np.uint8).T
         every = np.uint8(2 ** L - 1)
         table = np.full((self.n, 2, N_KINDS), every, dtype=np.uint8)
         table[:, 0, ENEMY_UNIT] = enemy
@@ -194,7 +210,7 @@ def legal_abilities(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, vie
     tk = cat.ability_target[card]
     if (ok & _AIMS_AT_UNIT[tk]).any():
         ok &= (b.aim(r, tk, cat.ability_range[card]) >> lane) & 1 != 0
-    out[r[ok], lane[ok], cell[ok] % b.P] = True
+    np.put(out, i[ok], True)  # i: flat index into [n, L*P]
 
 
 def legal_activations(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, view: SeatBoard | None = None) -> None:
@@ -218,14 +234,20 @@ def legal_activations(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, v
     tk = cat.ability_target[card]
     if (ok & _AIMS_AT_UNIT[tk]).any():
         ok &= (b.aim(r, tk, cat.ability_range[card]) >> lane) & 1 != 0
-    out[r[ok], lane[ok], cell[ok] % I] = True
+    np.put(out, i[ok], True)  # i: flat index into [n, L*I]
 
 
 class PlayPhase(DecisionSystem):
     """lanes.md "Play Phase": players alternate actions (play a card, use an ability, pass), the initiative holder first, until both pass."""
 
     def __init__(self, actions) -> None:
-        self.actions = actions
+        self.actions = A = actions
+        LP = A.L * A.P
+        # a free row's fields: each hand card's cells (PLAY), the heroes' cells (ABILITY), the
+        # improvements (ACTIVATE); a row waiting for a target: the cells (TARGET)
+        self._free = _Layout(A.size, [A.play_base + h * LP for h in range(A.H)] + [A.ability_base, A.activate_base],
+                             [LP] * (A.H + 1) + [A.L * A.I])
+        self._waiting = _Layout(A.size, [A.target_base], [2 * LP])
 
     def begin(self, w) -> None:
         w.g.in_play[:] = w.active
@@ -237,40 +259,35 @@ class PlayPhase(DecisionSystem):
         return w.g.in_play
 
     def request(self, w, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each game's legal row as a bit string (see ``SeatBoard``), unpacked once."""
+        """Each game's legal row built as a bit string (``_Layout``), unpacked once."""
         A = self.actions
         actor = w.g.to_act[games].astype(np.intp)
         waiting = w.g.pending_kind[games] != PENDING_NONE
         if not waiting.any():
             words = self._fill(w, games, actor)
         else:
-            words = np.zeros((games.size, -(-A.size // 64)), dtype="<u8")
+            words = np.zeros((games.size, self._free.n_words), dtype=np.uint64)
             free = np.flatnonzero(~waiting)
             if free.size:
                 words[free] = self._fill(w, games[free], actor[free])
             wait = np.flatnonzero(waiting)
-            chosen = np.zeros((wait.size, words.shape[1]), dtype="<u8")  # only the TARGET block
-            _put(chosen, self._targets(w, games[wait], actor[wait]), A.target_base, 2 * A.L * A.P)
-            words[wait] = chosen
-        legal = np.unpackbits(words.view(np.uint8), axis=1, count=A.size, bitorder="little").view(np.bool_)
-        return actor, legal
+            words[wait] = self._waiting.words(self._targets(w, games[wait], actor[wait])[:, None])
+        legal = np.unpackbits(words.astype("<u8", copy=False).view(np.uint8), axis=1, count=A.size, bitorder="little")
+        return actor, legal.view(np.bool_)
 
     def _fill(self, w, games, actor) -> np.ndarray:
         """``uint64[n, W]``: the legal rows of games with no pending target, as bit strings."""
         A = self.actions
         n = games.size
-        words = np.zeros((n, -(-A.size // 64)), dtype="<u8")
-        words[:, 0] = 1  # "Pass - Skip your turn without playing a card"
         view = SeatBoard(w, games, actor)  # shared by plays, abilities and improvements
-        plays = legal_plays(w, games, actor, view)
-        for h in range(A.H):  # the hand slots' fields of the PLAY block
-            _put(words, plays[:, h], A.play_base + h * A.L * A.P, A.L * A.P)
         ability = np.zeros((n, A.L, A.P), dtype=bool)
         legal_abilities(w, games, actor, ability, view)
-        _put(words, cellsets.to_bits(ability), A.ability_base, A.L * A.P)
         activate = np.zeros((n, A.L, A.I), dtype=bool)
         legal_activations(w, games, actor, activate, view)
-        _put(words, cellsets.to_bits(activate), A.activate_base, A.L * A.I)
+        fields = np.concatenate([legal_plays(w, games, actor, view), cellsets.to_bits(ability.reshape(n, 1, -1)),
+                                 cellsets.to_bits(activate.reshape(n, 1, -1))], axis=1)
+        words = self._free.words(fields)
+        words[:, 0] |= np.uint64(1)  # "Pass - Skip your turn without playing a card"
         return words
 
     def _targets(self, w, games, actor) -> np.ndarray:

@@ -45,14 +45,14 @@ def unit_target_bits(w, games: np.ndarray, seat: np.ndarray, kind: np.ndarray, l
     """``uint64[n]``: ``unit_targets`` as bit sets (bit ``(side * L + lane) * P + pos``)."""
     _, _, L, P = w.g.board.shape
     enemy, ally = aimable(w, *sides(w, games, seat))
+    enemy &= ((kind == ENEMY_UNIT) | (kind == ANY_UNIT))[:, None]
+    ally &= ((kind == ALLY_UNIT) | (kind == ANY_UNIT))[:, None]
+    cells = cellsets.to_bits(np.concatenate([ally, enemy], axis=1))  # the seat's side first: seat 0's layout
     every, _ = cellsets.lane_cells(L, P)
     keep = np.where(any_lane, every[-1], every[np.left_shift(1, lane)])  # range "any": every lane
-    zero = np.uint64(0)
-    enemy = np.where((kind == ENEMY_UNIT) | (kind == ANY_UNIT), cellsets.to_bits(enemy) & keep, zero)
-    ally = np.where((kind == ALLY_UNIT) | (kind == ANY_UNIT), cellsets.to_bits(ally) & keep, zero)
     side = np.uint64(L * P)
-    own_side = seat.astype(np.uint64)
-    return (enemy << (side - own_side * side)) | (ally << (own_side * side))
+    cells &= keep | (keep << side)
+    return np.where(seat == 0, cells, (cells >> side) | ((cells << side) & ((np.uint64(1) << (side * np.uint64(2))) - np.uint64(1))))
 
 
 def unit_targets(w, games: np.ndarray, seat: np.ndarray, kind: np.ndarray, lane: np.ndarray,
