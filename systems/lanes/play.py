@@ -13,6 +13,8 @@ A card or ability that needs a target asks its player for it in a second decisio
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import esper
 import numpy as np
 
@@ -43,8 +45,34 @@ def caster_of(w, games: np.ndarray, seat: np.ndarray, lane: np.ndarray, faction:
 
 N_FACTIONS = len(FACTIONS)
 N_KINDS = len(TARGET_KINDS)
-_AIMS_AT_UNIT = np.zeros(N_KINDS, dtype=bool)  # target kind -> whether it aims at a unit
-_AIMS_AT_UNIT[[ENEMY_UNIT, ALLY_UNIT, ANY_UNIT]] = True
+_AIMS_AT_UNIT = np.zeros(2 * N_KINDS, dtype=bool)  # aim column (see ``_card_columns``) -> whether it aims at a unit
+_AIMS_AT_UNIT[[ENEMY_UNIT, ALLY_UNIT, ANY_UNIT]] = _AIMS_AT_UNIT[[N_KINDS + ENEMY_UNIT, N_KINDS + ALLY_UNIT, N_KINDS + ANY_UNIT]] = True
+
+
+def _card_columns(w) -> SimpleNamespace:
+    """Per-card columns the legal masks read, indexed by card id, computed once per catalog and
+    cached on the World, with an extra last entry for an empty hand slot (card id -1): ``cost``
+    (the empty slot's is never affordable), ``kind``, ``faction`` (the column of
+    ``SeatBoard.faction_lanes``: faction + 1), ``aim`` and ``ability_aim`` (range "any" * K +
+    target kind: the column of ``SeatBoard.aim``)."""
+    cache = getattr(w, "cache", None)
+    if cache is not None and "play_columns" in cache:
+        return cache["play_columns"]
+    cat = w.catalog.arrays
+
+    def column(values, empty):
+        return np.append(values, empty).astype(np.intp if values.dtype.kind in "iu" else values.dtype)
+
+    cols = SimpleNamespace(
+        cost=column(cat.cost, np.iinfo(np.intp).max),
+        kind=column(cat.kind, -1),
+        faction=column(cat.faction + 1, 0),
+        aim=column((cat.range == 1) * N_KINDS + cat.target, 0),
+        ability_aim=column((cat.ability_range == 1) * N_KINDS + cat.ability_target, 0),
+    )
+    if cache is not None:
+        cache["play_columns"] = cols
+    return cols
 
 
 class _Layout:
@@ -110,14 +138,14 @@ class SeatBoard:
             self._faction_lanes = lanes.astype("<u8").view(np.uint8).reshape(self.n, 8)[:, :N_FACTIONS + 1]
         return self._faction_lanes
 
-    def aim(self, r: np.ndarray, kind: np.ndarray, rng: np.ndarray) -> np.ndarray:
+    def aim(self, r: np.ndarray, column: np.ndarray) -> np.ndarray:
         """``uint8``, shaped like ``r``: the origin lanes (bit l) from which a card or ability of
-        target ``kind`` and ``rng`` (0 "lane", 1 "any") of row ``r`` finds a unit to aim at: range
-        "lane", one in the origin lane; "any", one anywhere (every lane or none); a kind that aims
-        at no unit, every lane. ``r``/``kind``/``rng`` broadcast together."""
+        row ``r`` finds a unit to aim at, by its aim ``column`` (range "any" * K + target kind,
+        ``_card_columns``): range "lane", one in the origin lane; "any", one anywhere (every lane
+        or none); a kind that aims at no unit, every lane."""
         if self._aim is None:
             self._aim = self._aim_table()
-        return self._aim.reshape(-1)[(r * 2 + (rng == 1)) * N_KINDS + kind]
+        return self._aim.reshape(-1)[r * (2 * N_KINDS) + column]
 
     def _aim_table(self) -> np.ndarray:
         """``uint8[n, 2, K]``: ``aim`` by range and target kind (``targets.aimable``)."""
@@ -156,38 +184,37 @@ def legal_plays(w, games: np.ndarray, seat: np.ndarray, view: SeatBoard | None =
       that needs a target only if one exists; at most 3 improvements per lane and player;
     - equipment onto an own unit or hero (not a creep) at that cell, unless it is "Locked" and
       already holds equipment ("Equipment cannot be removed or replaced").
+
+    Read on the affordable hand cards only.
     """
     b = SeatBoard(w, games, seat) if view is None else view
-    cat = w.catalog.arrays
+    col = _card_columns(w)
     H = w.g.hand.shape[2]
-    hand = w.g.hand.reshape(-1, H)[b.row]  # [n, H]
-    card = np.where(hand >= 0, hand, 0)
-    kind = cat.kind[card]
-    affordable = (hand >= 0) & (cat.cost[card] <= w.g.resources.reshape(-1)[b.row][:, None])
-    r = np.arange(b.n)[:, None]
-    gate = b.faction_lanes().reshape(-1)[r * (N_FACTIONS + 1) + (cat.faction[card] + 1)]  # [n, H] lanes
+    hand = w.g.hand.reshape(-1, H)[b.row]  # [n, H]; an empty slot (-1) reads the columns' last entry
+    i = np.flatnonzero(col.cost[hand] <= w.g.resources.reshape(-1)[b.row][:, None])
+    r = i // H
+    card = hand.reshape(-1)[i]
+    kind = col.kind[card]
+    gate = b.faction_lanes().reshape(-1)[r * (N_FACTIONS + 1) + col.faction[card]]  # lanes
     every, first = cellsets.lane_cells(b.L, b.P)
-    unit = affordable & (kind == UNIT)
-    out = every[np.where(unit, gate, 0)] & cellsets.to_bits(~b.hero)[:, None]
-    special = affordable & (kind > UNIT)
-    if not special.any():
-        return out
+    cells = np.where(kind == UNIT, every[gate] & cellsets.to_bits(~b.hero)[r], np.uint64(0))
     origin = np.zeros_like(gate)  # lanes a spell or an improvement may be played from
-    spell = special & (kind == SPELL)
-    if (spell & _AIMS_AT_UNIT[cat.target[card]]).any():
-        origin = np.where(spell, b.aim(r, cat.target[card], cat.range[card]), origin)
-    elif spell.any():
-        origin = np.where(spell, np.uint8(2 ** b.L - 1), origin)
-    imp = special & (kind == IMPROVEMENT)
+    spell = kind == SPELL
+    if spell.any():
+        aim = col.aim[card]
+        origin = np.where(spell, b.aim(r, aim) if _AIMS_AT_UNIT[aim[spell]].any() else np.uint8(2 ** b.L - 1), origin)
+    imp = kind == IMPROVEMENT
     if imp.any():
         slots = w.g.improvements.shape[3]
         room = any_axis(w.g.improvements.reshape(-1, b.L, slots)[b.row] == board.EMPTY, 2)  # [n, L]
-        origin = np.where(imp, np.packbits(room, axis=1, bitorder="little")[:, :1], origin)
-    out |= first[gate & origin]
-    eq = special & (kind == EQUIPMENT)
+        origin = np.where(imp, cellsets.to_bits(room).astype(np.uint8)[r], origin)
+    cells |= first[gate & origin]
+    eq = kind == EQUIPMENT
     if eq.any():
-        out |= np.where(eq, b.equip_cells()[:, None], np.uint64(0))
-    return out
+        cells = np.where(eq, b.equip_cells()[r], cells)
+    out = np.zeros(b.n * H, dtype=np.uint64)
+    out[i] = cells
+    return out.reshape(b.n, H)
 
 
 def legal_abilities(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, view: SeatBoard | None = None) -> None:
@@ -207,9 +234,9 @@ def legal_abilities(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, vie
     ok &= w.take("charges", fl) != 0
     lane = cell // b.P
     ok &= cat.ability_mana[card] <= w.g.lane_mana.reshape(-1)[b.row[r] * b.L + lane]
-    tk = cat.ability_target[card]
-    if (ok & _AIMS_AT_UNIT[tk]).any():
-        ok &= (b.aim(r, tk, cat.ability_range[card]) >> lane) & 1 != 0
+    aim = _card_columns(w).ability_aim[card]
+    if (ok & _AIMS_AT_UNIT[aim]).any():
+        ok &= (b.aim(r, aim) >> lane) & 1 != 0
     np.put(out, i[ok], True)  # i: flat index into [n, L*P]
 
 
@@ -231,9 +258,9 @@ def legal_activations(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, v
     ok &= (w.take("cooldown", fl) <= 0) & (w.take("charges", fl) != 0)
     ok &= w.take("used_round", fl) != w.g.round[games][r]
     lane = cell // I
-    tk = cat.ability_target[card]
-    if (ok & _AIMS_AT_UNIT[tk]).any():
-        ok &= (b.aim(r, tk, cat.ability_range[card]) >> lane) & 1 != 0
+    aim = _card_columns(w).ability_aim[card]
+    if (ok & _AIMS_AT_UNIT[aim]).any():
+        ok &= (b.aim(r, aim) >> lane) & 1 != 0
     np.put(out, i[ok], True)  # i: flat index into [n, L*I]
 
 
