@@ -134,7 +134,8 @@ class SeatBoard:
             column = self.w.take("faction", self.own_fl).astype(np.intp) + 1  # [n, L*P]
             bit = column * 8 + np.arange(self.L * self.P) // self.P  # lane l of column c: bit 8c + l
             at = np.left_shift(self.hero.astype(np.uint64), bit.astype(np.uint64))
-            lanes = any_axis(at, 1) & ~np.uint64(0xFF)  # a hero of no faction (column 0) opens no lane
+            lanes = np.bitwise_or.reduceat(at.reshape(-1), np.arange(0, at.size, at.shape[1]))  # one C loop over the rows
+            lanes &= ~np.uint64(0xFF)  # a hero of no faction (column 0) opens no lane
             self._faction_lanes = lanes.astype("<u8").view(np.uint8).reshape(self.n, 8)[:, :N_FACTIONS + 1]
         return self._faction_lanes
 
