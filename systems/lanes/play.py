@@ -162,13 +162,13 @@ class SeatBoard:
         table[:, 1] = np.where(table[:, 0] != 0, every, np.uint8(0))
         return table
 
-    def equip_cells(self) -> np.ndarray:
-        """``uint64[n]``: the cells equipment may be attached to: an own unit or hero, not a
-        creep, unless it is "Locked" and already holds equipment (lanes.md "Equipment":
-        "Equipment cannot be removed or replaced")."""
-        w, fl = self.w, self.own_fl
+    def equip_cells(self, r: np.ndarray) -> np.ndarray:
+        """``uint64``, shaped like ``r``: the cells of row ``r`` equipment may be attached to: an
+        own unit or hero, not a creep, unless it is "Locked" and already holds equipment (lanes.md
+        "Equipment": "Equipment cannot be removed or replaced"). Read for the rows asked about."""
+        w, own, fl = self.w, self.own[r], self.own_fl[r]
         stuck = (w.take("locked", fl) > 0) & (w.take("equipment", fl) >= 0)
-        return cellsets.to_bits((self.own >= 0) & ~w.take("creep", fl) & ~stuck)
+        return cellsets.to_bits((own >= 0) & ~w.take("creep", fl) & ~stuck)
 
 
 def legal_plays(w, games: np.ndarray, seat: np.ndarray, view: SeatBoard | None = None) -> np.ndarray:
@@ -204,15 +204,15 @@ def legal_plays(w, games: np.ndarray, seat: np.ndarray, view: SeatBoard | None =
     if spell.any():
         aim = col.aim[card]
         origin = np.where(spell, b.aim(r, aim) if _AIMS_AT_UNIT[aim[spell]].any() else np.uint8(2 ** b.L - 1), origin)
-    imp = kind == IMPROVEMENT
-    if imp.any():
+    imp = np.flatnonzero(kind == IMPROVEMENT)
+    if imp.size:  # lanes with an empty improvement slot
         slots = w.g.improvements.shape[3]
-        room = any_axis(w.g.improvements.reshape(-1, b.L, slots)[b.row] == board.EMPTY, 2)  # [n, L]
-        origin = np.where(imp, cellsets.to_bits(room).astype(np.uint8)[r], origin)
+        empty = w.g.improvements.reshape(-1, b.L, slots)[b.row[r[imp]]] == board.EMPTY  # [m, L, I]
+        origin[imp] = cellsets.to_bits(any_axis(empty, 2))
     cells |= first[gate & origin]
-    eq = kind == EQUIPMENT
-    if eq.any():
-        cells = np.where(eq, b.equip_cells()[r], cells)
+    eq = np.flatnonzero(kind == EQUIPMENT)
+    if eq.size:
+        cells[eq] = b.equip_cells(r[eq])
     out = np.zeros(b.n * H, dtype=np.uint64)
     out[i] = cells
     return out.reshape(b.n, H)

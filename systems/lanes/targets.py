@@ -35,7 +35,7 @@ def aimable(w, own: np.ndarray, own_fl: np.ndarray, opp: np.ndarray, opp_fl: np.
     """``(enemy_ok, ally_ok)``, ``bool[n, L*P]`` over the cells of ``sides``: the opponent's
     cells holding a unit the seat may choose as an enemy target, its own cells holding one it may
     choose as an ally target."""
-    enemy = (opp >= 0) & (w.take("untargetable", opp_fl) <= 0) & ~stats.keyword_flat(w, "stealth", opp_fl).astype(bool)
+    enemy = (opp >= 0) & (w.take("untargetable", opp_fl) <= 0) & ~stats.keyword_flat(w, "stealth", opp_fl).astype(bool, copy=False)
     ally = (own >= 0) & (w.take("untargetable", own_fl) <= 0) & ~w.take("creep", own_fl)
     return enemy, ally
 
