@@ -50,7 +50,7 @@ def mix64(z: np.ndarray, inplace: bool = False) -> np.ndarray:
     return z
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _salt(stream: int) -> np.uint64:
     """What a stream adds to the hashed counter."""
     return np.uint64((int(stream) * 0xD1B54A32D192ED03) & 0xFFFFFFFFFFFFFFFF)

@@ -16,7 +16,7 @@ import functools
 import numpy as np
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def lane_cells(L: int, P: int) -> tuple[np.ndarray, np.ndarray]:
     """``(every, first)``, each ``uint64[2**L]``: for a set of lanes (bit l), the bit set of all
     their cells, and of their position 0 (where a spell or an improvement is played from its

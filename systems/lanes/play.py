@@ -25,7 +25,16 @@ from systems.lanes import board, cellsets, listeners
 from systems.lanes.cards import EQUIPMENT, FACTIONS, IMPROVEMENT, SPELL, UNIT
 from systems.lanes.deaths import destroy, settle
 from systems.lanes.opcodes import by_rank
-from systems.lanes.targets import ALLY_UNIT, ANY_UNIT, ENEMY_UNIT, LANE, aimable, sides, unit_target_bits, unit_targets
+from systems.lanes.targets import (
+    ALLY_UNIT,
+    ANY_UNIT,
+    ENEMY_UNIT,
+    LANE,
+    aimable,
+    sides,
+    unit_target_bits,
+    unit_targets,
+)
 from systems.lanes.vocabulary import EXECUTOR, TARGET_KINDS
 
 PENDING_NONE, PENDING_UNIT, PENDING_SPELL, PENDING_ABILITY, PENDING_ACTIVATE = range(5)
@@ -45,8 +54,8 @@ def caster_of(w, games: np.ndarray, seat: np.ndarray, lane: np.ndarray, faction:
 
 N_FACTIONS = len(FACTIONS)
 N_KINDS = len(TARGET_KINDS)
-_AIMS_AT_UNIT = np.zeros(2 * N_KINDS, dtype=bool)  # aim column (see ``_card_columns``) -> whether it aims at a unit
-_AIMS_AT_UNIT[[ENEMY_UNIT, ALLY_UNIT, ANY_UNIT]] = _AIMS_AT_UNIT[[N_KINDS + ENEMY_UNIT, N_KINDS + ALLY_UNIT, N_KINDS + ANY_UNIT]] = True
+# aim column (range "any" * K + target kind, see ``_card_columns``) -> whether it aims at a unit
+_AIMS_AT_UNIT = np.tile(np.isin(np.arange(N_KINDS), [ENEMY_UNIT, ALLY_UNIT, ANY_UNIT]), 2)
 
 
 def _card_columns(w) -> SimpleNamespace:
@@ -61,7 +70,7 @@ def _card_columns(w) -> SimpleNamespace:
     cat = w.catalog.arrays
 
     def column(values, empty):
-        return np.append(values, empty).astype(np.intp if values.dtype.kind in "iu" else values.dtype)
+        return np.append(values, empty).astype(np.intp)
 
     cols = SimpleNamespace(
         cost=column(cat.cost, np.iinfo(np.intp).max),
@@ -136,7 +145,7 @@ class SeatBoard:
             at = np.left_shift(self.hero.astype(np.uint64), bit.astype(np.uint64))
             lanes = np.bitwise_or.reduceat(at.reshape(-1), np.arange(0, at.size, at.shape[1]))  # one C loop over the rows
             lanes &= ~np.uint64(0xFF)  # a hero of no faction (column 0) opens no lane
-            self._faction_lanes = lanes.astype("<u8").view(np.uint8).reshape(self.n, 8)[:, :N_FACTIONS + 1]
+            self._faction_lanes = lanes.astype("<u8", copy=False).view(np.uint8).reshape(self.n, 8)[:, :N_FACTIONS + 1]
         return self._faction_lanes
 
     def aim(self, r: np.ndarray, column: np.ndarray) -> np.ndarray:
@@ -312,8 +321,8 @@ class PlayPhase(DecisionSystem):
         legal_abilities(w, games, actor, ability, view)
         activate = np.zeros((n, A.L, A.I), dtype=bool)
         legal_activations(w, games, actor, activate, view)
-        fields = np.concatenate([legal_plays(w, games, actor, view), cellsets.to_bits(ability.reshape(n, 1, -1)),
-                                 cellsets.to_bits(activate.reshape(n, 1, -1))], axis=1)
+        fields = np.concatenate([legal_plays(w, games, actor, view), cellsets.to_bits(ability.reshape(n, 1, A.L * A.P)),
+                                 cellsets.to_bits(activate.reshape(n, 1, A.L * A.I))], axis=1)
         words = self._free.words(fields)
         words[:, 0] |= np.uint64(1)  # "Pass - Skip your turn without playing a card"
         return words
