@@ -176,8 +176,11 @@ class SeatBoard:
         own unit or hero, not a creep, unless it is "Locked" and already holds equipment (lanes.md
         "Equipment": "Equipment cannot be removed or replaced"). Read for the rows asked about."""
         w, own, fl = self.w, self.own[r], self.own_fl[r]
-        stuck = (w.take("locked", fl) > 0) & (w.take("equipment", fl) >= 0)
-        return cellsets.to_bits((own >= 0) & ~w.take("creep", fl) & ~stuck)
+        ok = (own >= 0) & ~w.take("creep", fl)
+        locked = w.take("locked", fl) > 0
+        if locked.any():
+            ok &= ~(locked & (w.take("equipment", fl) >= 0))
+        return cellsets.to_bits(ok)
 
 
 def legal_plays(w, games: np.ndarray, seat: np.ndarray, view: SeatBoard | None = None) -> np.ndarray:
@@ -220,8 +223,10 @@ def legal_plays(w, games: np.ndarray, seat: np.ndarray, view: SeatBoard | None =
         origin[imp] = cellsets.to_bits(any_axis(empty, 2))
     cells |= first[gate & origin]
     eq = np.flatnonzero(kind == EQUIPMENT)
-    if eq.size:
-        cells[eq] = b.equip_cells(r[eq])
+    if eq.size:  # read once per row holding equipment (r is sorted)
+        held = r[eq]
+        first_of_row = np.r_[True, held[1:] != held[:-1]]
+        cells[eq] = b.equip_cells(held[first_of_row])[np.cumsum(first_of_row) - 1]
     out = np.zeros(b.n * H, dtype=np.uint64)
     out[i] = cells
     return out.reshape(b.n, H)
@@ -236,10 +241,9 @@ def legal_abilities(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, vie
     i, r, cell, fl = b.heroes()
     card = w.take("card_id", fl)
     cat = w.catalog.arrays
-    ok = cat.has_ability[card]
-    if not ok.any():
-        return
-    ok &= (w.take("silenced", fl) <= 0) & (w.take("cooldown", fl) <= 0)
+    k = np.flatnonzero(cat.has_ability[card])  # about half the heroes: the rest is read on those
+    i, r, cell, fl, card = i[k], r[k], cell[k], fl[k], card[k]
+    ok = (w.take("silenced", fl) <= 0) & (w.take("cooldown", fl) <= 0)
     ok &= w.take("used_round", fl) != w.g.round[games][r]
     ok &= w.take("charges", fl) != 0
     lane = cell // b.P
