@@ -13,6 +13,7 @@ A card or ability that needs a target asks its player for it in a second decisio
 
 from __future__ import annotations
 
+import functools
 from types import SimpleNamespace
 
 import esper
@@ -56,6 +57,19 @@ N_FACTIONS = len(FACTIONS)
 N_KINDS = len(TARGET_KINDS)
 # aim column (range "any" * K + target kind, see ``_card_columns``) -> whether it aims at a unit
 _AIMS_AT_UNIT = np.tile(np.isin(np.arange(N_KINDS), [ENEMY_UNIT, ALLY_UNIT, ANY_UNIT]), 2)
+
+
+@functools.cache
+def _aim_lanes(L: int) -> np.ndarray:
+    """``uint8[2**L, 2**L, 2 * K]``: for the lanes holding an enemy target (e) and an ally target
+    (a), the origin lanes from which a card or ability of each aim column (range "any" * K +
+    target kind) finds a unit to aim at (``SeatBoard.aim``)."""
+    every = 2 ** L - 1
+    e, a = np.arange(2 ** L)[:, None], np.arange(2 ** L)[None, :]
+    here = np.full((2 ** L, 2 ** L, N_KINDS), every)  # range "lane"; kinds aiming at no unit: every lane
+    here[..., ENEMY_UNIT], here[..., ALLY_UNIT], here[..., ANY_UNIT] = e, a, e | a
+    anywhere = np.where(here != 0, every, 0)  # range "any"
+    return np.concatenate([here, anywhere], axis=2).astype(np.uint8)
 
 
 def _card_columns(w) -> SimpleNamespace:
@@ -152,24 +166,13 @@ class SeatBoard:
         """``uint8``, shaped like ``r``: the origin lanes (bit l) from which a card or ability of
         row ``r`` finds a unit to aim at, by its aim ``column`` (range "any" * K + target kind,
         ``_card_columns``): range "lane", one in the origin lane; "any", one anywhere (every lane
-        or none); a kind that aims at no unit, every lane."""
-        if self._aim is None:
-            self._aim = self._aim_table()
-        return self._aim.reshape(-1)[r * (2 * N_KINDS) + column]
-
-    def _aim_table(self) -> np.ndarray:
-        """``uint8[n, 2, K]``: ``aim`` by range and target kind (``targets.aimable``)."""
-        L, P = self.L, self.P
-        enemy, ally = aimable(self.w, self.own, self.own_fl, self.opp, self.opp_fl)
-        found = any_axis(np.stack([enemy, ally], axis=1).reshape(self.n, 2, L, P), 3)  # [n, 2, L]
-        enemy, ally = cellsets.to_bits(found).astype(np.uint8).T
-        every = np.uint8(2 ** L - 1)
-        table = np.full((self.n, 2, N_KINDS), every, dtype=np.uint8)
-        table[:, 0, ENEMY_UNIT] = enemy
-        table[:, 0, ALLY_UNIT] = ally
-        table[:, 0, ANY_UNIT] = enemy | ally
-        table[:, 1] = np.where(table[:, 0] != 0, every, np.uint8(0))
-        return table
+        or none); a kind that aims at no unit, every lane (``_aim_lanes``)."""
+        if self._aim is None:  # per row: the lanes holding an enemy target, an ally target
+            enemy, ally = aimable(self.w, self.own, self.own_fl, self.opp, self.opp_fl)
+            found = any_axis(np.stack([enemy, ally], axis=1).reshape(self.n, 2, self.L, self.P), 3)  # [n, 2, L]
+            lanes = cellsets.to_bits(found).astype(np.intp)
+            self._aim = (lanes[:, 0] << self.L | lanes[:, 1]) * (2 * N_KINDS)
+        return _aim_lanes(self.L).reshape(-1)[self._aim[r] + column]
 
     def equip_cells(self, r: np.ndarray) -> np.ndarray:
         """``uint64``, shaped like ``r``: the cells of row ``r`` equipment may be attached to: an
@@ -211,21 +214,22 @@ def legal_plays(w, games: np.ndarray, seat: np.ndarray, view: SeatBoard | None =
     gate = b.faction_lanes().reshape(-1)[r * (N_FACTIONS + 1) + col.faction[card]]  # lanes
     every, first = cellsets.lane_cells(b.L, b.P)
     cells = np.where(kind == UNIT, every[gate] & cellsets.to_bits(~b.hero)[r], np.uint64(0))
-    origin = np.zeros_like(gate)  # lanes a spell or an improvement may be played from
+    origin = np.zeros(gate.shape, dtype=np.uint8)  # lanes a spell or an improvement may be played from
     spell = kind == SPELL
     if spell.any():
         aim = col.aim[card]
         origin = np.where(spell, b.aim(r, aim) if _AIMS_AT_UNIT[aim[spell]].any() else np.uint8(2 ** b.L - 1), origin)
-    imp = np.flatnonzero(kind == IMPROVEMENT)
+    imp = (kind == IMPROVEMENT).nonzero()[0]
     if imp.size:  # lanes with an empty improvement slot
         slots = w.g.improvements.shape[3]
         empty = w.g.improvements.reshape(-1, b.L, slots)[b.row[r[imp]]] == board.EMPTY  # [m, L, I]
         origin[imp] = cellsets.to_bits(any_axis(empty, 2))
     cells |= first[gate & origin]
-    eq = np.flatnonzero(kind == EQUIPMENT)
+    eq = (kind == EQUIPMENT).nonzero()[0]
     if eq.size:  # read once per row holding equipment (r is sorted)
         held = r[eq]
-        first_of_row = np.r_[True, held[1:] != held[:-1]]
+        first_of_row = np.ones(held.size, dtype=bool)
+        np.not_equal(held[1:], held[:-1], out=first_of_row[1:])
         cells[eq] = b.equip_cells(held[first_of_row])[np.cumsum(first_of_row) - 1]
     out = np.zeros(b.n * H, dtype=np.uint64)
     out[i] = cells
@@ -241,7 +245,7 @@ def legal_abilities(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, vie
     i, r, cell, fl = b.heroes()
     card = w.take("card_id", fl)
     cat = w.catalog.arrays
-    k = np.flatnonzero(cat.has_ability[card])  # about half the heroes: the rest is read on those
+    k = cat.has_ability[card].nonzero()[0]  # about half the heroes: the rest is read on those
     i, r, cell, fl, card = i[k], r[k], cell[k], fl[k], card[k]
     ok = (w.take("silenced", fl) <= 0) & (w.take("cooldown", fl) <= 0)
     ok &= w.take("used_round", fl) != w.g.round[games][r]
