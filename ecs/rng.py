@@ -12,6 +12,7 @@ the counter is still shared, so the order of draws within a game is part of its 
 
 from __future__ import annotations
 
+import functools
 from enum import IntEnum
 
 import numpy as np
@@ -40,13 +41,19 @@ def mix64(z: np.ndarray, inplace: bool = False) -> np.ndarray:
     if not inplace:
         z = z.astype(np.uint64, copy=True)
     tmp = np.empty_like(z)
-    with np.errstate(over="ignore"):
-        z ^= np.right_shift(z, _S30, out=tmp)
-        z *= _M1
-        z ^= np.right_shift(z, _S27, out=tmp)
-        z *= _M2
-        z ^= np.right_shift(z, _S31, out=tmp)
+    # in-place array ufuncs: integer overflow wraps silently (only numpy scalar arithmetic warns)
+    z ^= np.right_shift(z, _S30, out=tmp)
+    z *= _M1
+    z ^= np.right_shift(z, _S27, out=tmp)
+    z *= _M2
+    z ^= np.right_shift(z, _S31, out=tmp)
     return z
+
+
+@functools.cache
+def _salt(stream: int) -> np.uint64:
+    """What a stream adds to the hashed counter."""
+    return np.uint64((int(stream) * 0xD1B54A32D192ED03) & 0xFFFFFFFFFFFFFFFF)
 
 
 class CounterRng:
@@ -77,12 +84,10 @@ class CounterRng:
             np.add.at(self.counter, games, np.uint64(n))
         else:
             self.counter[games] = base + np.uint64(n)
-        offs = np.arange(n, dtype=np.uint64)
-        with np.errstate(over="ignore"):
-            x = base[:, None] + offs[None, :]
-            x *= _GOLDEN
-            x ^= self._keys[games][:, None]
-            x += np.uint64((int(stream) * 0xD1B54A32D192ED03) & 0xFFFFFFFFFFFFFFFF)
+        x = base[:, None] + np.arange(n, dtype=np.uint64)  # array arithmetic: wraps without a warning
+        x *= _GOLDEN
+        x ^= self._keys[games][:, None]
+        x += _salt(stream)
         return mix64(x, inplace=True)
 
     def uniform(self, games: np.ndarray, n: int, stream: int) -> np.ndarray:
@@ -103,11 +108,11 @@ class CounterRng:
         # the k-th True of each row, read off the row-major list of all Trues (a row's Trues
         # start where its first flat index would be inserted: no separate count over the mask)
         trues = np.flatnonzero(mask)
-        bounds = np.searchsorted(trues, np.arange(n + 1) * A)
+        row_start = np.arange(n + 1) * A
+        bounds = np.searchsorted(trues, row_start)
         starts = bounds[:-1]
-        counts = np.diff(bounds)
-        k = self.integers(games, np.maximum(counts, 1), stream)
-        return trues[starts + k] - np.arange(n) * A
+        k = self.integers(games, np.maximum(bounds[1:] - starts, 1), stream)
+        return trues[starts + k] - row_start[:-1]
 
     def permutation_keys(self, games: np.ndarray, n: int, stream: int) -> np.ndarray:
         """Random sort keys [len(games), n]; ``argsort`` of them is a uniform permutation."""

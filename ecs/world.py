@@ -191,12 +191,17 @@ class World:
     # -- decisions ---------------------------------------------------------------------
     def decide(self, games: np.ndarray, actor: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """Ask each seat's agent for the games where that seat acts; returns ``int[n]``."""
-        actions = np.zeros(games.shape[0], dtype=np.int64)
-        for seat, agent in enumerate(self.agents):
-            sel = actor == seat
-            if sel.any():
-                actions[sel] = agent.act(self, games[sel], seat, legal[sel])
-        chosen = legal[np.arange(games.shape[0]), actions]
+        n = games.shape[0]
+        first = int(actor[0]) if n else -1
+        if 0 <= first < len(self.agents) and (actor == first).all():  # one seat acts everywhere (always at B = 1): no row copies
+            actions = np.asarray(self.agents[first].act(self, games, first, legal), dtype=np.int64)
+        else:
+            actions = np.zeros(n, dtype=np.int64)
+            for seat, agent in enumerate(self.agents):
+                sel = actor == seat
+                if sel.any():
+                    actions[sel] = agent.act(self, games[sel], seat, legal[sel])
+        chosen = legal[np.arange(n), actions]
         if not chosen.all():
             i = int(np.argmin(chosen))
             raise RuntimeError(

@@ -13,34 +13,32 @@ A card or ability that needs a target asks its player for it in a second decisio
 
 from __future__ import annotations
 
+import functools
+from types import SimpleNamespace
+
 import esper
 import numpy as np
 
 from ecs.decisions import DecisionSystem
 from ecs.effects import Ctx
 from ecs.npx import any_axis
-from systems.lanes import board, listeners
-from systems.lanes.cards import EQUIPMENT, IMPROVEMENT, SPELL, UNIT
+from systems.lanes import board, cellsets, listeners
+from systems.lanes.cards import EQUIPMENT, FACTIONS, IMPROVEMENT, SPELL, UNIT
 from systems.lanes.deaths import destroy, settle
 from systems.lanes.opcodes import by_rank
-from systems.lanes.targets import ALLY_UNIT, ANY_UNIT, ENEMY_UNIT, LANE, target_cells, unit_targets
-from systems.lanes.vocabulary import EXECUTOR
+from systems.lanes.targets import (
+    ALLY_UNIT,
+    ANY_UNIT,
+    ENEMY_UNIT,
+    LANE,
+    aimable,
+    sides,
+    unit_target_bits,
+    unit_targets,
+)
+from systems.lanes.vocabulary import EXECUTOR, TARGET_KINDS
 
 PENDING_NONE, PENDING_UNIT, PENDING_SPELL, PENDING_ABILITY, PENDING_ACTIVATE = range(5)
-FACTION_BITS = np.left_shift(1, np.arange(4), dtype=np.int16)
-
-
-def lane_factions(w, games: np.ndarray, seat: np.ndarray) -> np.ndarray:
-    """``int16[n, L]`` bit set of the factions of the seat's heroes standing in each lane (bit f:
-    a hero of faction f is there). Dead heroes are off the board, so they give no access
-    (lanes.md "Hero Death & Respawn": "cannot act or provide lane faction access")."""
-    cells = w.g.board[games, seat]  # [n, L, P]
-    gi = games[:, None, None]
-    sl = np.where(cells >= 0, cells, 0)
-    fl = w.flat(gi, sl)  # flat entity index, computed once for the reads below
-    is_hero = (cells >= 0) & w.take("hero", fl)
-    bits = np.left_shift(1, w.take("faction", fl).astype(np.int16), dtype=np.int16) * is_hero
-    return any_axis(bits, 2)
 
 
 def caster_of(w, games: np.ndarray, seat: np.ndarray, lane: np.ndarray, faction: np.ndarray) -> np.ndarray:
@@ -55,41 +53,141 @@ def caster_of(w, games: np.ndarray, seat: np.ndarray, lane: np.ndarray, faction:
     return np.where(any_axis(ok, 1), sl[np.arange(games.size), np.argmax(ok, axis=1)], -1)
 
 
-def has_targets(w, games: np.ndarray, seat: np.ndarray) -> np.ndarray:
-    """``bool[n, 3 kinds, L]``: whether an enemy / ally / any unit target exists in each lane."""
-    enemy, ally = target_cells(w, games, seat)
-    e, a = any_axis(enemy, (1, 3)), any_axis(ally, (1, 3))  # [n, L]
-    return np.stack([e, a, e | a], axis=1)
+N_FACTIONS = len(FACTIONS)
+N_KINDS = len(TARGET_KINDS)
+# aim column (range "any" * K + target kind, see ``_card_columns``) -> whether it aims at a unit
+_AIMS_AT_UNIT = np.tile(np.isin(np.arange(N_KINDS), [ENEMY_UNIT, ALLY_UNIT, ANY_UNIT]), 2)
 
 
-class TargetLanes:
-    """``has_targets`` for the games of one legal-mask request, computed at most once (spells,
-    abilities and improvements all ask) and only if some of them needs it."""
+@functools.cache
+def _aim_lanes(L: int) -> np.ndarray:
+    """``uint8[2**L, 2**L, 2 * K]``: for the lanes holding an enemy target (e) and an ally target
+    (a), the origin lanes from which a card or ability of each aim column (range "any" * K +
+    target kind) finds a unit to aim at (``SeatBoard.aim``)."""
+    every = 2 ** L - 1
+    e, a = np.arange(2 ** L)[:, None], np.arange(2 ** L)[None, :]
+    here = np.full((2 ** L, 2 ** L, N_KINDS), every)  # range "lane"; kinds aiming at no unit: every lane
+    here[..., ENEMY_UNIT], here[..., ALLY_UNIT], here[..., ANY_UNIT] = e, a, e | a
+    anywhere = np.where(here != 0, every, 0)  # range "any"
+    return np.concatenate([here, anywhere], axis=2).astype(np.uint8)
+
+
+def _card_columns(w) -> SimpleNamespace:
+    """Per-card columns the legal masks read, indexed by card id, computed once per catalog and
+    cached on the World, with an extra last entry for an empty hand slot (card id -1): ``cost``
+    (the empty slot's is never affordable), ``kind``, ``faction`` (the column of
+    ``SeatBoard.faction_lanes``: faction + 1), ``aim`` and ``ability_aim`` (range "any" * K +
+    target kind: the column of ``SeatBoard.aim``)."""
+    cache = getattr(w, "cache", None)
+    if cache is not None and "play_columns" in cache:
+        return cache["play_columns"]
+    cat = w.catalog.arrays
+
+    def column(values, empty):
+        return np.append(values, empty).astype(np.intp)
+
+    cols = SimpleNamespace(
+        cost=column(cat.cost, np.iinfo(np.intp).max),
+        kind=column(cat.kind, -1),
+        faction=column(cat.faction + 1, 0),
+        aim=column((cat.range == 1) * N_KINDS + cat.target, 0),
+        ability_aim=column((cat.ability_range == 1) * N_KINDS + cat.ability_target, 0),
+    )
+    if cache is not None:
+        cache["play_columns"] = cols
+    return cols
+
+
+class _Layout:
+    """Where fields of bits go in a row of the action table held as a bit string (``uint64``
+    words, bit a: action a): field j, ``widths[j]`` bits, at bit ``offsets[j]``. ``words``
+    places them all with one product (each field times a power of two, modulo 2**64 within the
+    word it starts in; fields do not overlap, so the sum is their union), then adds the high
+    part of a field straddling two words."""
+
+    def __init__(self, size: int, offsets: list[int], widths: list[int]) -> None:
+        self.n_words = -(-size // 64)
+        self.shift = np.zeros((len(offsets), self.n_words), dtype=np.uint64)
+        self.straddle = []  # (field, next word, right shift)
+        for j, (offset, width) in enumerate(zip(offsets, widths)):
+            w, s = divmod(offset, 64)
+            self.shift[j, w] = np.uint64(1) << np.uint64(s)
+            if s + width > 64:
+                self.straddle.append((j, w + 1, np.uint64(64 - s)))
+
+    def words(self, fields: np.ndarray) -> np.ndarray:
+        """``uint64[n, W]`` from ``fields: uint64[n, k]``."""
+        words = fields @ self.shift
+        for j, w, s in self.straddle:
+            words[:, w] |= fields[:, j] >> s
+        return words
+
+
+class SeatBoard:
+    """The board as one legal-mask request sees it, read once and shared by the plays, abilities,
+    activations and target checks (``targets.sides``: the acting seat's cells ``own``, the
+    opponent's ``opp``, their flat entity indices), with the own heroes; which lanes hold a hero of
+    each faction, and which a unit to aim at, when first asked. Sets of cells and lanes are bit
+    sets (``cellsets``)."""
 
     def __init__(self, w, games: np.ndarray, seat: np.ndarray) -> None:
-        self.w, self.games, self.seat = w, games, seat
-        self.full: np.ndarray | None = None
+        _, _, L, P = w.g.board.shape
+        self.w, self.games, self.n, self.L, self.P = w, games, games.size, L, P
+        self.row = games * 2 + seat  # the (game, seat) row of per-seat state
+        self.own, self.own_fl, self.opp, self.opp_fl = sides(w, games, seat)
+        self.hero = (self.own >= 0) & w.take("hero", self.own_fl)  # [n, L*P]
+        self._heroes = self._faction_lanes = self._aim = None
 
-    def get(self, rows: np.ndarray | None = None) -> np.ndarray:
-        if self.full is None:
-            self.full = has_targets(self.w, self.games, self.seat)
-        return self.full if rows is None else self.full[rows]
+    def heroes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(i, r, cell, flat)``: the own heroes' flat index into ``hero``, rows, cells, and flat
+        entity indices."""
+        if self._heroes is None:
+            i = np.flatnonzero(self.hero)
+            r, cell = np.divmod(i, self.L * self.P)
+            self._heroes = i, r, cell, self.own_fl.reshape(-1)[i]
+        return self._heroes
+
+    def faction_lanes(self) -> np.ndarray:
+        """``uint8[n, F + 1]``: at column f + 1, the lanes (bit l) where the seat has a hero of
+        faction f; column 0 (cards of no faction) is empty. lanes.md "Faction Restrictions": a
+        card needs "a matching-faction hero in the origin lane"; dead heroes are off the board, so
+        they give no access ("Hero Death & Respawn")."""
+        if self._faction_lanes is None:
+            # one byte of lanes per column, column c at bits 8c..8c+7 of a word per cell, OR-ed over the cells
+            column = self.w.take("faction", self.own_fl).astype(np.intp) + 1  # [n, L*P]
+            bit = column * 8 + np.arange(self.L * self.P) // self.P  # lane l of column c: bit 8c + l
+            at = np.left_shift(self.hero.astype(np.uint64), bit.astype(np.uint64))
+            lanes = np.bitwise_or.reduceat(at.reshape(-1), np.arange(0, at.size, at.shape[1]))  # one C loop over the rows
+            lanes &= ~np.uint64(0xFF)  # a hero of no faction (column 0) opens no lane
+            self._faction_lanes = lanes.astype("<u8", copy=False).view(np.uint8).reshape(self.n, 8)[:, :N_FACTIONS + 1]
+        return self._faction_lanes
+
+    def aim(self, r: np.ndarray, column: np.ndarray) -> np.ndarray:
+        """``uint8``, shaped like ``r``: the origin lanes (bit l) from which a card or ability of
+        row ``r`` finds a unit to aim at, by its aim ``column`` (range "any" * K + target kind,
+        ``_card_columns``): range "lane", one in the origin lane; "any", one anywhere (every lane
+        or none); a kind that aims at no unit, every lane (``_aim_lanes``)."""
+        if self._aim is None:  # per row: the lanes holding an enemy target, an ally target
+            enemy, ally = aimable(self.w, self.own, self.own_fl, self.opp, self.opp_fl)
+            found = any_axis(np.stack([enemy, ally], axis=1).reshape(self.n, 2, self.L, self.P), 3)  # [n, 2, L]
+            lanes = cellsets.to_bits(found).astype(np.intp)
+            self._aim = (lanes[:, 0] << self.L | lanes[:, 1]) * (2 * N_KINDS)
+        return _aim_lanes(self.L).reshape(-1)[self._aim[r] + column]
+
+    def equip_cells(self, r: np.ndarray) -> np.ndarray:
+        """``uint64``, shaped like ``r``: the cells of row ``r`` equipment may be attached to: an
+        own unit or hero, not a creep, unless it is "Locked" and already holds equipment (lanes.md
+        "Equipment": "Equipment cannot be removed or replaced"). Read for the rows asked about."""
+        w, own, fl = self.w, self.own[r], self.own_fl[r]
+        ok = (own >= 0) & ~w.take("creep", fl)
+        locked = w.take("locked", fl) > 0
+        if locked.any():
+            ok &= ~(locked & (w.take("equipment", fl) >= 0))
+        return cellsets.to_bits(ok)
 
 
-_KIND_ROW = np.full(256, -1, dtype=np.int64)  # int8 target kind + 128 -> row of ``has_targets``
-_KIND_ROW[[ENEMY_UNIT + 128, ALLY_UNIT + 128, ANY_UNIT + 128]] = [0, 1, 2]
-
-
-def _kind_index(kind: np.ndarray) -> np.ndarray:
-    """Row of ``has_targets`` for a target kind: 0 enemy, 1 ally, 2 any unit; -1 no unit target."""
-    if kind.dtype == np.int8:  # the catalog's columns: one table lookup
-        return _KIND_ROW[kind.astype(np.intp) + 128]
-    return np.select([kind == ENEMY_UNIT, kind == ALLY_UNIT, kind == ANY_UNIT], [0, 1, 2], -1)
-
-
-def legal_plays(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, targets: TargetLanes | None = None) -> None:
-    """Write into ``out: bool[n, H, L, P]`` (a view, reshaped without copy) which hand card may be
-    played where.
+def legal_plays(w, games: np.ndarray, seat: np.ndarray, view: SeatBoard | None = None) -> np.ndarray:
+    """``uint64[n, H]``: for each hand card, the cells (bit l * P + p) where it may be played.
 
     - a card whose cost is within the seat's resources ("Playing a card costs resources");
     - units, spells and improvements in a lane with a hero of their faction ("All cards (units,
@@ -102,137 +200,99 @@ def legal_plays(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, targets
       that needs a target only if one exists; at most 3 improvements per lane and player;
     - equipment onto an own unit or hero (not a creep) at that cell, unless it is "Locked" and
       already holds equipment ("Equipment cannot be removed or replaced").
+
+    Read on the affordable hand cards only.
     """
-    cat = w.catalog.arrays
-    n, H, L, P = out.shape
-    hand = w.g.hand[games, seat]  # [n, H]
-    card = np.where(hand >= 0, hand, 0)
-    kind = np.where(hand >= 0, cat.kind[card], -1)
-    affordable = (hand >= 0) & (cat.cost[card] <= w.g.resources[games, seat][:, None])
-    present = lane_factions(w, games, seat)  # [n, L]
-    fbits = np.where(cat.faction[card] >= 0, FACTION_BITS[np.maximum(cat.faction[card], 0)], 0)
-    gate = (present[:, None, :] & fbits[:, :, None]) != 0  # [n, H, L]
-    cells = w.g.board[games, seat]  # [n, L, P]
-    occ = cells >= 0
-    gi = games[:, None, None]
-    sl = np.where(occ, cells, 0)
-    fl = w.flat(gi, sl)  # flat entity index, computed once for the reads below
-    own_hero = occ & w.take("hero", fl)
-    unit_gate = gate & (affordable & (kind == UNIT))[:, :, None]
-    np.logical_and(np.repeat(unit_gate, P, axis=2), (~own_hero).reshape(n, 1, L * P), out=out.reshape(n, H, L * P))
-    special = affordable & (kind > UNIT)
-    if not special.any():
-        return
-    rows = np.flatnonzero(any_axis(special, 1))
-    if targets is None:
-        targets = TargetLanes(w, games, seat)
-    _legal_special(w, games[rows], seat[rows], rows, hand[rows], kind[rows], special[rows], gate[rows],
-                   occ[rows], own_hero[rows], sl[rows], out, targets)
-
-
-def _legal_special(w, games, seat, rows, hand, kind, special, gate, occ, own_hero, sl, out, targets) -> None:
-    """Spells, improvements and equipment (only for the few games holding one)."""
-    cat = w.catalog.arrays
-    card = np.where(hand >= 0, hand, 0)
-    gi = games[:, None, None]
-    # spells: origin lane l, position 0
-    spell = special & (kind == SPELL)
+    b = SeatBoard(w, games, seat) if view is None else view
+    col = _card_columns(w)
+    H = w.g.hand.shape[2]
+    hand = w.g.hand.reshape(-1, H)[b.row]  # [n, H]; an empty slot (-1) reads the columns' last entry
+    i = np.flatnonzero(col.cost[hand] <= w.g.resources.reshape(-1)[b.row][:, None])
+    r = i // H
+    card = hand.reshape(-1)[i]
+    kind = col.kind[card]
+    gate = b.faction_lanes().reshape(-1)[r * (N_FACTIONS + 1) + col.faction[card]]  # lanes
+    every, first = cellsets.lane_cells(b.L, b.P)
+    cells = np.where(kind == UNIT, every[gate] & cellsets.to_bits(~b.hero)[r], np.uint64(0))
+    origin = np.zeros(gate.shape, dtype=np.uint8)  # lanes a spell or an improvement may be played from
+    spell = kind == SPELL
     if spell.any():
-        lane_ok = targets.get(rows)  # [m, 3, L]
-        ok = _lanes_with_target(lane_ok, cat.target[card], cat.range[card] == 1, np.arange(lane_ok.shape[2]))
-        out[rows, :, :, 0] |= spell[:, :, None] & gate & ok  # [m, H, L]
-    # improvements: origin lane l, position 0, room in the lane
-    imp = special & (kind == IMPROVEMENT)
-    if imp.any():
-        room = any_axis(w.g.improvements[games, seat] == board.EMPTY, 2)  # [m, L]
-        out[rows, :, :, 0] |= imp[:, :, None] & gate & room[:, None, :]
-    # equipment: onto an own non-creep unit or hero
-    eq = special & (kind == EQUIPMENT)
-    if eq.any():
-        fl = w.flat(gi, sl)
-        holder = occ & ~w.take("creep", fl)
-        stuck = (w.take("locked", fl) > 0) & (w.take("equipment", fl) >= 0)
-        ok = holder & ~stuck  # [m, L, P]
-        out[rows] |= eq[:, :, None, None] & ok[:, None, :, :]
+        aim = col.aim[card]
+        origin = np.where(spell, b.aim(r, aim) if _AIMS_AT_UNIT[aim[spell]].any() else np.uint8(2 ** b.L - 1), origin)
+    imp = (kind == IMPROVEMENT).nonzero()[0]
+    if imp.size:  # lanes with an empty improvement slot
+        slots = w.g.improvements.shape[3]
+        empty = w.g.improvements.reshape(-1, b.L, slots)[b.row[r[imp]]] == board.EMPTY  # [m, L, I]
+        origin[imp] = cellsets.to_bits(any_axis(empty, 2))
+    cells |= first[gate & origin]
+    eq = (kind == EQUIPMENT).nonzero()[0]
+    if eq.size:  # read once per row holding equipment (r is sorted)
+        held = r[eq]
+        first_of_row = np.ones(held.size, dtype=bool)
+        np.not_equal(held[1:], held[:-1], out=first_of_row[1:])
+        cells[eq] = b.equip_cells(held[first_of_row])[np.cumsum(first_of_row) - 1]
+    out = np.zeros(b.n * H, dtype=np.uint64)
+    out[i] = cells
+    return out.reshape(b.n, H)
 
 
-def _lanes_with_target(lane_ok: np.ndarray, kind: np.ndarray, rng_any: np.ndarray, lanes: np.ndarray) -> np.ndarray:
-    """Whether a target of ``kind`` exists for a card or ability from origin ``lanes`` (anywhere
-    for range "any", ``rng_any``); True for those needing no unit target. ``kind``/``rng_any``
-    are ``[n, ...]``, ``lanes`` broadcasts against them (``lane_ok``: [n, 3, L])."""
-    k = _kind_index(kind)
-    m, K, L = lane_ok.shape
-    # flat indices into lane_ok's (row, kind) pairs: 1-D gathers instead of 3-array fancy indexing
-    base = np.arange(m).reshape((-1,) + (1,) * (kind.ndim - 1)) * K + np.maximum(k, 0)
-    anywhere = any_axis(lane_ok, 2).reshape(-1)[base]
-    flat = lane_ok.reshape(-1)
-    if lanes.ndim == 1 and kind.ndim == 2:  # one lane per column of the result: [n, X, L]
-        here = flat[base[..., None] * L + lanes[None, None, :]]
-        # (k < 0) | where(rng_any, anywhere, here), without broadcasting a select over the short lane axis
-        return ((k < 0) | (rng_any & anywhere))[..., None] | ((~rng_any)[..., None] & here)
-    here = flat[base * L + lanes]
-    return (k < 0) | np.where(rng_any, anywhere, here)
-
-
-def _aim_available(w, games, seat, ok: np.ndarray, card: np.ndarray, targets: TargetLanes | None = None) -> np.ndarray:
-    """``ok`` ([n, L, k] abilities of ``card`` by lane) minus those that aim at a unit when no
-    unit they may aim at exists (range "lane": in that lane; "any": anywhere)."""
-    cat = w.catalog.arrays
-    tk = cat.ability_target[card]
-    needs = (tk == ENEMY_UNIT) | (tk == ALLY_UNIT) | (tk == ANY_UNIT)
-    if not (ok & needs).any():
-        return ok
-    lane_ok = has_targets(w, games, seat) if targets is None else targets.get()
-    lanes = np.arange(ok.shape[1])[None, :, None]
-    return ok & _lanes_with_target(lane_ok, tk, cat.ability_range[card] == 1, lanes)
-
-
-def legal_abilities(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, targets: TargetLanes | None = None) -> None:
+def legal_abilities(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, view: SeatBoard | None = None) -> None:
     """``out: bool[n, L, P]``: own heroes whose active ability can be used now. lanes.md "Hero
     Abilities": "Cooldown X", "Mana Cost - Requires spending mana from the lane's mana pool",
     "Silenced - Unit cannot use abilities"; ledger: once per round, and only with a target to aim
-    at if it needs one."""
-    cells = w.g.board[games, seat]
-    occ = cells >= 0
-    gi = games[:, None, None]
-    sl = np.where(occ, cells, 0)
-    fl = w.flat(gi, sl)  # flat entity index, computed once for the reads below
-    card = np.where(occ, w.take("card_id", fl), 0)
+    at if it needs one. Read on the hero cells only."""
+    b = SeatBoard(w, games, seat) if view is None else view
+    i, r, cell, fl = b.heroes()
+    card = w.take("card_id", fl)
     cat = w.catalog.arrays
-    ok = occ & w.take("hero", fl) & cat.has_ability[card]
-    if not ok.any():
-        return
-    ok &= (w.take("silenced", fl) <= 0) & (w.take("cooldown", fl) <= 0)
-    ok &= w.take("used_round", fl) != w.g.round[games][:, None, None]
+    k = cat.has_ability[card].nonzero()[0]  # about half the heroes: the rest is read on those
+    i, r, cell, fl, card = i[k], r[k], cell[k], fl[k], card[k]
+    ok = (w.take("silenced", fl) <= 0) & (w.take("cooldown", fl) <= 0)
+    ok &= w.take("used_round", fl) != w.g.round[games][r]
     ok &= w.take("charges", fl) != 0
-    mana = w.g.lane_mana[games, seat]  # [n, L]
-    ok &= cat.ability_mana[card] <= mana[:, :, None]
-    out |= _aim_available(w, games, seat, ok, card, targets)
+    lane = cell // b.P
+    ok &= cat.ability_mana[card] <= w.g.lane_mana.reshape(-1)[b.row[r] * b.L + lane]
+    aim = _card_columns(w).ability_aim[card]
+    if (ok & _AIMS_AT_UNIT[aim]).any():
+        ok &= (b.aim(r, aim) >> lane) & 1 != 0
+    np.put(out, i[ok], True)  # i: flat index into [n, L*P]
 
 
-def legal_activations(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, targets: TargetLanes | None = None) -> None:
+def legal_activations(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, view: SeatBoard | None = None) -> None:
     """``out: bool[n, L, I]``: own improvements whose activated ability can be used now
-    (lanes.md "Activated Improvements": cooldowns, charges; ledger: once per round)."""
-    imp = w.g.improvements[games, seat]  # [n, L, I]
-    occ = imp >= 0
-    if not occ.any():
+    (lanes.md "Activated Improvements": cooldowns, charges; ledger: once per round). Read on the
+    improvements only."""
+    b = SeatBoard(w, games, seat) if view is None else view
+    _, _, L, I = w.g.improvements.shape
+    imp = w.g.improvements.reshape(-1, L * I)[b.row]  # [n, L*I]
+    i = np.flatnonzero(imp >= 0)
+    if i.size == 0:
         return
-    gi = games[:, None, None]
-    sl = np.where(occ, imp, 0)
-    fl = w.flat(gi, sl)  # flat entity index, computed once for the reads below
-    card = np.where(occ, w.take("card_id", fl), 0)
+    r, cell = np.divmod(i, L * I)
+    fl = games[r] * w.n_slots + imp.reshape(-1)[i]
+    card = w.take("card_id", fl)
     cat = w.catalog.arrays
-    ok = occ & cat.has_ability[card]
+    ok = cat.has_ability[card]
     ok &= (w.take("cooldown", fl) <= 0) & (w.take("charges", fl) != 0)
-    ok &= w.take("used_round", fl) != w.g.round[games][:, None, None]
-    out |= _aim_available(w, games, seat, ok, card, targets)
+    ok &= w.take("used_round", fl) != w.g.round[games][r]
+    lane = cell // I
+    aim = _card_columns(w).ability_aim[card]
+    if (ok & _AIMS_AT_UNIT[aim]).any():
+        ok &= (b.aim(r, aim) >> lane) & 1 != 0
+    np.put(out, i[ok], True)  # i: flat index into [n, L*I]
 
 
 class PlayPhase(DecisionSystem):
     """lanes.md "Play Phase": players alternate actions (play a card, use an ability, pass), the initiative holder first, until both pass."""
 
     def __init__(self, actions) -> None:
-        self.actions = actions
+        self.actions = A = actions
+        LP = A.L * A.P
+        # a free row's fields: each hand card's cells (PLAY), the heroes' cells (ABILITY), the
+        # improvements (ACTIVATE); a row waiting for a target: the cells (TARGET)
+        self._free = _Layout(A.size, [A.play_base + h * LP for h in range(A.H)] + [A.ability_base, A.activate_base],
+                             [LP] * (A.H + 1) + [A.L * A.I])
+        self._waiting = _Layout(A.size, [A.target_base], [2 * LP])
 
     def begin(self, w) -> None:
         w.g.in_play[:] = w.active
@@ -244,40 +304,46 @@ class PlayPhase(DecisionSystem):
         return w.g.in_play
 
     def request(self, w, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each game's legal row built as a bit string (``_Layout``), unpacked once."""
         A = self.actions
-        n = games.size
         actor = w.g.to_act[games].astype(np.intp)
-        legal = np.zeros((n, A.size), dtype=bool)
         waiting = w.g.pending_kind[games] != PENDING_NONE
-        free = np.flatnonzero(~waiting)
-        if free.size == n:
-            self._fill(w, games, actor, legal)
+        if not waiting.any():
+            words = self._fill(w, games, actor)
         else:
+            words = np.zeros((games.size, self._free.n_words), dtype=np.uint64)
+            free = np.flatnonzero(~waiting)
             if free.size:
-                sub = np.zeros((free.size, A.size), dtype=bool)
-                self._fill(w, games[free], actor[free], sub)
-                legal[free] = sub
+                words[free] = self._fill(w, games[free], actor[free])
             wait = np.flatnonzero(waiting)
-            legal[wait, A.target_slice] = self._targets(w, games[wait], actor[wait]).reshape(wait.size, -1)
-        return actor, legal
+            words[wait] = self._waiting.words(self._targets(w, games[wait], actor[wait])[:, None])
+        legal = np.unpackbits(words.astype("<u8", copy=False).view(np.uint8), axis=1, count=A.size, bitorder="little")
+        return actor, legal.view(np.bool_)
 
-    def _fill(self, w, games, actor, legal) -> None:
+    def _fill(self, w, games, actor) -> np.ndarray:
+        """``uint64[n, W]``: the legal rows of games with no pending target, as bit strings."""
         A = self.actions
         n = games.size
-        legal[:, 0] = True  # "Pass - Skip your turn without playing a card"
-        targets = TargetLanes(w, games, actor)  # shared by spells, abilities and improvements
-        legal_plays(w, games, actor, legal[:, A.play_slice].reshape(n, A.H, A.L, A.P), targets)
-        legal_abilities(w, games, actor, legal[:, A.ability_slice].reshape(n, A.L, A.P), targets)
-        legal_activations(w, games, actor, legal[:, A.activate_slice].reshape(n, A.L, A.I), targets)
+        view = SeatBoard(w, games, actor)  # shared by plays, abilities and improvements
+        ability = np.zeros((n, A.L, A.P), dtype=bool)
+        legal_abilities(w, games, actor, ability, view)
+        activate = np.zeros((n, A.L, A.I), dtype=bool)
+        legal_activations(w, games, actor, activate, view)
+        fields = np.concatenate([legal_plays(w, games, actor, view), cellsets.to_bits(ability.reshape(n, 1, A.L * A.P)),
+                                 cellsets.to_bits(activate.reshape(n, 1, A.L * A.I))], axis=1)
+        words = self._free.words(fields)
+        words[:, 0] |= np.uint64(1)  # "Pass - Skip your turn without playing a card"
+        return words
 
     def _targets(self, w, games, actor) -> np.ndarray:
+        """``uint64[n]``: the cells the pending card or ability may be aimed at (TARGET block)."""
         cat = w.catalog.arrays
         card = w.g.pending_card[games]
         kind_p = w.g.pending_kind[games]
         ability = (kind_p == PENDING_ABILITY) | (kind_p == PENDING_ACTIVATE)
         tk = np.where(ability, cat.ability_target[card], cat.target[card])
         rng_any = np.where(ability, cat.ability_range[card], cat.range[card]) == 1
-        return unit_targets(w, games, actor, tk, w.g.pending_lane[games].astype(np.intp), rng_any)
+        return unit_target_bits(w, games, actor, tk, w.g.pending_lane[games].astype(np.intp), rng_any)
 
     # -- apply ---------------------------------------------------------------------------
     def apply(self, w, games: np.ndarray, actor: np.ndarray, actions: np.ndarray) -> None:

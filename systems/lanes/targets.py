@@ -11,35 +11,54 @@ from __future__ import annotations
 
 import numpy as np
 
-from systems.lanes import stats
+from systems.lanes import cellsets, stats
 from systems.lanes.vocabulary import TARGET_KINDS
 
 ENEMY_UNIT, ALLY_UNIT, ANY_UNIT, LANE = (TARGET_KINDS.index(k) for k in ("enemy_unit", "ally_unit", "unit", "lane"))
+
+
+def sides(w, games: np.ndarray, seat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(own, own_fl, opp, opp_fl)``: the seat's side of the board and the opponent's, ``int16[n,
+    L*P]`` (cell ``l * P + p``: a slot or -1), each read as one row per game, and their flat entity
+    indices (``w.flat``). An empty cell's index points at some other entity (the previous game's
+    last slot; the batch's last one for game 0): every read through it must be masked by
+    occupancy, which saves a select per side."""
+    _, _, L, P = w.g.board.shape
+    row = games * 2 + seat  # the (game, seat) row of the board
+    board = w.g.board.reshape(-1, L * P)
+    own, opp = board[row], board[row ^ 1]
+    first = games[:, None] * w.n_slots
+    return own, first + own, opp, first + opp
+
+
+def aimable(w, own: np.ndarray, own_fl: np.ndarray, opp: np.ndarray, opp_fl: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(enemy_ok, ally_ok)``, ``bool[n, L*P]`` over the cells of ``sides``: the opponent's
+    cells holding a unit the seat may choose as an enemy target, its own cells holding one it may
+    choose as an ally target."""
+    enemy = (opp >= 0) & (w.take("untargetable", opp_fl) <= 0) & ~stats.keyword_flat(w, "stealth", opp_fl).astype(bool, copy=False)
+    ally = (own >= 0) & (w.take("untargetable", own_fl) <= 0) & ~w.take("creep", own_fl)
+    return enemy, ally
+
+
+def unit_target_bits(w, games: np.ndarray, seat: np.ndarray, kind: np.ndarray, lane: np.ndarray,
+                     any_lane: np.ndarray) -> np.ndarray:
+    """``uint64[n]``: ``unit_targets`` as bit sets (bit ``(side * L + lane) * P + pos``)."""
+    _, _, L, P = w.g.board.shape
+    enemy, ally = aimable(w, *sides(w, games, seat))
+    enemy &= ((kind == ENEMY_UNIT) | (kind == ANY_UNIT))[:, None]
+    ally &= ((kind == ALLY_UNIT) | (kind == ANY_UNIT))[:, None]
+    cells = cellsets.to_bits(np.concatenate([ally, enemy], axis=1))  # the seat's side first: seat 0's layout
+    every, _ = cellsets.lane_cells(L, P)
+    keep = np.where(any_lane, every[-1], every[np.left_shift(1, lane)])  # range "any": every lane
+    side = np.uint64(L * P)
+    cells &= keep | (keep << side)
+    return np.where(seat == 0, cells, (cells >> side) | ((cells << side) & ((np.uint64(1) << (side * np.uint64(2))) - np.uint64(1))))
 
 
 def unit_targets(w, games: np.ndarray, seat: np.ndarray, kind: np.ndarray, lane: np.ndarray,
                  any_lane: np.ndarray) -> np.ndarray:
     """``bool[n, 2, L, P]`` (absolute sides): cells the seat may choose for a target of ``kind``
     from origin ``lane`` (``any_lane``: range "any")."""
-    enemy_ok, ally_ok = target_cells(w, games, seat)
-    k = kind[:, None, None, None]
-    out = np.where(k == ENEMY_UNIT, enemy_ok, np.where(k == ALLY_UNIT, ally_ok, enemy_ok | ally_ok))
-    out &= (k == ENEMY_UNIT) | (k == ALLY_UNIT) | (k == ANY_UNIT)
-    in_lane = np.arange(enemy_ok.shape[2])[None, None, :, None] == lane[:, None, None, None]
-    return out & (in_lane | any_lane[:, None, None, None])
-
-
-def target_cells(w, games: np.ndarray, seat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(enemy_ok, ally_ok)``, each ``bool[n, 2, L, P]`` (absolute sides): the cells holding a
-    unit the seat may choose as an enemy target, as an ally target (one read of the board)."""
-    cells = w.g.board[games]  # [n, 2, L, P]
-    occ = cells >= 0
-    gi = games[:, None, None, None]
-    sl = np.where(occ, cells, 0)
-    fl = w.flat(gi, sl)  # flat entity index, computed once for the reads below
-    mine = (np.arange(2)[None, :, None, None] == seat[:, None, None, None])
-    untarget = w.take("untargetable", fl) > 0
-    stealth = stats.keyword_flat(w, "stealth", fl).astype(bool)
-    creep = w.take("creep", fl)
-    ok = occ & ~untarget
-    return ok & ~mine & ~stealth, ok & mine & ~creep
+    _, _, L, P = w.g.board.shape
+    bits = unit_target_bits(w, games, seat, kind, lane, any_lane)
+    return cellsets.from_bits(bits, 2 * L * P).reshape(games.size, 2, L, P)
