@@ -34,7 +34,6 @@ from systems.lanes.targets import (
     aimable,
     sides,
     unit_target_bits,
-    unit_targets,
 )
 from systems.lanes.vocabulary import EXECUTOR, TARGET_KINDS
 
@@ -429,7 +428,7 @@ class PlayPhase(DecisionSystem):
             return aims
         out = np.zeros(games.size, dtype=bool)
         i = np.flatnonzero(aims)
-        out[i] = unit_targets(w, games[i], seat[i], tk[i], lane[i].astype(np.intp), rng[i]).reshape(i.size, -1).any(axis=1)
+        out[i] = unit_target_bits(w, games[i], seat[i], tk[i], lane[i].astype(np.intp), rng[i]) != 0
         return out
 
     def resolve_unit(self, w, games, seat, card, slots, chosen) -> None:

@@ -42,7 +42,9 @@ def aimable(w, own: np.ndarray, own_fl: np.ndarray, opp: np.ndarray, opp_fl: np.
 
 def unit_target_bits(w, games: np.ndarray, seat: np.ndarray, kind: np.ndarray, lane: np.ndarray,
                      any_lane: np.ndarray) -> np.ndarray:
-    """``uint64[n]``: ``unit_targets`` as bit sets (bit ``(side * L + lane) * P + pos``)."""
+    """``uint64[n]``: the cells the seat may choose for a target of ``kind`` from origin ``lane``
+    (``any_lane``: range "any"), as bit sets over absolute sides (bit ``(side * L + lane) * P +
+    pos``, the TARGET block's order); 0 where no unit may be chosen."""
     _, _, L, P = w.g.board.shape
     enemy, ally = aimable(w, *sides(w, games, seat))
     enemy &= ((kind == ENEMY_UNIT) | (kind == ANY_UNIT))[:, None]
@@ -53,12 +55,3 @@ def unit_target_bits(w, games: np.ndarray, seat: np.ndarray, kind: np.ndarray, l
     side = np.uint64(L * P)
     cells &= keep | (keep << side)
     return np.where(seat == 0, cells, (cells >> side) | ((cells << side) & ((np.uint64(1) << (side * np.uint64(2))) - np.uint64(1))))
-
-
-def unit_targets(w, games: np.ndarray, seat: np.ndarray, kind: np.ndarray, lane: np.ndarray,
-                 any_lane: np.ndarray) -> np.ndarray:
-    """``bool[n, 2, L, P]`` (absolute sides): cells the seat may choose for a target of ``kind``
-    from origin ``lane`` (``any_lane``: range "any")."""
-    _, _, L, P = w.g.board.shape
-    bits = unit_target_bits(w, games, seat, kind, lane, any_lane)
-    return cellsets.from_bits(bits, 2 * L * P).reshape(games.size, 2, L, P)
