@@ -48,9 +48,3 @@ def to_bits(mask: np.ndarray) -> np.ndarray:
     wide = np.zeros(mask.shape[:-1] + (width,), dtype=bool)
     wide[..., :k] = mask
     return np.packbits(wide.reshape(-1), bitorder="little").view(dtype).astype(np.uint64).reshape(mask.shape[:-1])
-
-
-def from_bits(bits: np.ndarray, k: int) -> np.ndarray:
-    """``bool[n, k]``: the first ``k`` bits of each of ``bits: uint64[n]`` (``to_bits`` undone)."""
-    flat = np.unpackbits(bits.astype("<u8").view(np.uint8), bitorder="little")
-    return flat.reshape(bits.size, 64)[:, :k].view(np.bool_)
