@@ -319,9 +319,7 @@ def bench(
         samples.append(measure(game, batch, agent_pair, repeats=repeats))
     split_batch = 256 if quick else 4096
     split = phase_split(game, split_batch)
-    total = sum(split.values()) or 1.0
     services = service_split(game, split_batch)
-    services_total = sum(services.values()) or 1.0
     if as_json:
         sys.stdout.write(json.dumps({
             "ruleset": ruleset,
@@ -329,10 +327,8 @@ def bench(
                 {"agents": list(s.agents), "batch": s.batch, "games_per_second":
                  {"min": s.low, "median": s.median, "max": s.high}} for s in samples
             ],
-            "phase_split": {"batch": split_batch, "seconds": split,
-                            "share": {k: v / total for k, v in split.items()}},
-            "service_split": {"batch": split_batch, "seconds": services,
-                              "share": {k: v / services_total for k, v in services.items()}},
+            "phase_split": _split_json(split_batch, split),
+            "service_split": _split_json(split_batch, services),
         }) + "\n")
         return
     console = Console()
@@ -343,20 +339,25 @@ def bench(
         t.add_row(s.label, f"{s.batch:,}", f"{s.low:,.0f}", f"{s.median:,.0f}", f"{s.high:,.0f}",
                   f"{1000 / s.median:.3f}")
     console.print(t)
-    p = Table(title=f"where the time goes (random vs random, batch {split_batch:,})")
-    p.add_column("phase/system")
-    p.add_column("seconds", justify="right")
-    p.add_column("share", justify="right")
-    for k, v in split.items():
-        p.add_row(k, f"{v:.3f}", f"{v / total:.1%}")
-    console.print(p)
-    q = Table(title=f"by engine service (batch {split_batch:,})")
-    q.add_column("service")
-    q.add_column("seconds", justify="right")
-    q.add_column("share", justify="right")
-    for k, v in services.items():
-        q.add_row(k, f"{v:.3f}", f"{v / services_total:.1%}")
-    console.print(q)
+    console.print(_share_table(f"where the time goes (random vs random, batch {split_batch:,})", "phase/system", split))
+    console.print(_share_table(f"by engine service (batch {split_batch:,})", "service", services))
+
+
+def _split_json(batch: int, seconds: dict[str, float]) -> dict:
+    total = sum(seconds.values()) or 1.0
+    return {"batch": batch, "seconds": seconds, "share": {k: v / total for k, v in seconds.items()}}
+
+
+def _share_table(title: str, what: str, seconds: dict[str, float]) -> Table:
+    """Seconds and share of the total for each entry of a time split."""
+    total = sum(seconds.values()) or 1.0
+    table = Table(title=title)
+    table.add_column(what)
+    table.add_column("seconds", justify="right")
+    table.add_column("share", justify="right")
+    for k, v in seconds.items():
+        table.add_row(k, f"{v:.3f}", f"{v / total:.1%}")
+    return table
 
 
 @app.command()
