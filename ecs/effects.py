@@ -131,8 +131,9 @@ class Hit:
     chosen_lane: np.ndarray = field(default=None)  # type: ignore[assignment]
 
     def param(self, name: str) -> np.ndarray:
-        """Per-row value of an effect parameter (a compiled ``[cards, E]`` column)."""
-        return self.table.params[name][self.card, self.effect]
+        """Per-row value of an effect parameter (a compiled ``[cards, E]`` column; its slot's
+        column is read with a 1-D gather, cheaper than a 2-D one)."""
+        return self.table.params[name][:, self.effect][self.card]
 
     def __len__(self) -> int:
         return int(self.game.shape[0])
@@ -301,13 +302,13 @@ class Executor:
         has = table.cards_with(tid)[ctx.card]
         if self.silenced is not None:
             src = ctx.source >= 0
-            if src.all():  # unit triggers: every row has a source
+            if np.count_nonzero(src) == src.size:  # unit triggers: every row has a source
                 has &= ~self.silenced(w, ctx.game, ctx.source)
             elif src.any():
                 quiet = np.zeros(len(ctx), dtype=bool)
                 quiet[src] = self.silenced(w, ctx.game[src], ctx.source[src])
                 has &= ~quiet
-        keep = np.flatnonzero(has)
+        keep = has.nonzero()[0]
         if keep.size == 0:
             return
         if keep.size < has.size:
@@ -325,13 +326,13 @@ class Executor:
             for j, e in enumerate(slots):  # effect slots in card order
                 col = keys[:, j]
                 first = int(col[0])
-                if (col == first).all():  # the common case: every row, one opcode and selector
+                if np.count_nonzero(col == first) == col.size:  # the common case: every row, one opcode and selector
                     if first >= 0:
                         self._run(w, ops[first >> 16], sels, (first & 0xFFFF) - 1, ctx, e, amounts[j])
                     continue
                 for key in np.unique(col):  # by opcode, then selector
                     if key >= 0:
-                        sub = ctx.take(np.flatnonzero(col == key))
+                        sub = ctx.take((col == key).nonzero()[0])
                         self._run(w, ops[int(key) >> 16], sels, (int(key) & 0xFFFF) - 1, sub, e, amounts[j])
         finally:
             self.depth -= 1
@@ -356,7 +357,7 @@ class Executor:
         ri, tgt = sels[sel_id].fn(w, rows, table, e)
         if ri.size == 0:
             return
-        if ri.size == len(rows) and bool((ri == np.arange(ri.size)).all()):
+        if ri.size == len(rows) and np.count_nonzero(ri == np.arange(ri.size)) == ri.size:
             # every row, in order: no gathers
             op.fn(w, Hit(game=rows.game, source=rows.source, caster=rows.caster, owner=rows.owner, lane=rows.lane,
                          pos=rows.pos, card=rows.card, target=np.asarray(tgt, dtype=np.intp),

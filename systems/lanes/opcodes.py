@@ -40,11 +40,11 @@ def by_rank(game: np.ndarray):
 
 
 def _units(w, hit: Hit) -> np.ndarray:
-    """Rows whose target is a living unit on the board (not an anchor or an improvement)."""
+    """Rows whose target is a living unit on the board (not an anchor or an improvement). One
+    flat read per component for every row: a -1 target reads some other entity, masked out."""
     t = hit.target
-    ok = t >= 0
-    ok[ok] = w.alive[hit.game[ok], t[ok]] & ~w.c.anchor[hit.game[ok], t[ok]] & ~w.c.improvement[hit.game[ok], t[ok]]
-    return ok
+    f = w.flat(hit.game, t)
+    return (t >= 0) & w.alive.reshape(-1)[f] & ~w.take("anchor", f) & ~w.take("improvement", f)
 
 
 def _dealer(hit: Hit) -> np.ndarray:
@@ -54,10 +54,11 @@ def _dealer(hit: Hit) -> np.ndarray:
 
 def damage(w, hit: Hit) -> None:
     """Units and anchors take damage; improvements do not (they are destroyed, not damaged)."""
-    ok = (hit.target >= 0) & (hit.amount > 0)
-    ok[ok] = w.alive[hit.game[ok], hit.target[ok]] & ~w.c.improvement[hit.game[ok], hit.target[ok]]
-    if ok.any():
-        w.pipeline.run(w, DamageBatch(hit.game[ok], _dealer(hit)[ok], hit.target[ok], hit.amount[ok], SPELL))
+    t = hit.target
+    f = w.flat(hit.game, t)  # a -1 target reads some other entity, masked out by t >= 0
+    ok = (t >= 0) & (hit.amount > 0) & w.alive.reshape(-1)[f] & ~w.take("improvement", f)
+    if np.count_nonzero(ok):
+        w.pipeline.run(w, DamageBatch(hit.game[ok], _dealer(hit)[ok], t[ok], hit.amount[ok], SPELL))
 
 
 def heal(w, hit: Hit) -> None:
@@ -76,24 +77,36 @@ def heal(w, hit: Hit) -> None:
 
 
 def buff(w, hit: Hit) -> None:
-    """+X/-X attack and/or health, permanent or until end of round ("duration = round")."""
-    ok = _units(w, hit)
-    b, t, amt = hit.game[ok], hit.target[ok], hit.amount[ok].astype(np.int16)
-    stat = hit.param("stat")[ok]
-    temp = hit.param("duration")[ok] == 1
+    """+X/-X attack and/or health, permanent or until end of round ("duration = round").
+    Through flat entity indices; a kind of change no row makes is skipped."""
+    r = _units(w, hit).nonzero()[0]
+    if r.size == 0:
+        return
+    c = w.c
+    f = w.flat(hit.game[r], hit.target[r])
+    amt = hit.amount[r].astype(np.int16)
+    stat = hit.param("stat")[r]
+    temp = hit.param("duration")[r] == 1
     atk = (stat == 0) | (stat == 2)
     hp = (stat == 1) | (stat == 2)
-    np.add.at(w.c.attack, (b[atk & ~temp], t[atk & ~temp]), amt[atk & ~temp])
-    by = hit.owner[ok]  # who applied it: purge removes only the opponent's
+    by = hit.owner[r]  # who applied it: purge removes only the opponent's
+    m = atk & ~temp
+    if np.count_nonzero(m):
+        np.add.at(c.attack.reshape(-1), f[m], amt[m])
     m = atk & temp
-    np.add.at(w.c.temp_attack, (b[m], t[m], by[m]), amt[m])
-    np.add.at(w.c.max_health, (b[hp], t[hp]), amt[hp])
-    np.add.at(w.c.health, (b[hp], t[hp]), amt[hp])
+    if np.count_nonzero(m):
+        np.add.at(c.temp_attack.reshape(-1, 2), (f[m], by[m]), amt[m])
+    if np.count_nonzero(hp) == 0:
+        return
+    np.add.at(c.max_health.reshape(-1), f[hp], amt[hp])
+    np.add.at(c.health.reshape(-1), f[hp], amt[hp])
     m = hp & temp
-    np.add.at(w.c.temp_health, (b[m], t[m], by[m]), amt[m])
-    dead = hp & (w.c.health[b, t] <= 0)
-    w.c.dying[b[dead], t[dead]] = True
-    w.c.hit_by[b[dead], t[dead]] = hit.owner[ok][dead]
+    if np.count_nonzero(m):
+        np.add.at(c.temp_health.reshape(-1, 2), (f[m], by[m]), amt[m])
+    dead = hp & (c.health.reshape(-1)[f] <= 0)
+    if np.count_nonzero(dead):
+        c.dying.reshape(-1)[f[dead]] = True
+        c.hit_by.reshape(-1)[f[dead]] = by[dead]
 
 
 def grant_keyword(w, hit: Hit) -> None:
