@@ -26,7 +26,7 @@ def by_rank(game: np.ndarray):
     """Yield index arrays that split rows into rounds with each game at most once, in row order."""
     if game.size == 0:
         return
-    if game.size == 1 or bool((game[1:] > game[:-1]).all()):  # rows in game order, each game once
+    if game.size == 1 or np.count_nonzero(game[1:] > game[:-1]) == game.size - 1:  # in game order, each game once
         yield np.arange(game.size)
         return
     order = np.argsort(game, kind="stable")
@@ -37,6 +37,14 @@ def by_rank(game: np.ndarray):
     rank[order] = np.arange(sg.size) - np.repeat(start, np.diff(np.r_[start, sg.size]))
     for r in range(int(rank.max()) + 1):
         yield np.flatnonzero(rank == r)
+
+
+def _kinds(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)`` (sorted distinct values), without its sort in the usual case where
+    every row names the same keyword or status (one card's effect): ~1 us instead of ~20."""
+    if values.size and np.count_nonzero(values == values[0]) == values.size:
+        return values[:1]
+    return np.unique(values)
 
 
 def _units(w, hit: Hit) -> np.ndarray:
@@ -114,7 +122,7 @@ def grant_keyword(w, hit: Hit) -> None:
     Anchors are enchanted with ``enchant_anchor`` instead."""
     ok = _units(w, hit)
     kw = hit.param("keyword")
-    for k in np.unique(kw[ok]):
+    for k in _kinds(kw[ok]):
         sel = ok & (kw == k)
         name = list(KEYWORDS)[int(k)]
         arr = getattr(w.c, name)
@@ -128,7 +136,7 @@ def apply_status(w, hit: Hit) -> None:
     """Add X stacks of a status (lanes.md "Status Effects")."""
     ok = _units(w, hit)
     st = hit.param("status")
-    for k in np.unique(st[ok]):
+    for k in _kinds(st[ok]):
         sel = ok & (st == k)
         arr = getattr(w.c, list(STATUSES)[int(k)])
         np.add.at(arr, (hit.game[sel], hit.target[sel]), np.maximum(hit.amount[sel], 1).astype(arr.dtype))
@@ -192,7 +200,7 @@ def bounce(w, hit: Hit) -> None:
         b, t = b[live], t[live]
         owner = w.c.owner[b, t].astype(np.intp)
         card = w.c.card_id[b, t]
-        back = np.isin(w.catalog.arrays.kind[card], (0,))  # only unit cards return to a hand
+        back = w.catalog.arrays.kind[card] == 0  # only unit cards return to a hand
         free = w.g.hand[b, owner] < 0
         room = back & any_axis(free, 1)
         h = np.argmax(free, axis=1)
@@ -396,7 +404,7 @@ def enchant_anchor(w, hit: Hit) -> None:
     ok = hit.target >= 0
     ok[ok] = w.c.anchor[hit.game[ok], hit.target[ok]] & ~w.c.ruined[hit.game[ok], hit.target[ok]]
     kw = hit.param("keyword")
-    for k in np.unique(kw[ok]):
+    for k in _kinds(kw[ok]):
         sel = ok & (kw == k)
         name = "anchor_aura" if k < 0 else list(KEYWORDS)[int(k)]
         arr = getattr(w.c, name)
