@@ -154,7 +154,7 @@ class EffectTable:
         self._has: dict[int, np.ndarray] = {}
         self._uses: dict[int, bool] = {}
         self._slots: dict[int, list[int]] = {}
-        self._programs: dict[int, tuple[list[int], np.ndarray, list[np.ndarray]]] = {}
+        self._programs: dict[int, tuple] = {}
 
     def uses(self, trigger_id: int) -> bool:
         """Whether any card of the set has an effect on this trigger (cached): firing a trigger
@@ -171,21 +171,28 @@ class EffectTable:
             e = self._slots[trigger_id] = [int(i) for i in np.flatnonzero((self.trigger == trigger_id).any(axis=0))]
         return e
 
-    def program(self, trigger_id: int) -> tuple[list[int], np.ndarray, list[np.ndarray]]:
-        """What ``fire`` needs of one trigger, compiled once (cached): the effect slots where some
-        card has an effect on it (``slots_with``); ``int32[cards, len(slots)]`` keys
-        ``op << 16 | (select + 1)`` of each card's effect in those slots, -1 where the card has
-        none on this trigger (one gather per firing tells which rows act in each slot and whether
-        they share opcode and selector; keys sort by opcode, then selector: the documented
-        order of the groups); the ``amount`` column of each slot as ``int64[cards]``."""
+    def program(self, trigger_id: int) -> tuple[list[int], np.ndarray, list[tuple[int, int]], list[np.ndarray]]:
+        """What ``fire`` needs of one trigger, compiled once (cached):
+
+        - ``slots``: the effect slots where some card has an effect on it (``slots_with``);
+        - ``group[cards, len(slots)]``: which (opcode, selector) pair each card's effect in each
+          of those slots uses, as an index into ``pairs``, -1 where the card has none on this
+          trigger: one gather per firing tells which rows act in each slot and whether they
+          share opcode and selector;
+        - ``pairs``: the distinct (opcode id, selector id) pairs, sorted by opcode, then selector
+          (the documented order in which the groups of one slot run);
+        - the ``amount`` column of each slot as ``int64[cards]``."""
         r = self._programs.get(trigger_id)
         if r is None:
             slots = self.slots_with(trigger_id)
             on = self.trigger[:, slots] == trigger_id
-            keys = (self.op[:, slots].astype(np.int32) << 16) | (self.select[:, slots].astype(np.int32) + 1)
-            keys[~on] = -1
+            keys = (self.op[:, slots].astype(np.int64) << 16) | (self.select[:, slots].astype(np.int64) + 1)
+            distinct = np.unique(keys[on])
+            group = np.full(keys.shape, -1, dtype=np.intp)
+            group[on] = np.searchsorted(distinct, keys[on])
+            pairs = [(int(k) >> 16, (int(k) & 0xFFFF) - 1) for k in distinct]
             amounts = [np.ascontiguousarray(self.amount[:, e], dtype=np.int64) for e in slots]
-            r = self._programs[trigger_id] = (slots, keys, amounts)
+            r = self._programs[trigger_id] = (slots, group, pairs, amounts)
         return r
 
     def cards_with(self, trigger_id: int) -> np.ndarray:
@@ -321,19 +328,20 @@ class Executor:
                     f"(trigger {trigger!r}, game with seed {int(w.seeds[ctx.game[0]])})"
                 )
             ops, sels = self._lists()
-            slots, key_tab, amounts = table.program(tid)
-            keys = key_tab[ctx.card]  # [n, slots]: opcode and selector of each row's effect, -1 none
+            slots, group_tab, pairs, amounts = table.program(tid)
+            groups = group_tab[ctx.card]  # [n, slots]: each row's (opcode, selector) pair, -1 none
             for j, e in enumerate(slots):  # effect slots in card order
-                col = keys[:, j]
+                col = groups[:, j]
                 first = int(col[0])
-                if np.count_nonzero(col == first) == col.size:  # the common case: every row, one opcode and selector
+                if np.count_nonzero(col == first) == col.size:  # the common case: every row, one pair
                     if first >= 0:
-                        self._run(w, ops[first >> 16], sels, (first & 0xFFFF) - 1, ctx, e, amounts[j])
+                        op_id, sel_id = pairs[first]
+                        self._run(w, ops[op_id], sels, sel_id, ctx, e, amounts[j])
                     continue
-                for key in np.unique(col):  # by opcode, then selector
-                    if key >= 0:
-                        sub = ctx.take((col == key).nonzero()[0])
-                        self._run(w, ops[int(key) >> 16], sels, (int(key) & 0xFFFF) - 1, sub, e, amounts[j])
+                # pairs present, in pair order (by opcode, then selector), without np.unique's sort
+                for g in np.bincount(col + 1)[1:].nonzero()[0]:
+                    op_id, sel_id = pairs[g]
+                    self._run(w, ops[op_id], sels, sel_id, ctx.take((col == g).nonzero()[0]), e, amounts[j])
         finally:
             self.depth -= 1
 
