@@ -171,14 +171,14 @@ class EffectTable:
             e = self._slots[trigger_id] = [int(i) for i in np.flatnonzero((self.trigger == trigger_id).any(axis=0))]
         return e
 
-    def program(self, trigger_id: int) -> tuple[list[int], np.ndarray, list[tuple[int, int]], list[np.ndarray]]:
+    def program(self, trigger_id: int) -> tuple[list[int], list[np.ndarray], list[tuple[int, int]], list[np.ndarray]]:
         """What ``fire`` needs of one trigger, compiled once (cached):
 
         - ``slots``: the effect slots where some card has an effect on it (``slots_with``);
-        - ``group[cards, len(slots)]``: which (opcode, selector) pair each card's effect in each
-          of those slots uses, as an index into ``pairs``, -1 where the card has none on this
-          trigger: one gather per firing tells which rows act in each slot and whether they
-          share opcode and selector;
+        - ``groups``: per slot, ``intp[cards]``: which (opcode, selector) pair each card's effect
+          in that slot uses, as an index into ``pairs``, -1 where the card has none on this
+          trigger: one 1-D gather per slot tells which rows act and whether they share opcode
+          and selector;
         - ``pairs``: the distinct (opcode id, selector id) pairs, sorted by opcode, then selector
           (the documented order in which the groups of one slot run);
         - the ``amount`` column of each slot as ``int64[cards]``."""
@@ -192,7 +192,8 @@ class EffectTable:
             group[on] = np.searchsorted(distinct, keys[on])
             pairs = [(int(k) >> 16, (int(k) & 0xFFFF) - 1) for k in distinct]
             amounts = [np.ascontiguousarray(self.amount[:, e], dtype=np.int64) for e in slots]
-            r = self._programs[trigger_id] = (slots, group, pairs, amounts)
+            groups = [np.ascontiguousarray(group[:, j]) for j in range(len(slots))]
+            r = self._programs[trigger_id] = (slots, groups, pairs, amounts)
         return r
 
     def cards_with(self, trigger_id: int) -> np.ndarray:
@@ -328,10 +329,9 @@ class Executor:
                     f"(trigger {trigger!r}, game with seed {int(w.seeds[ctx.game[0]])})"
                 )
             ops, sels = self._lists()
-            slots, group_tab, pairs, amounts = table.program(tid)
-            groups = group_tab[ctx.card]  # [n, slots]: each row's (opcode, selector) pair, -1 none
+            slots, groups, pairs, amounts = table.program(tid)
             for j, e in enumerate(slots):  # effect slots in card order
-                col = groups[:, j]
+                col = groups[j][ctx.card]  # each row's (opcode, selector) pair, -1 none
                 first = int(col[0])
                 if np.count_nonzero(col == first) == col.size:  # the common case: every row, one pair
                     if first >= 0:
