@@ -109,7 +109,9 @@ def _column(x, n: int) -> np.ndarray:
     if isinstance(x, np.ndarray) and x.ndim == 1 and x.shape[0] == n:
         return x.astype(np.intp, copy=False)
     if np.ndim(x) == 0:
-        return np.full(n, x, dtype=np.intp)
+        col = np.empty(n, dtype=np.intp)
+        col.fill(x)  # np.full's value, without its Python wrapper
+        return col
     return np.asarray(x, dtype=np.intp).reshape(n)
 
 
@@ -287,7 +289,7 @@ class Executor:
             return np.arange(card.size)
         if not table.uses(tid):
             return None
-        rows = np.flatnonzero(table.cards_with(tid)[card])
+        rows = table.cards_with(tid)[card].nonzero()[0]
         return rows if rows.size else None
 
     def fire(self, w, trigger: str, ctx: Ctx | Callable[[], Ctx]) -> None:
