@@ -302,7 +302,7 @@ class Executor:
             return
         if callable(ctx):
             ctx = ctx()
-        if len(ctx) == 0:
+        if ctx.game.shape[0] == 0:
             return
         if handlers:
             for h in handlers:
@@ -359,15 +359,18 @@ class Executor:
         expands them into (row, target) pairs, the kernel gets them as one ``Hit``.
         ``amount`` is the slot's ``int64[cards]`` amount column."""
         table = w.effects
+        n = rows.game.shape[0]
         if sel_id < 0:  # no selector: one hit per row, no target
+            target = np.empty(n, dtype=np.intp)
+            target.fill(-1)
             op.fn(w, Hit(game=rows.game, source=rows.source, caster=rows.caster, owner=rows.owner, lane=rows.lane,
-                         pos=rows.pos, card=rows.card, target=np.full(len(rows), -1, dtype=np.intp),
+                         pos=rows.pos, card=rows.card, target=target,
                          amount=amount[rows.card], effect=e, table=table, chosen_lane=rows.chosen_lane))
             return
         ri, tgt = sels[sel_id].fn(w, rows, table, e)
         if ri.size == 0:
             return
-        if ri.size == len(rows) and np.count_nonzero(ri == np.arange(ri.size)) == ri.size:
+        if ri.size == n and np.count_nonzero(ri == np.arange(n)) == n:
             # every row, in order: no gathers
             op.fn(w, Hit(game=rows.game, source=rows.source, caster=rows.caster, owner=rows.owner, lane=rows.lane,
                          pos=rows.pos, card=rows.card, target=np.asarray(tgt, dtype=np.intp),

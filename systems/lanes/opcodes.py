@@ -52,7 +52,8 @@ def _units(w, hit: Hit) -> np.ndarray:
     flat read per component for every row: a -1 target reads some other entity, masked out."""
     t = hit.target
     f = w.flat(hit.game, t)
-    return (t >= 0) & w.alive.reshape(-1)[f] & ~w.take("anchor", f) & ~w.take("improvement", f)
+    c = w.c
+    return (t >= 0) & w.alive.reshape(-1)[f] & ~c.anchor.reshape(-1)[f] & ~c.improvement.reshape(-1)[f]
 
 
 def _dealer(hit: Hit) -> np.ndarray:
@@ -64,7 +65,7 @@ def damage(w, hit: Hit) -> None:
     """Units and anchors take damage; improvements do not (they are destroyed, not damaged)."""
     t = hit.target
     f = w.flat(hit.game, t)  # a -1 target reads some other entity, masked out by t >= 0
-    ok = (t >= 0) & (hit.amount > 0) & w.alive.reshape(-1)[f] & ~w.take("improvement", f)
+    ok = (t >= 0) & (hit.amount > 0) & w.alive.reshape(-1)[f] & ~w.c.improvement.reshape(-1)[f]
     if np.count_nonzero(ok):
         w.pipeline.run(w, DamageBatch(hit.game[ok], _dealer(hit)[ok], t[ok], hit.amount[ok], SPELL))
 
