@@ -81,24 +81,18 @@ class Ctx:
     def make(game, card, owner, lane, pos=-1, source=-1, caster=None, chosen=-1, chosen_lane=-1, other=-1) -> "Ctx":
         game = np.asarray(game, dtype=np.intp)
         n = game.shape[0]
-
-        def arr(x):
-            # rows are never written in place, so a matching array is used as is
-            if isinstance(x, np.ndarray) and x.dtype == np.intp and x.shape == (n,):
-                return x
-            if np.ndim(x) == 0:
-                return np.full(n, x, dtype=np.intp)
-            return np.asarray(x, dtype=np.intp).reshape(n)
-
-        source = arr(source)
-        return Ctx(game, arr(card), arr(owner), arr(lane), arr(pos), source,
-                   source.copy() if caster is None else arr(caster), arr(chosen), arr(chosen_lane), arr(other))
+        source = _column(source, n)
+        # rows are never written in place, so a spell-less firing's caster can share its source
+        return Ctx(game, _column(card, n), _column(owner, n), _column(lane, n), _column(pos, n), source,
+                   source if caster is None else _column(caster, n), _column(chosen, n),
+                   _column(chosen_lane, n), _column(other, n))
 
     def __len__(self) -> int:
         return int(self.game.shape[0])
 
     def take(self, idx: np.ndarray) -> "Ctx":
-        return Ctx(*(getattr(self, name)[idx] for name in _CTX_FIELDS))
+        return Ctx(self.game[idx], self.card[idx], self.owner[idx], self.lane[idx], self.pos[idx],
+                   self.source[idx], self.caster[idx], self.chosen[idx], self.chosen_lane[idx], self.other[idx])
 
     @staticmethod
     def concat(parts: list["Ctx"]) -> "Ctx":
@@ -106,6 +100,19 @@ class Ctx:
 
 
 _CTX_FIELDS = tuple(f.name for f in fields(Ctx))
+
+
+def _column(x, n: int) -> np.ndarray:
+    """One ``Ctx`` field as ``intp[n]``: an array of that kind is used as is (rows are never
+    written in place), another 1-D array converted, a scalar repeated. Called ~10 times per
+    firing, so the usual case (a 1-D array of n rows) is tested first."""
+    if isinstance(x, np.ndarray) and x.ndim == 1 and x.shape[0] == n:
+        return x.astype(np.intp, copy=False)
+    if np.ndim(x) == 0:
+        col = np.empty(n, dtype=np.intp)
+        col.fill(x)  # np.full's value, without its Python wrapper
+        return col
+    return np.asarray(x, dtype=np.intp).reshape(n)
 
 
 @dataclass
@@ -126,8 +133,9 @@ class Hit:
     chosen_lane: np.ndarray = field(default=None)  # type: ignore[assignment]
 
     def param(self, name: str) -> np.ndarray:
-        """Per-row value of an effect parameter (a compiled ``[cards, E]`` column)."""
-        return self.table.params[name][self.card, self.effect]
+        """Per-row value of an effect parameter (a compiled ``[cards, E]`` column; its slot's
+        column is read with a 1-D gather, cheaper than a 2-D one)."""
+        return self.table.params[name][:, self.effect][self.card]
 
     def __len__(self) -> int:
         return int(self.game.shape[0])
@@ -148,7 +156,7 @@ class EffectTable:
         self._has: dict[int, np.ndarray] = {}
         self._uses: dict[int, bool] = {}
         self._slots: dict[int, list[int]] = {}
-        self._on: dict[int, tuple[list[int], np.ndarray]] = {}
+        self._programs: dict[int, tuple] = {}
 
     def uses(self, trigger_id: int) -> bool:
         """Whether any card of the set has an effect on this trigger (cached): firing a trigger
@@ -165,13 +173,29 @@ class EffectTable:
             e = self._slots[trigger_id] = [int(i) for i in np.flatnonzero((self.trigger == trigger_id).any(axis=0))]
         return e
 
-    def on_slots(self, trigger_id: int) -> tuple[list[int], np.ndarray]:
-        """(``slots_with``, ``bool[cards, len(slots)]``: which card has its effect of each of
-        those slots on this trigger), cached: one gather per firing instead of one per slot."""
-        r = self._on.get(trigger_id)
+    def program(self, trigger_id: int) -> tuple[list[int], list[np.ndarray], list[tuple[int, int]], list[np.ndarray]]:
+        """What ``fire`` needs of one trigger, compiled once (cached):
+
+        - ``slots``: the effect slots where some card has an effect on it (``slots_with``);
+        - ``groups``: per slot, ``intp[cards]``: which (opcode, selector) pair each card's effect
+          in that slot uses, as an index into ``pairs``, -1 where the card has none on this
+          trigger: one 1-D gather per slot tells which rows act and whether they share opcode
+          and selector;
+        - ``pairs``: the distinct (opcode id, selector id) pairs, sorted by opcode, then selector
+          (the documented order in which the groups of one slot run);
+        - the ``amount`` column of each slot as ``int64[cards]``."""
+        r = self._programs.get(trigger_id)
         if r is None:
             slots = self.slots_with(trigger_id)
-            r = self._on[trigger_id] = (slots, self.trigger[:, slots] == trigger_id)
+            on = self.trigger[:, slots] == trigger_id
+            keys = (self.op[:, slots].astype(np.int64) << 16) | (self.select[:, slots].astype(np.int64) + 1)
+            distinct = np.unique(keys[on])
+            group = np.full(keys.shape, -1, dtype=np.intp)
+            group[on] = np.searchsorted(distinct, keys[on])
+            pairs = [(int(k) >> 16, (int(k) & 0xFFFF) - 1) for k in distinct]
+            amounts = [np.ascontiguousarray(self.amount[:, e], dtype=np.int64) for e in slots]
+            groups = [np.ascontiguousarray(group[:, j]) for j in range(len(slots))]
+            r = self._programs[trigger_id] = (slots, groups, pairs, amounts)
         return r
 
     def cards_with(self, trigger_id: int) -> np.ndarray:
@@ -265,7 +289,7 @@ class Executor:
             return np.arange(card.size)
         if not table.uses(tid):
             return None
-        rows = np.flatnonzero(table.cards_with(tid)[card])
+        rows = table.cards_with(tid)[card].nonzero()[0]
         return rows if rows.size else None
 
     def fire(self, w, trigger: str, ctx: Ctx | Callable[[], Ctx]) -> None:
@@ -278,7 +302,7 @@ class Executor:
             return
         if callable(ctx):
             ctx = ctx()
-        if len(ctx) == 0:
+        if ctx.game.shape[0] == 0:
             return
         if handlers:
             for h in handlers:
@@ -288,11 +312,13 @@ class Executor:
         has = table.cards_with(tid)[ctx.card]
         if self.silenced is not None:
             src = ctx.source >= 0
-            if src.any():
+            if np.count_nonzero(src) == src.size:  # unit triggers: every row has a source
+                has &= ~self.silenced(w, ctx.game, ctx.source)
+            elif src.any():
                 quiet = np.zeros(len(ctx), dtype=bool)
                 quiet[src] = self.silenced(w, ctx.game[src], ctx.source[src])
                 has &= ~quiet
-        keep = np.flatnonzero(has)
+        keep = has.nonzero()[0]
         if keep.size == 0:
             return
         if keep.size < has.size:
@@ -305,22 +331,19 @@ class Executor:
                     f"(trigger {trigger!r}, game with seed {int(w.seeds[ctx.game[0]])})"
                 )
             ops, sels = self._lists()
-            slots, on_tab = table.on_slots(tid)
-            on_rows = on_tab[ctx.card]  # [n, slots]
+            slots, groups, pairs, amounts = table.program(tid)
             for j, e in enumerate(slots):  # effect slots in card order
-                on = on_rows[:, j]
-                k = np.flatnonzero(on)
-                if k.size == 0:
+                col = groups[j][ctx.card]  # each row's (opcode, selector) pair, -1 none
+                first = int(col[0])
+                if np.count_nonzero(col == first) == col.size:  # the common case: every row, one pair
+                    if first >= 0:
+                        op_id, sel_id = pairs[first]
+                        self._run(w, ops[op_id], sels, sel_id, ctx, e, amounts[j])
                     continue
-                rows = ctx if k.size == on.size else ctx.take(k)
-                op_ids = table.op[rows.card, e]
-                first = op_ids[0]
-                if (op_ids == first).all():  # the common case: one opcode
-                    self._run(w, ops[int(first)], sels, rows, e, table)
-                    continue
-                for op_id in np.unique(op_ids):
-                    sub = rows.take(np.flatnonzero(op_ids == op_id))
-                    self._run(w, ops[int(op_id)], sels, sub, e, table)
+                # pairs present, in pair order (by opcode, then selector), without np.unique's sort
+                for g in np.bincount(col + 1)[1:].nonzero()[0]:
+                    op_id, sel_id = pairs[g]
+                    self._run(w, ops[op_id], sels, sel_id, ctx.take((col == g).nonzero()[0]), e, amounts[j])
         finally:
             self.depth -= 1
 
@@ -331,31 +354,29 @@ class Executor:
             cached = self._lists_cache = (list(self.opcodes.values()), list(self.selectors.values()))
         return cached
 
-    def _run(self, w, op: Opcode, sels: list[Selector], rows: Ctx, e: int, table: EffectTable) -> None:
-        sel_ids = table.select[rows.card, e]
-        groups = [sel_ids[0]] if (sel_ids == sel_ids[0]).all() else np.unique(sel_ids)
-        for sel_id in groups:
-            sub = rows if len(groups) == 1 else rows.take(np.flatnonzero(sel_ids == sel_id))
-            if sel_id < 0:
-                ri, tgt = np.arange(len(sub)), np.full(len(sub), -1, dtype=np.intp)
-            else:
-                ri, tgt = sels[int(sel_id)].fn(w, sub, table, e)
-            if ri.size == 0:
-                continue
-            if ri.size == len(sub) and (sel_id < 0 or bool((ri == np.arange(ri.size)).all())):
-                # every row, in order: no gathers
-                hit = Hit(
-                    game=sub.game, source=sub.source, caster=sub.caster, owner=sub.owner, lane=sub.lane,
-                    pos=sub.pos, card=sub.card, target=np.asarray(tgt, dtype=np.intp),
-                    amount=table.amount[sub.card, e].astype(np.int64), effect=e, table=table,
-                    chosen_lane=sub.chosen_lane,
-                )
-                op.fn(w, hit)
-                continue
-            hit = Hit(
-                game=sub.game[ri], source=sub.source[ri], caster=sub.caster[ri], owner=sub.owner[ri],
-                lane=sub.lane[ri], pos=sub.pos[ri], card=sub.card[ri], target=np.asarray(tgt, dtype=np.intp),
-                amount=table.amount[sub.card[ri], e].astype(np.int64), effect=e, table=table,
-                chosen_lane=sub.chosen_lane[ri],
-            )
-            op.fn(w, hit)
+    def _run(self, w, op: Opcode, sels: list[Selector], sel_id: int, rows: Ctx, e: int, amount: np.ndarray) -> None:
+        """One opcode over ``rows`` (all sharing ``sel_id``) of effect slot ``e``: the selector
+        expands them into (row, target) pairs, the kernel gets them as one ``Hit``.
+        ``amount`` is the slot's ``int64[cards]`` amount column."""
+        table = w.effects
+        n = rows.game.shape[0]
+        if sel_id < 0:  # no selector: one hit per row, no target
+            target = np.empty(n, dtype=np.intp)
+            target.fill(-1)
+            op.fn(w, Hit(game=rows.game, source=rows.source, caster=rows.caster, owner=rows.owner, lane=rows.lane,
+                         pos=rows.pos, card=rows.card, target=target,
+                         amount=amount[rows.card], effect=e, table=table, chosen_lane=rows.chosen_lane))
+            return
+        ri, tgt = sels[sel_id].fn(w, rows, table, e)
+        if ri.size == 0:
+            return
+        if ri.size == n and np.count_nonzero(ri == np.arange(n)) == n:
+            # every row, in order: no gathers
+            op.fn(w, Hit(game=rows.game, source=rows.source, caster=rows.caster, owner=rows.owner, lane=rows.lane,
+                         pos=rows.pos, card=rows.card, target=np.asarray(tgt, dtype=np.intp),
+                         amount=amount[rows.card], effect=e, table=table, chosen_lane=rows.chosen_lane))
+            return
+        card = rows.card[ri]
+        op.fn(w, Hit(game=rows.game[ri], source=rows.source[ri], caster=rows.caster[ri], owner=rows.owner[ri],
+                     lane=rows.lane[ri], pos=rows.pos[ri], card=card, target=np.asarray(tgt, dtype=np.intp),
+                     amount=amount[card], effect=e, table=table, chosen_lane=rows.chosen_lane[ri]))

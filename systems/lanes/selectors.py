@@ -48,10 +48,10 @@ def _not_self(ctx: Ctx, cells: np.ndarray) -> np.ndarray:
 
 
 def _living(w, ctx: Ctx, slots: np.ndarray):
-    """(row, slot) for the rows whose one named entity (-1: none) is still alive."""
-    ok = slots >= 0
-    ok[ok] = w.alive[ctx.game[ok], slots[ok]]
-    ri = np.flatnonzero(ok)
+    """(row, slot) for the rows whose one named entity (-1: none) is still alive. One flat
+    read for every row: a -1 reads some other entity, masked out by ``slots >= 0``."""
+    ok = (slots >= 0) & w.alive.reshape(-1)[w.flat(ctx.game, slots)]
+    ri = ok.nonzero()[0]
     return ri, slots[ri]
 
 
