@@ -185,4 +185,4 @@ def attach_rules(w: World) -> None:
 def silenced(w, games: np.ndarray, slots: np.ndarray) -> np.ndarray:
     """Sources whose triggered abilities are switched off (lanes.md "Silenced - Unit cannot use
     abilities"; ledger: auras, being passive, stay on)."""
-    return w.c.silenced[games, slots] > 0
+    return w.c.silenced.reshape(-1)[games * w.n_slots + slots] > 0  # one flat gather
