@@ -97,6 +97,9 @@ class World:
         self._next_serial = np.ones(B, dtype=np.int32)
         # bumped whenever an entity is created or destroyed: caches keyed on it stay exact
         self.version = 0
+        # per tracked component (``track``): bumped by every ``add`` of it and every ``release``
+        # of an entity holding a non-default value, so a cache of who holds it can be checked in O(1)
+        self.changes: dict[str, int] = {}
         self.active = np.ones(B, dtype=bool)
         self.seeds = np.arange(B, dtype=np.int64) if seeds is None else np.asarray(seeds, dtype=np.int64)
         if self.seeds.shape != (B,):
@@ -134,10 +137,20 @@ class World:
         """Flat entity index ``games * S + slots`` (broadcast), for ``take(name, flat)``."""
         return games * self.n_slots + slots
 
+    def track(self, name: str) -> int:
+        """Start (or keep) counting the changes of component ``name``; returns the count. The
+        count moves whenever ``add`` writes the component or ``release`` frees an entity holding
+        a non-default value, so a cache built from the component stays exact while the count is
+        unchanged, provided the component is only ever given through ``add``."""
+        return self.changes.setdefault(name, 0)
+
     def add(self, games: np.ndarray, slots: np.ndarray, **values: Any) -> None:
         """Give components to entities (values broadcast over the listed pairs)."""
         flat = np.asarray(games, dtype=np.intp) * self.n_slots + np.asarray(slots, dtype=np.intp)
+        changes = self.changes
         for name, value in values.items():
+            if name in changes:
+                changes[name] += 1
             arr = getattr(self.c, name)
             arr.reshape(-1, *arr.shape[2:])[flat] = value
             if name in self.present:
@@ -172,6 +185,10 @@ class World:
         """Free slots and reset every component there to its default."""
         flat = np.asarray(games, dtype=np.intp) * self.n_slots + np.asarray(slots, dtype=np.intp)
         self.version += 1
+        for name in self.changes:
+            comp = self.components[name]
+            if (getattr(self.c, name).reshape(-1, *comp.shape)[flat] != comp.default).any():
+                self.changes[name] += 1
         self.alive.reshape(-1)[flat] = False
         for view, default in self._flat_defaults():
             view[flat] = default

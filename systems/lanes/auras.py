@@ -85,35 +85,23 @@ def _aura_tables(w) -> dict:
 def aura_sources(w, what: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(game, slot) of every aura source (of ``what``: only those adding to it), sorted by game.
 
-    Cached: the list stays right while every listed source is still there (same entity, still
-    an aura) and no other slot holds an aura (a count): much cheaper than scanning the batch
-    after every birth or death anywhere in it."""
+    Cached while ``w.changes["aura"]`` stands still (``World.track``): the component is given
+    only through ``World.add`` (board.spawn, play_improvements, an esper load) and taken away
+    only by ``World.release``, and both move the count; so after a birth or death anywhere in
+    the batch that is not an aura's, the list is reused without looking at the board."""
+    key = w.track("aura")
     cached = w.cache.get("aura_sources")
-    if cached is None or (cached[0] != w.version and not _still_valid(w, cached)):
+    if cached is None or cached[0] != key:
         sb, ss = nonzero(w.c.aura & w.alive)
-        flat = sb * w.n_slots + ss
-        cached = (w.version, sb, ss, {}, w.serial.reshape(-1)[flat], flat)
-    elif cached[0] != w.version:
-        cached = (w.version, *cached[1:])
-    w.cache["aura_sources"] = cached
+        cached = w.cache["aura_sources"] = (key, sb, ss, {}, sb * w.n_slots + ss)
     if what is None:
         return cached[1], cached[2]
     per = cached[3].get(what)
     if per is None:
         sb, ss = cached[1], cached[2]
-        keep = _aura_tables(w)["sources"][what][w.c.card_id.reshape(-1)[cached[5]]]
+        keep = _aura_tables(w)["sources"][what][w.c.card_id.reshape(-1)[cached[4]]]
         per = cached[3][what] = (sb[keep], ss[keep])
     return per
-
-
-def _still_valid(w, cached) -> bool:
-    serial, flat = cached[4], cached[5]
-    # as many auras as listed (a birth or a death changes the count), and every listed source
-    # still there (same entity, still an aura): then no other slot holds one
-    if int(np.count_nonzero(w.c.aura)) != flat.size:
-        return False
-    return not flat.size or bool((w.c.aura.reshape(-1)[flat] & w.alive.reshape(-1)[flat]
-                                  & (w.serial.reshape(-1)[flat] == serial)).all())
 
 
 def aura_bonus(w, what: str, b: np.ndarray, s: np.ndarray) -> np.ndarray | None:

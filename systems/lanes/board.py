@@ -54,7 +54,7 @@ def spawn(
             getattr(w.c, kw)[games, slots] = getattr(cat, f"kw_{kw}")[card]
         aura = w.cache["aura_cards"][card]
         if aura.any():
-            w.c.aura[games[aura], slots[aura]] = True
+            w.add(games[aura], slots[aura], aura=True)  # through ``add``: aura_sources tracks it
     if hero_index is not None:
         w.c.hero[games, slots] = True
         w.add(games, slots, hero_index=hero_index)

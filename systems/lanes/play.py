@@ -458,7 +458,8 @@ class PlayPhase(DecisionSystem):
     def play_improvements(self, w, games, seat, card, lane, pos, src, quick, passes) -> None:
         slots = board.add_improvement(w, games, seat, lane, card)
         aura = w.cache["aura_cards"][card]
-        w.c.aura[games[aura], slots[aura]] = True
+        if aura.any():
+            w.add(games[aura], slots[aura], aura=True)  # through ``add``: aura_sources tracks it
         esper.dispatch_event("lanes.improvement", w, games, seat, card, lane, slots)
         EXECUTOR.fire(w, "on_play", Ctx.make(games, card, seat, lane, -1, source=slots, chosen_lane=lane))
         listeners.played(w, games, seat, slots)
