@@ -167,7 +167,7 @@ class World:
         """One fresh slot in each listed game (games must be distinct). Vectorized:
         the first free slot of each game is ``argmax`` over ``~alive``."""
         games = np.asarray(games, dtype=np.intp)
-        free = ~self.alive[games]
+        free = ~self.alive.take(games, axis=0)  # a row gather: ``take`` is ~3x faster than indexing
         slots = np.argmax(free, axis=1)
         full = ~free[np.arange(games.size), slots]
         if full.any():

@@ -83,7 +83,15 @@ def _aura_tables(w) -> dict:
 
 
 def aura_sources(w, what: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(game, slot) of every aura source (of ``what``: only those adding to it), sorted by game.
+    """(game, slot) of every aura source (of ``what``: only those adding to it), sorted by game."""
+    cached = _sources(w)
+    if what is None:
+        return cached[1], cached[2]
+    return _sources_of(w, what)[:2]
+
+
+def _sources(w) -> tuple:
+    """``(count, sb, ss, per-stat lists, flat)`` of every aura source.
 
     Cached while ``w.changes["aura"]`` stands still (``World.track``): the component is given
     only through ``World.add`` (board.spawn, play_improvements, an esper load) and taken away
@@ -94,46 +102,60 @@ def aura_sources(w, what: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     if cached is None or cached[0] != key:
         sb, ss = nonzero(w.c.aura & w.alive)
         cached = w.cache["aura_sources"] = (key, sb, ss, {}, sb * w.n_slots + ss)
-    if what is None:
-        return cached[1], cached[2]
+    return cached
+
+
+def _sources_of(w, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(sb, ss, start)``: the sources adding to ``what``, sorted by game; game ``b``'s are
+    ``start[b]:start[b + 1]`` (one gather per read instead of two binary searches)."""
+    cached = _sources(w)
     per = cached[3].get(what)
     if per is None:
-        sb, ss = cached[1], cached[2]
         keep = _aura_tables(w)["sources"][what][w.c.card_id.reshape(-1)[cached[4]]]
-        per = cached[3][what] = (sb[keep], ss[keep])
+        sb, ss = cached[1][keep], cached[2][keep]
+        start = np.zeros(w.n_games + 1, dtype=np.intp)
+        np.cumsum(np.bincount(sb, minlength=w.n_games), out=start[1:])
+        per = cached[3][what] = (sb, ss, start)
     return per
 
 
 def aura_bonus(w, what: str, b: np.ndarray, s: np.ndarray) -> np.ndarray | None:
     """``int32[n]``: what the auras standing in each unit's game add to ``what`` ("attack" or
-    "armor") for units ``(b, s)``; None when no aura adds to it in those games."""
+    "armor") for units ``(b, s)``; None when no aura adds to it for those units."""
     if not w.cache["auras_possible"] or b.size == 0:
         return None
-    anchor_aura = what == "attack" and w.c.anchor_aura[:, :6].any()
     if _aura_tables(w)["slots"][what]:
-        sb, ss = aura_sources(w, what)
+        sb, ss, start = _sources_of(w, what)
     else:  # no card of the set has such an aura: no source to look for (and none to validate)
         sb = ss = _NONE
-    if sb.size == 0 and not anchor_aura:
+    if sb.size == 0 and what != "attack":  # only attack has anchor auras
         return None
     n = b.size
     S = w.n_slots
-    bonus = np.zeros(n, dtype=np.int64)
     fq = np.asarray(b, dtype=np.intp) * S + s  # flat entity indices of the queried units (one 1-D gather per component)
     c = w.c
     q_side, q_lane = c.owner.reshape(-1)[fq], c.lane.reshape(-1)[fq]
     q_unit = ~c.anchor.reshape(-1)[fq] & ~c.improvement.reshape(-1)[fq]
     q_ally_ok = q_unit & ~c.creep.reshape(-1)[fq]  # "your units" are never creeps
+    anchor_bonus = None
+    if what == "attack":  # the lane aura of each unit's own anchor (a unit in no lane has none)
+        anchor = fq - s + np.maximum(q_side.astype(np.intp) * 3 + q_lane, 0)
+        anchor_bonus = np.where(q_ally_ok & (q_lane >= 0), c.anchor_aura.reshape(-1)[anchor], 0)
+        if not anchor_bonus.any():
+            anchor_bonus = None
+    if sb.size == 0 and anchor_bonus is None:
+        return None
+    bonus = np.zeros(n, dtype=np.int64)
     if sb.size:
         # pair each queried unit with the sources of its own game
-        lo = np.searchsorted(sb, b, side="left")
-        cnt = np.searchsorted(sb, b, side="right") - lo
+        lo = start[b]
+        cnt = start[np.asarray(b) + 1] - lo
         qi = np.repeat(np.arange(n), cnt)
         if qi.size:
             sj = lo[qi] + (np.arange(qi.size) - np.repeat(np.cumsum(cnt) - cnt, cnt))
             src = ss[sj]
             fs = sb[sj] * S + src
-            card = c.card_id.reshape(-1)[fs]
+            card = c.card_id.reshape(-1)[fs].astype(np.intp)  # intp: the table gathers below are ~2x faster
             same_side = c.owner.reshape(-1)[fs] == q_side[qi]
             ally = same_side & q_ally_ok[qi]
             enemy = ~same_side & q_unit[qi]
@@ -146,7 +168,6 @@ def aura_bonus(w, what: str, b: np.ndarray, s: np.ndarray) -> np.ndarray | None:
                 reach &= (dist >= dmin[card]) & (dist <= dmax[card]) & ~(excl[card] & is_self)
                 reach = np.where(sd == 3, is_self, reach & (sd > 0))
                 bonus += np.bincount(qi, weights=reach * amount[card], minlength=n).astype(np.int64)
-    if anchor_aura:
-        anchor = q_side.astype(np.intp) * 3 + q_lane.astype(np.intp)
-        bonus += np.where(q_ally_ok & (q_lane >= 0), w.c.anchor_aura[b, np.maximum(anchor, 0)], 0)
+    if anchor_bonus is not None:
+        bonus += anchor_bonus
     return bonus.astype(np.int32)

@@ -52,8 +52,8 @@ def _enemy_death(w, b: np.ndarray, s: np.ndarray, owner: np.ndarray) -> None:
     if listen is None:
         return
     bits_of, _ = listen_bits(w, ("on_enemy_death",))
-    card = w.c.card_id[b]  # anchors have no card (-1), which reads bit set 0
-    ri, ls = nonzero(bits_of[card])  # the few listening entities, then the rest of the test on them
+    card = w.c.card_id.take(b, axis=0)  # anchors have no card (-1), which reads bit set 0
+    ri, ls = nonzero(bits_of.take(card))  # (``take``: as listeners.notify)  # the few listening entities, then the rest of the test on them
     if ri.size == 0:
         return
     gb = b[ri]
