@@ -23,13 +23,25 @@ def keyword_flat(w, name: str, flat: np.ndarray) -> np.ndarray:
     own = getattr(w.c, name).reshape(-1)[flat]
     if name not in w.equip_keywords:
         return own
-    eq = w.c.equipment.reshape(-1)[flat]
-    held = eq >= 0
-    col = getattr(w.catalog.arrays, f"kw_{name}")
-    if not held.any():  # nothing equipped among these: own, in the dtype the sum would have
-        return own if own.dtype == np.bool_ else own.astype(np.result_type(own.dtype, np.result_type(col.dtype, 0)), copy=False)
-    extra = np.where(held, col[np.where(held, eq, 0)], 0)
-    return (own | extra.astype(bool)) if own.dtype == np.bool_ else own + extra
+    # what the held item grants, read through the item's card id; an empty hand (-1) reads the
+    # table's extra last entry, 0: no mask and no branch for units without equipment
+    extra = _equip_table(w, name).take(w.c.equipment.reshape(-1)[flat])
+    return (own | extra) if own.dtype == np.bool_ else own + extra
+
+
+def _equip_table(w, name: str) -> np.ndarray:
+    """The catalog's ``kw_<name>`` column with a 0 appended (read by card id -1); cached. Its
+    dtype is what adding the column to the unit's own value always gave: bool for a tag
+    keyword, else the column's integer type (as ``np.where(held, col, 0)`` had it)."""
+    key = ("equip_keyword", name)
+    table = w.cache.get(key)
+    if table is None:
+        col = getattr(w.catalog.arrays, f"kw_{name}")
+        own = getattr(w.c, name).dtype
+        table = np.zeros(col.size + 1, dtype=np.bool_ if own == np.bool_ else np.result_type(col.dtype, 0))
+        table[:-1] = col
+        w.cache[key] = table
+    return table
 
 
 def attack(w, b: np.ndarray, s: np.ndarray) -> np.ndarray:
