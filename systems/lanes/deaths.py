@@ -72,20 +72,25 @@ def destroy(w, b: np.ndarray, s: np.ndarray, bounty: np.ndarray | bool) -> None:
     """Take destroyed units off the board now (no triggers: ``settle`` fires them).
     ``bounty`` says which deaths are kills by the enemy (a bounce pays nothing)."""
     p = w.params
-    owner = w.c.owner[b, s].astype(np.intp)
-    is_hero = w.c.hero[b, s]
+    c = w.c
+    f = np.asarray(b, dtype=np.intp) * w.n_slots + s  # flat entity indices: one 1-D gather per read
+    owner = c.owner.reshape(-1)[f].astype(np.intp)
+    is_hero = c.hero.reshape(-1)[f]
     pay = np.broadcast_to(np.asarray(bounty), b.shape)
     if pay.any():
-        gold = np.maximum(np.where(is_hero, p.bounty_hero, p.bounty_unit) + w.c.bounty[b, s], 0)
-        np.add.at(w.g.gold, (b[pay], 1 - owner[pay]), gold[pay])
-    src = w.c.deck_pos[b, s]
+        gold = np.maximum(np.where(is_hero, p.bounty_hero, p.bounty_unit) + c.bounty.reshape(-1)[f], 0)
+        # several kills in one game add up: ``add.at`` on the flat [B * 2] gold, in its own dtype
+        # (numpy's fast path: no per-element casting)
+        np.add.at(w.g.gold.reshape(-1), b[pay] * 2 + (1 - owner[pay]), gold[pay].astype(w.g.gold.dtype))
+    src = c.deck_pos.reshape(-1)[f]
     from_deck = src >= 0
     w.g.card_died[b[from_deck], owner[from_deck], src[from_deck]] = w.g.round[b[from_deck]]
     hb, hs, ho = b[is_hero], s[is_hero], owner[is_hero]
-    k = w.c.hero_index[hb, hs]
-    rapid = stats.keyword(w, "rapid_deployment", hb, hs) if hb.size else np.zeros(0, dtype=bool)
-    hero_lane = w.c.lane[hb, hs].astype(np.intp)
-    esper.dispatch_event("lanes.deaths", w, b, s, w.c.card_id[b, s].copy())
+    hf = f[is_hero]
+    k = c.hero_index.reshape(-1)[hf]
+    rapid = stats.keyword_flat(w, "rapid_deployment", hf) if hb.size else np.zeros(0, dtype=bool)
+    hero_lane = c.lane.reshape(-1)[hf].astype(np.intp)
+    esper.dispatch_event("lanes.deaths", w, b, s, c.card_id.reshape(-1)[f])
     board.remove(w, b, s)
     w.g.hero_status[hb, ho, k] = DEAD
     w.g.hero_ready_round[hb, ho, k] = w.g.round[hb] + p.hero_death_timer
