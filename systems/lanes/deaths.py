@@ -27,7 +27,7 @@ def settle(w) -> None:
     """Process deaths until none is pending: each wave fires "On Death" (the dying units still
     stand where they died) and "On Enemy Death", then removes the wave; effects may mark more."""
     for _ in range(MAX_WAVES):
-        flat = np.flatnonzero(w.c.dying)  # dying units are few: find them, then keep the living
+        flat = w.c.dying.reshape(-1).nonzero()[0]  # dying units are few: find them, then keep the living
         flat = flat[w.alive.reshape(-1)[flat]]
         b, s = np.divmod(flat, w.n_slots)
         if b.size == 0:
@@ -58,8 +58,8 @@ def _enemy_death(w, b: np.ndarray, s: np.ndarray, owner: np.ndarray) -> None:
         return
     gb = b[ri]
     flat = gb * w.n_slots + ls
-    keep = np.flatnonzero(w.alive.reshape(-1)[flat] & ~w.c.dying.reshape(-1)[flat]
-                          & (w.c.owner.reshape(-1)[flat] != owner[ri]))
+    keep = (w.alive.reshape(-1)[flat] & ~w.c.dying.reshape(-1)[flat]
+            & (w.c.owner.reshape(-1)[flat] != owner[ri])).nonzero()[0]
     if keep.size == 0:
         return
     ri, ls, gb = ri[keep], ls[keep], gb[keep]
@@ -108,7 +108,7 @@ def redeploy_now(w, b: np.ndarray, seat: np.ndarray, k: np.ndarray, lane: np.nda
     # one hero per game per pass keeps board.spawn's "distinct games" contract (<= 5 passes)
     pending = np.ones(b.size, dtype=bool)
     while pending.any():
-        idx = np.flatnonzero(pending)
+        idx = pending.nonzero()[0]
         first = np.r_[True, b[idx][1:] != b[idx][:-1]]
         idx = idx[first]
         pending[idx] = False

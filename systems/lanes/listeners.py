@@ -39,7 +39,7 @@ def notify(w, events: tuple[tuple[str, bool], ...], games: np.ndarray, side: np.
     hit_bits = bits_of[card[ri, s]]
     for trigger, same in wanted:
         has = base & ((hit_bits & bit[trigger]) != 0) & (mine if same else ~mine)
-        k = np.flatnonzero(has)
+        k = has.nonzero()[0]  # 1-D: ``np.flatnonzero`` without its wrappers
         if k.size == 0:
             continue
         bk, sk = b[k], s[k]

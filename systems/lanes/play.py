@@ -427,7 +427,7 @@ class PlayPhase(DecisionSystem):
         if not aims.any():
             return aims
         out = np.zeros(games.size, dtype=bool)
-        i = np.flatnonzero(aims)
+        i = aims.nonzero()[0]
         out[i] = unit_target_bits(w, games[i], seat[i], tk[i], lane[i].astype(np.intp), rng[i]) != 0
         return out
 
@@ -444,7 +444,7 @@ class PlayPhase(DecisionSystem):
         if needs.any():
             self.wait_for_target(w, games[needs], seat[needs], PENDING_SPELL, card[needs], np.full(needs.sum(), -1),
                                  caster[needs], lane[needs], quick[needs], passes[needs])
-        d = np.flatnonzero(~needs)
+        d = (~needs).nonzero()[0]
         if d.size:
             self.resolve_spell(w, games[d], seat[d], card[d], caster[d], lane[d], np.full(d.size, -1))
             self.end_action(w, games[d], seat[d], quick[d], passes[d])
@@ -518,7 +518,7 @@ class PlayPhase(DecisionSystem):
         if needs.any():
             self.wait_for_target(w, games[needs], seat[needs], kind, card[needs], src[needs], src[needs],
                                  lane[needs], quick[needs], no_pass[needs])
-        d = np.flatnonzero(~needs)
+        d = (~needs).nonzero()[0]
         if d.size:
             self.resolve_ability(w, games[d], seat[d], card[d], src[d], lane[d], np.full(d.size, -1))
             self.end_action(w, games[d], seat[d], quick[d], no_pass[d])
