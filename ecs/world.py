@@ -147,8 +147,7 @@ class World:
         through flat indices (markedly faster than two-array fancy indexing). With ``slots``
         None, ``games`` is such a flat index already (``flat(games, slots)``, computed once
         for several reads)."""
-        arr = getattr(self.c, name)
-        return arr.reshape(-1, *arr.shape[2:])[games if slots is None else games * self.n_slots + slots]
+        return self._flat_views()[1][name][games if slots is None else games * self.n_slots + slots]
 
     def flat(self, games: np.ndarray, slots: np.ndarray) -> np.ndarray:
         """Flat entity index ``games * S + slots`` (broadcast), for ``take(name, flat)``."""
@@ -165,13 +164,13 @@ class World:
         """Give components to entities (values broadcast over the listed pairs)."""
         flat = np.asarray(games, dtype=np.intp) * self.n_slots + np.asarray(slots, dtype=np.intp)
         changes = self.changes
+        _, views, present = self._flat_views()
         for name, value in values.items():
             if name in changes:
                 changes[name] += 1
-            arr = getattr(self.c, name)
-            arr.reshape(-1, *arr.shape[2:])[flat] = value
-            if name in self.present:
-                self.present[name].reshape(-1)[flat] = True
+            views[name][flat] = value
+            if name in present:
+                present[name][flat] = True
 
     def remove(self, name: str, games: np.ndarray, slots: np.ndarray) -> None:
         comp = self.components[name]
@@ -210,17 +209,18 @@ class World:
         # a few entities: one call per buffer of arrays (~4 calls, not ~60); many: array by array,
         # as the [K, n] write is then slower than K writes of n (it is memory-bound either way)
         by_group = flat.size <= _FEW_RELEASED
-        for buffer, defaults, rows in self._flat_defaults():
+        for buffer, defaults, rows in self._flat_views()[0]:
             if by_group and len(rows) > 1:
                 buffer[:, flat] = defaults
             else:
                 for view, default in rows:
                     view[flat] = default
 
-    def _flat_defaults(self) -> list[tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, Any]]]]:
-        """Per buffer of component arrays and presence masks: ``(buffer [K, B*S, ...], defaults
-        [K, 1, ...], [(entity-flat view, default)] of its K arrays)``, built once per component
-        namespace (a world whose ``c`` is replaced, e.g. a subset copy, rebuilds it). Arrays that
+    def _flat_views(self) -> tuple[list, dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """Entity-flat views (``[B*S, ...]``), built once per component namespace (a world whose
+        ``c`` is replaced, e.g. a subset copy, rebuilds them): per component, per presence mask,
+        and per buffer of component arrays and masks ``(buffer [K, B*S, ...], defaults
+        [K, 1, ...], [(entity-flat view, default)] of its K arrays)`` for ``release``. Arrays that
         are not together all the rows of one buffer (e.g. after a deep copy, which copies each
         array apart) come alone, as a buffer of one."""
         cached = self.__dict__.get("_flat_cache")
@@ -254,8 +254,10 @@ class World:
                 defaults[k] = d
             out.append((base.reshape(len(rows), -1, *shape), defaults,
                         [(arr.reshape(-1, *shape), d) for arr, d in rows]))
-        self._flat_cache = (self.c, self.present, out)
-        return out
+        views = {name: getattr(self.c, name).reshape(-1, *comp.shape) for name, comp in self.components.items()}
+        present = {name: mask.reshape(-1) for name, mask in self.present.items()}
+        self._flat_cache = (self.c, self.present, (out, views, present))
+        return self._flat_cache[2]
 
     # -- decisions ---------------------------------------------------------------------
     def decide(self, games: np.ndarray, actor: np.ndarray, legal: np.ndarray) -> np.ndarray:
