@@ -13,7 +13,7 @@ def nonzero(mask: np.ndarray) -> tuple[np.ndarray, ...]:
     a division are not)."""
     if mask.ndim < 2 or mask.size < _SMALL:
         return np.nonzero(mask)
-    flat = np.flatnonzero(mask)
+    flat = mask.reshape(-1).nonzero()[0]  # ``np.flatnonzero`` without its Python wrappers
     if mask.ndim == 2:
         return np.divmod(flat, mask.shape[1])
     return np.unravel_index(flat, mask.shape)

@@ -46,19 +46,21 @@ def spawn(
         card_id=card, owner=side, faction=cat.faction[card],
         attack=atk, health=hp, max_health=hp,
     )
+    flat = np.asarray(games, dtype=np.intp) * w.n_slots + slots  # the tags and counters below: one flat index for all
+    c = w.c
     if creep:
-        w.c.creep[games, slots] = True
+        c.creep.reshape(-1)[flat] = True
     else:
         # the card's keywords (only those some card of the set has: most sets use a few)
         for kw in w.catalog.keywords:
-            getattr(w.c, kw)[games, slots] = getattr(cat, f"kw_{kw}")[card]
+            getattr(c, kw).reshape(-1)[flat] = getattr(cat, f"kw_{kw}")[card]
         aura = w.cache["aura_cards"][card]
         if aura.any():
-            w.c.aura[games[aura], slots[aura]] = True
+            w.add(games[aura], slots[aura], aura=True)  # through ``add``: aura_sources tracks it
     if hero_index is not None:
-        w.c.hero[games, slots] = True
+        c.hero.reshape(-1)[flat] = True
         w.add(games, slots, hero_index=hero_index)
-        w.c.charges[games, slots] = cat.ability_charges[card]
+        c.charges.reshape(-1)[flat] = cat.ability_charges[card]
     place(w, games, slots, side, lane, pos)
     return slots
 

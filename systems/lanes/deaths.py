@@ -27,7 +27,7 @@ def settle(w) -> None:
     """Process deaths until none is pending: each wave fires "On Death" (the dying units still
     stand where they died) and "On Enemy Death", then removes the wave; effects may mark more."""
     for _ in range(MAX_WAVES):
-        flat = np.flatnonzero(w.c.dying)  # dying units are few: find them, then keep the living
+        flat = w.c.dying.reshape(-1).nonzero()[0]  # dying units are few: find them, then keep the living
         flat = flat[w.alive.reshape(-1)[flat]]
         b, s = np.divmod(flat, w.n_slots)
         if b.size == 0:
@@ -52,14 +52,14 @@ def _enemy_death(w, b: np.ndarray, s: np.ndarray, owner: np.ndarray) -> None:
     if listen is None:
         return
     bits_of, _ = listen_bits(w, ("on_enemy_death",))
-    card = w.c.card_id[b]  # anchors have no card (-1), which reads bit set 0
-    ri, ls = nonzero(bits_of[card])  # the few listening entities, then the rest of the test on them
+    card = w.c.card_id.take(b, axis=0)  # anchors have no card (-1), which reads bit set 0
+    ri, ls = nonzero(bits_of.take(card))  # (``take``: as listeners.notify)  # the few listening entities, then the rest of the test on them
     if ri.size == 0:
         return
     gb = b[ri]
     flat = gb * w.n_slots + ls
-    keep = np.flatnonzero(w.alive.reshape(-1)[flat] & ~w.c.dying.reshape(-1)[flat]
-                          & (w.c.owner.reshape(-1)[flat] != owner[ri]))
+    keep = (w.alive.reshape(-1)[flat] & ~w.c.dying.reshape(-1)[flat]
+            & (w.c.owner.reshape(-1)[flat] != owner[ri])).nonzero()[0]
     if keep.size == 0:
         return
     ri, ls, gb = ri[keep], ls[keep], gb[keep]
@@ -72,20 +72,25 @@ def destroy(w, b: np.ndarray, s: np.ndarray, bounty: np.ndarray | bool) -> None:
     """Take destroyed units off the board now (no triggers: ``settle`` fires them).
     ``bounty`` says which deaths are kills by the enemy (a bounce pays nothing)."""
     p = w.params
-    owner = w.c.owner[b, s].astype(np.intp)
-    is_hero = w.c.hero[b, s]
+    c = w.c
+    f = np.asarray(b, dtype=np.intp) * w.n_slots + s  # flat entity indices: one 1-D gather per read
+    owner = c.owner.reshape(-1)[f].astype(np.intp)
+    is_hero = c.hero.reshape(-1)[f]
     pay = np.broadcast_to(np.asarray(bounty), b.shape)
     if pay.any():
-        gold = np.maximum(np.where(is_hero, p.bounty_hero, p.bounty_unit) + w.c.bounty[b, s], 0)
-        np.add.at(w.g.gold, (b[pay], 1 - owner[pay]), gold[pay])
-    src = w.c.deck_pos[b, s]
+        gold = np.maximum(np.where(is_hero, p.bounty_hero, p.bounty_unit) + c.bounty.reshape(-1)[f], 0)
+        # several kills in one game add up: ``add.at`` on the flat [B * 2] gold, in its own dtype
+        # (numpy's fast path: no per-element casting)
+        np.add.at(w.g.gold.reshape(-1), b[pay] * 2 + (1 - owner[pay]), gold[pay].astype(w.g.gold.dtype))
+    src = c.deck_pos.reshape(-1)[f]
     from_deck = src >= 0
     w.g.card_died[b[from_deck], owner[from_deck], src[from_deck]] = w.g.round[b[from_deck]]
     hb, hs, ho = b[is_hero], s[is_hero], owner[is_hero]
-    k = w.c.hero_index[hb, hs]
-    rapid = stats.keyword(w, "rapid_deployment", hb, hs) if hb.size else np.zeros(0, dtype=bool)
-    hero_lane = w.c.lane[hb, hs].astype(np.intp)
-    esper.dispatch_event("lanes.deaths", w, b, s, w.c.card_id[b, s].copy())
+    hf = f[is_hero]
+    k = c.hero_index.reshape(-1)[hf]
+    rapid = stats.keyword_flat(w, "rapid_deployment", hf) if hb.size else np.zeros(0, dtype=bool)
+    hero_lane = c.lane.reshape(-1)[hf].astype(np.intp)
+    esper.dispatch_event("lanes.deaths", w, b, s, c.card_id.reshape(-1)[f])
     board.remove(w, b, s)
     w.g.hero_status[hb, ho, k] = DEAD
     w.g.hero_ready_round[hb, ho, k] = w.g.round[hb] + p.hero_death_timer
@@ -103,7 +108,7 @@ def redeploy_now(w, b: np.ndarray, seat: np.ndarray, k: np.ndarray, lane: np.nda
     # one hero per game per pass keeps board.spawn's "distinct games" contract (<= 5 passes)
     pending = np.ones(b.size, dtype=bool)
     while pending.any():
-        idx = np.flatnonzero(pending)
+        idx = pending.nonzero()[0]
         first = np.r_[True, b[idx][1:] != b[idx][:-1]]
         idx = idx[first]
         pending[idx] = False

@@ -25,8 +25,10 @@ def notify(w, events: tuple[tuple[str, bool], ...], games: np.ndarray, side: np.
     if not wanted or games.size == 0:
         return
     bits_of, bit = listen_bits(w, tuple(t for t, _ in wanted))
-    card = w.c.card_id[games]  # [n, S]; -1 (no card: a free slot, an anchor) reads bit set 0
-    ri, s = nonzero(bits_of[card])
+    # [n, S]; -1 (no card: a free slot, an anchor) reads bit set 0. ``take`` rather than indexing:
+    # the same arrays, 2-3x faster for a row gather and for a gather by int16 card ids
+    card = w.c.card_id.take(games, axis=0)
+    ri, s = nonzero(bits_of.take(card))
     if ri.size == 0:
         return
     b = games[ri]
@@ -37,7 +39,7 @@ def notify(w, events: tuple[tuple[str, bool], ...], games: np.ndarray, side: np.
     hit_bits = bits_of[card[ri, s]]
     for trigger, same in wanted:
         has = base & ((hit_bits & bit[trigger]) != 0) & (mine if same else ~mine)
-        k = np.flatnonzero(has)
+        k = has.nonzero()[0]  # 1-D: ``np.flatnonzero`` without its wrappers
         if k.size == 0:
             continue
         bk, sk = b[k], s[k]

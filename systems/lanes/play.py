@@ -359,7 +359,7 @@ class PlayPhase(DecisionSystem):
             if sel.any():
                 fn(w, games[sel], actor[sel], actions[sel])
         acted = games[~passed]
-        if acted.size and w.c.dying[acted].any():
+        if acted.size and w.c.dying.take(acted, axis=0).any():  # (a row gather: ``take`` is ~3x faster)
             settle(w)
 
     def end_action(self, w, games, seat, quick, passes_initiative) -> None:
@@ -384,14 +384,17 @@ class PlayPhase(DecisionSystem):
     def play_cards(self, w, games, seat, act) -> None:
         cat = w.catalog.arrays
         h, lane, pos = self.actions.decode_play(act)
-        card = w.g.hand[games, seat, h]
-        src = w.g.hand_src[games, seat, h]
-        w.g.hand[games, seat, h] = -1
-        w.g.hand_src[games, seat, h] = -1
-        w.g.resources[games, seat] -= cat.cost[card]
-        kind = cat.kind[card]
-        ki = cat.keep_initiative[card]
-        quick = cat.quickcast[card]
+        hand, hand_src = w.g.hand, w.g.hand_src
+        fh = (np.asarray(games, dtype=np.intp) * hand.shape[1] + seat) * hand.shape[2] + h  # flat [B, 2, H] index
+        card = hand.reshape(-1)[fh]
+        src = hand_src.reshape(-1)[fh]
+        hand.reshape(-1)[fh] = -1
+        hand_src.reshape(-1)[fh] = -1
+        ci = card.astype(np.intp)  # the catalog gathers below: ~2x faster by intp than by int16
+        w.g.resources[games, seat] -= cat.cost[ci]
+        kind = cat.kind[ci]
+        ki = cat.keep_initiative[ci]
+        quick = cat.quickcast[ci]
         from_deck = src >= 0
         w.g.card_played[games[from_deck], seat[from_deck], src[from_deck]] = w.g.round[games[from_deck]]
         for k, fn in ((UNIT, self.play_units), (SPELL, self.cast_spells),
@@ -427,7 +430,7 @@ class PlayPhase(DecisionSystem):
         if not aims.any():
             return aims
         out = np.zeros(games.size, dtype=bool)
-        i = np.flatnonzero(aims)
+        i = aims.nonzero()[0]
         out[i] = unit_target_bits(w, games[i], seat[i], tk[i], lane[i].astype(np.intp), rng[i]) != 0
         return out
 
@@ -444,7 +447,7 @@ class PlayPhase(DecisionSystem):
         if needs.any():
             self.wait_for_target(w, games[needs], seat[needs], PENDING_SPELL, card[needs], np.full(needs.sum(), -1),
                                  caster[needs], lane[needs], quick[needs], passes[needs])
-        d = np.flatnonzero(~needs)
+        d = (~needs).nonzero()[0]
         if d.size:
             self.resolve_spell(w, games[d], seat[d], card[d], caster[d], lane[d], np.full(d.size, -1))
             self.end_action(w, games[d], seat[d], quick[d], passes[d])
@@ -458,7 +461,8 @@ class PlayPhase(DecisionSystem):
     def play_improvements(self, w, games, seat, card, lane, pos, src, quick, passes) -> None:
         slots = board.add_improvement(w, games, seat, lane, card)
         aura = w.cache["aura_cards"][card]
-        w.c.aura[games[aura], slots[aura]] = True
+        if aura.any():
+            w.add(games[aura], slots[aura], aura=True)  # through ``add``: aura_sources tracks it
         esper.dispatch_event("lanes.improvement", w, games, seat, card, lane, slots)
         EXECUTOR.fire(w, "on_play", Ctx.make(games, card, seat, lane, -1, source=slots, chosen_lane=lane))
         listeners.played(w, games, seat, slots)
@@ -517,7 +521,7 @@ class PlayPhase(DecisionSystem):
         if needs.any():
             self.wait_for_target(w, games[needs], seat[needs], kind, card[needs], src[needs], src[needs],
                                  lane[needs], quick[needs], no_pass[needs])
-        d = np.flatnonzero(~needs)
+        d = (~needs).nonzero()[0]
         if d.size:
             self.resolve_ability(w, games[d], seat[d], card[d], src[d], lane[d], np.full(d.size, -1))
             self.end_action(w, games[d], seat[d], quick[d], no_pass[d])

@@ -23,13 +23,24 @@ def keyword_flat(w, name: str, flat: np.ndarray) -> np.ndarray:
     own = getattr(w.c, name).reshape(-1)[flat]
     if name not in w.equip_keywords:
         return own
-    eq = w.c.equipment.reshape(-1)[flat]
-    held = eq >= 0
-    col = getattr(w.catalog.arrays, f"kw_{name}")
-    if not held.any():  # nothing equipped among these: own, in the dtype the sum would have
-        return own if own.dtype == np.bool_ else own.astype(np.result_type(own.dtype, np.result_type(col.dtype, 0)), copy=False)
-    extra = np.where(held, col[np.where(held, eq, 0)], 0)
-    return (own | extra.astype(bool)) if own.dtype == np.bool_ else own + extra
+    # what the held item grants, read through the item's card id; an empty hand (-1) reads the
+    # table's extra last entry, 0: no mask and no branch for units without equipment
+    extra = _by_item(w, f"kw_{name}", np.bool_ if own.dtype == np.bool_ else None).take(w.c.equipment.reshape(-1)[flat])
+    return (own | extra) if own.dtype == np.bool_ else own + extra
+
+
+def _by_item(w, column: str, dtype=None) -> np.ndarray:
+    """The catalog column ``column`` read by an equipment card id, with a 0 appended for "no
+    item" (-1); cached. Its dtype (``dtype``, else the column's with a Python 0, as
+    ``np.where(held, col, 0)`` had it) keeps every sum the same as with a held mask."""
+    key = ("by_item", column, dtype)
+    table = w.cache.get(key)
+    if table is None:
+        col = getattr(w.catalog.arrays, column)
+        table = np.zeros(col.size + 1, dtype=dtype or np.result_type(col.dtype, 0))
+        table[:-1] = col
+        w.cache[key] = table
+    return table
 
 
 def attack(w, b: np.ndarray, s: np.ndarray) -> np.ndarray:
@@ -38,10 +49,7 @@ def attack(w, b: np.ndarray, s: np.ndarray) -> np.ndarray:
     c = w.c
     f = np.asarray(b, dtype=np.intp) * w.n_slots + s  # flat entity indices: one 1-D gather per read
     val = c.attack.reshape(-1)[f].astype(np.int32) + sum_last(c.temp_attack.reshape(-1, c.temp_attack.shape[2])[f])
-    eq = c.equipment.reshape(-1)[f]
-    held = eq >= 0
-    if held.any():
-        val += np.where(held, w.catalog.arrays.attack[np.where(held, eq, 0)], 0)
+    val += _by_item(w, "attack").take(c.equipment.reshape(-1)[f])  # the held item's attack (none: 0)
     auras = aura_bonus(w, "attack", b, s)
     if auras is not None:
         val += auras
