@@ -169,7 +169,7 @@ class Scenario:
             if imp.timer is not None:
                 w.c.timer[0, s] = imp.timer
             if w.cache["aura_cards"][card]:
-                w.c.aura[0, s] = True
+                w.add(np.array([0]), s, aura=True)  # through add: the aura source cache counts it
         return w
 
     def _place_units(self, w) -> None:
