@@ -155,9 +155,9 @@ class World:
 
     def track(self, name: str) -> int:
         """Start (or keep) counting the changes of component ``name``; returns the count. The
-        count moves whenever ``add`` writes the component or ``release`` frees an entity holding
-        a non-default value, so a cache built from the component stays exact while the count is
-        unchanged, provided the component is only ever given through ``add``."""
+        count moves whenever ``add`` or ``remove`` writes the component or ``release`` frees an
+        entity holding a non-default value, so a cache built from the component stays exact while
+        the count is unchanged, provided the component is only ever written through those."""
         return self.changes.setdefault(name, 0)
 
     def add(self, games: np.ndarray, slots: np.ndarray, **values: Any) -> None:
@@ -174,6 +174,8 @@ class World:
 
     def remove(self, name: str, games: np.ndarray, slots: np.ndarray) -> None:
         comp = self.components[name]
+        if name in self.changes:
+            self.changes[name] += 1
         getattr(self.c, name)[games, slots] = comp.default
         if name in self.present:
             self.present[name][games, slots] = False
