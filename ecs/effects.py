@@ -358,25 +358,27 @@ class Executor:
         """One opcode over ``rows`` (all sharing ``sel_id``) of effect slot ``e``: the selector
         expands them into (row, target) pairs, the kernel gets them as one ``Hit``.
         ``amount`` is the slot's ``int64[cards]`` amount column."""
-        table = w.effects
         n = rows.game.shape[0]
         if sel_id < 0:  # no selector: one hit per row, no target
             target = np.empty(n, dtype=np.intp)
             target.fill(-1)
-            op.fn(w, Hit(game=rows.game, source=rows.source, caster=rows.caster, owner=rows.owner, lane=rows.lane,
-                         pos=rows.pos, card=rows.card, target=target,
-                         amount=amount[rows.card], effect=e, table=table, chosen_lane=rows.chosen_lane))
+            op.fn(w, _hit(w, rows, None, target, amount, e))
             return
-        ri, tgt = sels[sel_id].fn(w, rows, table, e)
+        ri, tgt = sels[sel_id].fn(w, rows, w.effects, e)
         if ri.size == 0:
             return
-        if ri.size == n and np.count_nonzero(ri == np.arange(n)) == n:
-            # every row, in order: no gathers
-            op.fn(w, Hit(game=rows.game, source=rows.source, caster=rows.caster, owner=rows.owner, lane=rows.lane,
-                         pos=rows.pos, card=rows.card, target=np.asarray(tgt, dtype=np.intp),
-                         amount=amount[rows.card], effect=e, table=table, chosen_lane=rows.chosen_lane))
-            return
-        card = rows.card[ri]
-        op.fn(w, Hit(game=rows.game[ri], source=rows.source[ri], caster=rows.caster[ri], owner=rows.owner[ri],
-                     lane=rows.lane[ri], pos=rows.pos[ri], card=card, target=np.asarray(tgt, dtype=np.intp),
-                     amount=amount[card], effect=e, table=table, chosen_lane=rows.chosen_lane[ri]))
+        every_row = ri.size == n and np.count_nonzero(ri == np.arange(n)) == n  # in order: no gathers
+        op.fn(w, _hit(w, rows, None if every_row else ri, np.asarray(tgt, dtype=np.intp), amount, e))
+
+
+def _hit(w, rows: Ctx, ri: np.ndarray | None, target: np.ndarray, amount: np.ndarray, e: int) -> Hit:
+    """The ``Hit`` of ``rows`` (of rows ``ri`` of them, one per target; None: each row once, in
+    order) aimed at ``target``, with the slot's ``amount`` column read by card."""
+    if ri is None:
+        return Hit(game=rows.game, source=rows.source, caster=rows.caster, owner=rows.owner, lane=rows.lane,
+                   pos=rows.pos, card=rows.card, target=target, amount=amount[rows.card], effect=e,
+                   table=w.effects, chosen_lane=rows.chosen_lane)
+    card = rows.card[ri]
+    return Hit(game=rows.game[ri], source=rows.source[ri], caster=rows.caster[ri], owner=rows.owner[ri],
+               lane=rows.lane[ri], pos=rows.pos[ri], card=card, target=target, amount=amount[card], effect=e,
+               table=w.effects, chosen_lane=rows.chosen_lane[ri])
