@@ -63,6 +63,15 @@ def lane_attacks(w, games: np.ndarray, lane: int) -> tuple[np.ndarray, ...]:
     return b[keep], src[keep], target[keep], siege[keep], atk[keep], ri[keep]
 
 
+def lane_units(w, games: np.ndarray, lane: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(cells, occupied, units)``: the lane's cells of both sides (``int16[n, 2, P]``, a slot
+    or -1), the flat indices into ``cells`` of the occupied ones, and the flat entity indices of
+    the units there (game order, then side, then position)."""
+    cells = w.g.board[games, :, lane]
+    occupied = np.flatnonzero(cells >= 0)
+    return cells, occupied, games[occupied // cells[0].size] * w.n_slots + cells.reshape(-1)[occupied]
+
+
 def cleave_batch(w, game: np.ndarray, attacker: np.ndarray, lane: int) -> DamageBatch | None:
     """"Cleave X - Deals X damage to all enemy units in the lane when attacking" (ledger: a
     separate instance per enemy, not an attack: it triggers no retaliate and no overflow)."""
@@ -109,9 +118,7 @@ def attack_triggers(w, games: np.ndarray, row: np.ndarray, attacker: np.ndarray,
         # the listening units of each game and side of the lane first (few), then the attackers
         # that have one beside them: the same (attacker, ally position) rows, in the same order,
         # as pairing every attacker with every ally
-        cells = w.g.board[games, :, lane_no]  # [n, 2, P], read after the firings above
-        occupied = np.flatnonzero(cells >= 0)
-        units = games[occupied // cells[0].size] * w.n_slots + cells.reshape(-1)[occupied]
+        cells, occupied, units = lane_units(w, games, lane_no)  # read after the firings above
         k = EXECUTOR.listening(w, "on_ally_attack", c.card_id.reshape(-1)[units])
         if k is not None:
             listens = np.zeros(cells.shape, dtype=bool)
@@ -205,11 +212,9 @@ class Combat(esper.Processor):
         """"After Combat - Triggers after combat in each lane": units in the lane, once it resolved."""
         if not EXECUTOR.listens(w, "after_combat"):
             return
-        cells = w.g.board[games, :, lane]  # [n, 2, P]
-        occupied = np.flatnonzero(cells >= 0)
+        cells, occupied, units = lane_units(w, games, lane)
         if occupied.size == 0:
             return
-        units = games[occupied // cells[0].size] * w.n_slots + cells.reshape(-1)[occupied]
         card = w.c.card_id.reshape(-1)[units]
         k = EXECUTOR.listening(w, "after_combat", card)
         if k is None:  # nothing fired: nothing can be dying since the lane's settle
