@@ -14,9 +14,9 @@ import esper
 import numpy as np
 
 from ecs.effects import Ctx
-from ecs.npx import any_axis, nonzero
+from ecs.npx import any_axis
 from systems.lanes import board, stats
-from systems.lanes.listeners import listen_bits
+from systems.lanes.listeners import listen_bits, listening_entities
 from systems.lanes.state import DEAD, ON_BOARD, READY
 from systems.lanes.vocabulary import EXECUTOR
 
@@ -52,8 +52,7 @@ def _enemy_death(w, b: np.ndarray, s: np.ndarray, owner: np.ndarray) -> None:
     if listen is None:
         return
     bits_of, _ = listen_bits(w, ("on_enemy_death",))
-    card = w.c.card_id.take(b, axis=0)  # anchors have no card (-1), which reads bit set 0
-    ri, ls = nonzero(bits_of.take(card))  # (``take``: as listeners.notify)  # the few listening entities, then the rest of the test on them
+    ri, ls, _ = listening_entities(w, b, bits_of)  # the few listening entities, then the rest of the test on them
     if ri.size == 0:
         return
     gb = b[ri]
@@ -85,7 +84,7 @@ def destroy(w, b: np.ndarray, s: np.ndarray, bounty: np.ndarray | bool) -> None:
     src = c.deck_pos.reshape(-1)[f]
     from_deck = src >= 0
     w.g.card_died[b[from_deck], owner[from_deck], src[from_deck]] = w.g.round[b[from_deck]]
-    hb, hs, ho = b[is_hero], s[is_hero], owner[is_hero]
+    hb, ho = b[is_hero], owner[is_hero]
     hf = f[is_hero]
     k = c.hero_index.reshape(-1)[hf]
     rapid = stats.keyword_flat(w, "rapid_deployment", hf) if hb.size else np.zeros(0, dtype=bool)

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from systems.lanes.combat import Combat
 from systems.lanes.play import PlayPhase
 
