@@ -203,15 +203,15 @@ class World:
         """Free slots and reset every component there to its default."""
         flat = np.asarray(games, dtype=np.intp) * self.n_slots + np.asarray(slots, dtype=np.intp)
         self.version += 1
+        buffers, views, _ = self._flat_views()
         for name in self.changes:
-            comp = self.components[name]
-            if (getattr(self.c, name).reshape(-1, *comp.shape)[flat] != comp.default).any():
+            if (views[name][flat] != self.components[name].default).any():
                 self.changes[name] += 1
         self.alive.reshape(-1)[flat] = False
         # a few entities: one call per buffer of arrays (~4 calls, not ~60); many: array by array,
         # as the [K, n] write is then slower than K writes of n (it is memory-bound either way)
         by_group = flat.size <= _FEW_RELEASED
-        for buffer, defaults, rows in self._flat_views()[0]:
+        for buffer, defaults, rows in buffers:
             if by_group and len(rows) > 1:
                 buffer[:, flat] = defaults
             else:

@@ -122,10 +122,11 @@ def retaliate(w, batch: DamageBatch) -> None:
     if rows.size == 0:
         return
     x = stats.keyword_flat(w, "retaliate", batch.flat(w)[0][rows])
-    back = rows[x > 0]
-    if back.size:
+    answers = x > 0
+    if answers.any():
+        back = rows[answers]
         w.pipeline.run(w, DamageBatch(batch.game[back], batch.target[back], batch.source[back],
-                                      x[x > 0], RETALIATE))
+                                      x[answers], RETALIATE))
 
 
 def overflow(w, batch: DamageBatch) -> None:
