@@ -246,15 +246,9 @@ def legal_abilities(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, vie
     cat = w.catalog.arrays
     k = cat.has_ability[card].nonzero()[0]  # about half the heroes: the rest is read on those
     i, r, cell, fl, card = i[k], r[k], cell[k], fl[k], card[k]
-    ok = (w.take("silenced", fl) <= 0) & (w.take("cooldown", fl) <= 0)
-    ok &= w.take("used_round", fl) != w.g.round[games][r]
-    ok &= w.take("charges", fl) != 0
     lane = cell // b.P
-    ok &= cat.ability_mana[card] <= w.g.lane_mana.reshape(-1)[b.row[r] * b.L + lane]
-    aim = _card_columns(w).ability_aim[card]
-    if (ok & _AIMS_AT_UNIT[aim]).any():
-        ok &= (b.aim(r, aim) >> lane) & 1 != 0
-    np.put(out, i[ok], True)  # i: flat index into [n, L*P]
+    ok = (w.take("silenced", fl) <= 0) & (cat.ability_mana[card] <= w.g.lane_mana.reshape(-1)[b.row[r] * b.L + lane])
+    np.put(out, i[_ready(w, b, games, r, fl, card, lane, ok)], True)  # i: flat index into [n, L*P]
 
 
 def legal_activations(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, view: SeatBoard | None = None) -> None:
@@ -272,13 +266,20 @@ def legal_activations(w, games: np.ndarray, seat: np.ndarray, out: np.ndarray, v
     card = w.take("card_id", fl)
     cat = w.catalog.arrays
     ok = cat.has_ability[card]
-    ok &= (w.take("cooldown", fl) <= 0) & (w.take("charges", fl) != 0)
+    np.put(out, i[_ready(w, b, games, r, fl, card, cell // I, ok)], True)  # i: flat index into [n, L*I]
+
+
+def _ready(w, view: SeatBoard, games: np.ndarray, r: np.ndarray, fl: np.ndarray, card: np.ndarray,
+           lane: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """``ok`` narrowed to the abilities (a hero's or an improvement's, entity ``fl`` of row ``r``
+    in ``lane``) that can be used now: "Cooldown X" over, a charge left, not used yet this round
+    (ledger: once per round), and a unit to aim at if they aim at one."""
+    ok = ok & (w.take("cooldown", fl) <= 0) & (w.take("charges", fl) != 0)
     ok &= w.take("used_round", fl) != w.g.round[games][r]
-    lane = cell // I
     aim = _card_columns(w).ability_aim[card]
     if (ok & _AIMS_AT_UNIT[aim]).any():
-        ok &= (b.aim(r, aim) >> lane) & 1 != 0
-    np.put(out, i[ok], True)  # i: flat index into [n, L*I]
+        ok &= (view.aim(r, aim) >> lane) & 1 != 0
+    return ok
 
 
 class PlayPhase(DecisionSystem):
