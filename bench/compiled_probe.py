@@ -27,10 +27,10 @@ try:
 except ImportError:  # pragma: no cover - a probe
     sys.exit("bench/compiled_probe.py needs numba: pip install numba")
 
-from ecs.decisions import make_agent
-from ecs.ruleset import get_ruleset
-from systems.lanes.cards import UNIT
-from systems.lanes.play import PlayPhase
+from battlesim.ecs.decisions import make_agent
+from battlesim.ecs.ruleset import get_ruleset
+from battlesim.systems.lanes.cards import UNIT
+from battlesim.systems.lanes.play import PlayPhase
 
 
 @numba.njit(cache=False)

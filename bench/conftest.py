@@ -2,15 +2,15 @@
 
 Only the engine's public calls are used (``get_ruleset``, ``make_agent``,
 ``LanesGame.new_world/run/play``, ``Schedule.run/profile/timings/phases``), so the suites keep
-measuring the same thing while the engine's internals change under them. Helpers live in
-``bench/helpers.py``.
+measuring the same thing while the engine's internals change under them. The shared set-up lives in
+``bench/harness.py``.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from ecs.ruleset import get_ruleset
+from battlesim.ecs.ruleset import get_ruleset
 
 
 @pytest.hookimpl(tryfirst=True)

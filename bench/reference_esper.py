@@ -41,8 +41,8 @@ from typing import Sequence
 
 import esper
 
-from systems.lanes.cards import UNIT, load_card_set
-from systems.lanes.params import load_params
+from battlesim.systems.lanes.cards import UNIT, load_card_set
+from battlesim.systems.lanes.params import load_params
 
 # hero roster status (same meaning as systems/lanes/state.py)
 LOCKED, READY, ON_BOARD, DEAD = 0, 1, 2, 3
@@ -533,7 +533,7 @@ if __name__ == "__main__":  # pragma: no cover
     if "--shipped" in sys.argv:
         r = rules()
     else:
-        from bench.vanilla import load_vanilla_game
+        from vanilla import load_vanilla_game
 
         r = Rules.of(load_vanilla_game())
     t0 = time.perf_counter()

@@ -10,8 +10,7 @@ B = 1024 (target >= 300 games/s). The agents' own cost is what these add over ra
 from __future__ import annotations
 
 import pytest
-
-from bench.test_game import bench_games
+from test_game import bench_games
 
 # (agents, batch size, timed rounds, warmup rounds): each call takes 5-30 s on one core
 AGENT_CASES = [

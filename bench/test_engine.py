@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from harness import advance, find_system, fresh_world, record_rate
 
-from bench.helpers import advance, find_system, fresh_world, record_rate
-from ecs.damage import ATTACK, COMBAT, DamageBatch
-from systems.lanes.damage_stages import lanes_pipeline
+from battlesim.ecs.damage import ATTACK, COMBAT, DamageBatch
+from battlesim.systems.lanes.damage_stages import lanes_pipeline
 
 B = 4096
 ROUNDS = 8  # timed calls per benchmark (each on a fresh world)

@@ -11,8 +11,7 @@ The per-phase split of the last timed round comes from ``schedule.profile`` (its
 from __future__ import annotations
 
 import pytest
-
-from bench.helpers import fresh_world, record_rate
+from harness import fresh_world, record_rate
 
 # (batch size, timed rounds, warmup rounds): about the same wall time per case
 RANDOM_CASES = [(1, 30, 3), (64, 15, 1), (1024, 8, 1), (4096, 6, 1), (16384, 3, 0)]

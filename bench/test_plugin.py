@@ -12,9 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from harness import fresh_world, record_rate
 
-from bench.helpers import fresh_world, record_rate
-from ecs.ruleset import get_ruleset
+from battlesim.ecs.ruleset import get_ruleset
 
 PLUGIN = Path(__file__).resolve().parents[1] / "examples" / "keyword-plugin" / "frost_thorns"
 B = 4096

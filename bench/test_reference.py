@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from bench import reference_esper
-from bench.helpers import DECKS, agents, fresh_world, record_rate
-from bench.vanilla import load_vanilla_game
+import reference_esper
+from harness import DECKS, agents, fresh_world, record_rate
+from vanilla import load_vanilla_game
 
 N_REFERENCE = 1000
 B_ENGINE = 4096

@@ -1,4 +1,4 @@
-"""group "run": the runner end to end: ``ecs.runner.simulate(RunConfig(...), out=dir)``
+"""group "run": the runner end to end: ``battlesim.ecs.runs.runner.simulate(RunConfig(...), out=dir)``
 loads the ruleset, plays the run chunk by chunk and writes one Parquet shard per chunk.
 
 A run directory is resumable (shards already there are kept, not replayed), so every timed
@@ -12,12 +12,11 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from harness import DECKS, record_rate
 
-from bench.helpers import DECKS, record_rate
-
-runner = pytest.importorskip("ecs.runner", reason="ecs.runner is not available")
+runner = pytest.importorskip("battlesim.ecs.runs.runner", reason="battlesim.ecs.runs.runner is not available")
 if not hasattr(runner, "simulate") or not hasattr(runner, "RunConfig"):
-    pytest.skip("ecs.runner has no simulate()/RunConfig", allow_module_level=True)
+    pytest.skip("battlesim.ecs.runs.runner has no simulate()/RunConfig", allow_module_level=True)
 
 N_GAMES = 8192
 CHUNK = 4096  # two shards

@@ -24,9 +24,9 @@ import tomllib
 from functools import lru_cache
 from pathlib import Path
 
-from data import data_dir
-from ecs.ruleset import get_ruleset
-from systems.lanes.params import load_params
+from battlesim.data import data_dir
+from battlesim.ecs.ruleset import get_ruleset
+from battlesim.systems.lanes.params import load_params
 
 KEEP = ("name", "type", "faction", "rarity", "unique", "tier", "cost", "attack", "health", "signature")
 VANILLA_PARAMS = {"equipment_min": 0}

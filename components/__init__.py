@@ -1,3 +1,3 @@
 """Component declarations, grouped by concern. Importing this package registers them."""
 
-from components import board, core, items, keywords, lanes, stats  # noqa: F401
+from battlesim.components import board, core, items, keywords, lanes, stats  # noqa: F401

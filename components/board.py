@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ecs.plugin import component
+from battlesim.ecs.plugin import component
 
 lane = component("lane", np.int8, default=-1, presence="mask", doc="Lane index of the entity.")
 pos = component("pos", np.int8, default=-1, presence="mask", doc="Position inside the lane.")

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ecs.plugin import component
+from battlesim.ecs.plugin import component
 
 card_id = component(
     "card_id", np.int16, default=-1, presence="mask",

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ecs.plugin import component
+from battlesim.ecs.plugin import component
 
 component("temp_attack", np.int16, shape=(2,),
                    doc="Attack added until end of round, per seat that applied it (purge removes the opponent's).")

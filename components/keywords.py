@@ -5,7 +5,7 @@ own. Values: a tag is True/False; an "X" keyword holds X (0 = absent, so presenc
 Armor may be negative (lanes.md: "Negative armor amplifies damage"); its presence is nonzero.
 """
 
-from ecs.plugin import Keyword, Status, extend
+from battlesim.ecs.plugin import Keyword, Status, extend
 
 lanes = extend("lanes")
 

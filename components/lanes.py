@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ecs.plugin import component
+from battlesim.ecs.plugin import component
 
 anchor = component(
     "anchor", np.bool_, presence="tag",

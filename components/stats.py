@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ecs.plugin import component
+from battlesim.ecs.plugin import component
 
 attack = component(
     "attack", np.int16, default=0, presence="mask", doc="Damage dealt when attacking or battling."

@@ -30,7 +30,7 @@ BATTLE = 8  # a battle or strike outside combat
 RETALIATE = 16  # damage dealt back by retaliate
 OVERFLOW = 32  # overkill carried to an anchor (piercing, trample)
 STATUS = 64  # damage over time (decay)
-# every flag by name; plugins add theirs with ecs.plugin.damage_kind (kind is int64)
+# every flag by name; plugins add theirs with battlesim.ecs.plugin.damage_kind (kind is int64)
 KINDS: dict[str, int] = dict(COMBAT=COMBAT, ATTACK=ATTACK, SPELL=SPELL, BATTLE=BATTLE, RETALIATE=RETALIATE,
                              OVERFLOW=OVERFLOW, STATUS=STATUS)
 

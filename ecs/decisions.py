@@ -16,7 +16,7 @@ from typing import Callable, Protocol
 import esper
 import numpy as np
 
-from ecs.rng import Stream
+from battlesim.ecs.rng import Stream
 
 
 class Agent(Protocol):

@@ -226,7 +226,7 @@ class Executor:
         self._index: dict[str, dict[str, int]] = {}
         self.silenced: Callable | None = None  # (world, games, slots) -> bool[n]: sources that cannot trigger
         # trigger name -> handlers ``fn(world, ctx)`` that see every firing, card effects or not
-        # (declared with ecs.plugin's ``extend(r).on(trigger)``; run in the documented order)
+        # (declared with battlesim.ecs.plugin's ``extend(r).on(trigger)``; run in the documented order)
         self.handlers: dict[str, list[Handler]] = {}
 
     def add_trigger(self, t: Trigger) -> None:

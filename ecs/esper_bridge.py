@@ -20,7 +20,7 @@ from typing import Any, Callable
 import esper
 import numpy as np
 
-from ecs.registry import Component, get_component, registered_components
+from battlesim.ecs.registry import Component, get_component, registered_components
 
 _CLASSES: dict[str, type] = {}
 _names = itertools.count()

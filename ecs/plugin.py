@@ -4,7 +4,7 @@ One module, so a designer's keyword and the built-in ones are declared the same 
 built-ins in ``components/keywords.py`` and ``systems/lanes/`` use exactly these functions,
 so they are the examples)::
 
-    from ecs.plugin import component, agent, damage_kind, extend
+    from battlesim.ecs.plugin import component, agent, damage_kind, extend
 
     lanes = extend("lanes")                      # what lanes offers to extend
     lanes.keyword("thorns", value="number", doc="Thorns X: ...")
@@ -49,12 +49,12 @@ from typing import Any, Callable, Iterator, Literal, TypeVar
 
 import numpy as np
 
-from ecs import damage as _damage
-from ecs.damage import DamagePipeline, Stage, StageSpec
-from ecs.datafiles import DataError
-from ecs.decisions import AgentFactory, register_agent
-from ecs.effects import Executor, Handler, Opcode, Selector, Trigger
-from ecs.registry import Component, Presence, register_component
+from battlesim.ecs import damage as _damage
+from battlesim.ecs.damage import DamagePipeline, Stage, StageSpec
+from battlesim.ecs.datafiles import DataError
+from battlesim.ecs.decisions import AgentFactory, register_agent
+from battlesim.ecs.effects import Executor, Handler, Opcode, Selector, Trigger
+from battlesim.ecs.registry import Component, Presence, register_component
 
 __all__ = [
     "BUILT_IN", "ENTRY_POINT_GROUP", "Keyword", "Status", "SystemSpec", "PluginInfo", "PluginError",
@@ -224,7 +224,7 @@ class RulesetExtension:
     # -- damage pipeline -------------------------------------------------------------------
     def damage_stage(self, name: str, priority: int) -> Callable[[F], F]:
         """Decorator: ``fn(world, batch)`` runs on every ``DamageBatch`` at ``priority``
-        (see ``ecs.damage``: PREVENTION, MITIGATION, APPLICATION, REACTIONS, DEATH). It may
+        (see ``battlesim.ecs.damage``: PREVENTION, MITIGATION, APPLICATION, REACTIONS, DEATH). It may
         change ``batch.amount`` (before application) or start new damage through
         ``world.pipeline.run`` (reactions)."""
 
@@ -378,7 +378,7 @@ _EXTENSIONS: dict[str, RulesetExtension] = {}
 def fingerprint() -> str:
     """What is declared right now, as a short string: a loaded game is valid only while the
     declarations it was built from are (caches of loaded games key on it)."""
-    from ecs import registry
+    from battlesim.ecs import registry
 
     parts = [",".join(registry._REGISTRY), ",".join(_damage.KINDS)]
     for name in sorted(_EXTENSIONS):
@@ -508,12 +508,11 @@ def _declaring(source: str) -> Iterator[None]:
 def isolated() -> Iterator[None]:
     """Declarations made inside are forgotten on exit (and plugins loaded inside are
     unloaded): tests and tutorials declare keywords without leaking them into each other."""
-    from ecs import decisions, registry
-    from ecs.ruleset import available_rulesets
+    from battlesim.ecs import decisions, registry
 
     # declare the built-ins (and installed plugins) first: what is declared inside is forgotten,
     # and a module imported for the first time inside would not declare again
-    for ep in available_rulesets().values():
+    for ep in entry_points(group="battlesim.rulesets"):
         ep.load()
     load_plugins()
     saved_components = dict(registry._REGISTRY)

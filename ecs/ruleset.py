@@ -12,7 +12,7 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
-from ecs.plugin import load_plugins
+from battlesim.ecs.plugin import load_plugins
 
 
 class Game(Protocol):

@@ -15,10 +15,10 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from ecs.damage import DamagePipeline
-from ecs.decisions import DecisionSystem, make_agent
-from ecs.effects import Executor
-from ecs.world import World
+from battlesim.ecs.damage import DamagePipeline
+from battlesim.ecs.decisions import DecisionSystem, make_agent
+from battlesim.ecs.effects import Executor
+from battlesim.ecs.world import World
 
 
 @dataclass

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
 
-from ecs.registry import Component, get_component
-from ecs.rng import CounterRng
+from battlesim.ecs.registry import Component, get_component
+from battlesim.ecs.rng import CounterRng
 
 if TYPE_CHECKING:
-    from ecs.decisions import Agent
+    from battlesim.ecs.decisions import Agent
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 import pytest
 
-from ecs.decisions import make_agent
-from ecs.ruleset import get_ruleset
+from battlesim.ecs.decisions import make_agent
+from battlesim.ecs.ruleset import get_ruleset
 
 
 @pytest.fixture(scope="session")

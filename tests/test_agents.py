@@ -4,9 +4,9 @@ seed whatever the batch, and stronger than random."""
 import numpy as np
 import pytest
 
-import systems.lanes.agents  # noqa: F401  (registers "greedy")
-from ecs.decisions import agent_names, make_agent
-from ecs.runner import wilson
+import battlesim.systems.lanes.agents  # noqa: F401  (registers "greedy")
+from battlesim.ecs.balance.stats import wilson
+from battlesim.ecs.decisions import agent_names, make_agent
 
 
 class Counting:
@@ -86,7 +86,7 @@ def test_lookahead_legal_and_deterministic(lanes):
 
 
 def test_subset_world_leaves_the_original_alone(lanes):
-    from systems.lanes.agents import subset_world
+    from battlesim.systems.lanes.agents import subset_world
 
     w = lanes.new_world(np.arange(4), lanes.default_decks(), [])
     before = {k: v.copy() for k, v in vars(w.g).items()}
@@ -102,8 +102,8 @@ def test_subset_world_leaves_the_original_alone(lanes):
 def test_sparse_noise_is_the_full_draw(lanes):
     """The tie-break noise drawn for the legal entries only equals those entries of the full
     draw, and advances every listed game's counter by the table size, as the full draw does."""
-    from ecs.rng import Stream
-    from systems.lanes.agents import _noise
+    from battlesim.ecs.rng import Stream
+    from battlesim.systems.lanes.agents import _noise
 
     w = lanes.new_world(np.arange(10), lanes.default_decks(), [])
     games = np.array([1, 4, 5, 9])
@@ -123,8 +123,8 @@ def test_sparse_noise_is_the_full_draw(lanes):
 def test_greedy_scores_per_row_seat_match_per_seat_calls(lanes):
     """Asking greedy once for both seats (as lookahead rollouts do) gives each row the same
     scores as asking each seat for its own rows."""
-    from systems.lanes.agents import GreedyAgent
-    from systems.lanes.play import PlayPhase
+    from battlesim.systems.lanes.agents import GreedyAgent
+    from battlesim.systems.lanes.play import PlayPhase
 
     w = lanes.new_world(np.arange(64), lanes.default_decks(), [make_agent("greedy"), make_agent("greedy")])
     for p in lanes.schedule.phases:  # to the play phase of round 1

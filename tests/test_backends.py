@@ -2,12 +2,12 @@
 
 "for the same seeds the games table is identical (row for row, after sorting by seed) for
 inline, --workers 2, and Ray, and for any --chunk". Failures are injected with the test-only
-hook ``BATTLESIM_FAULT=SEED[:raise|crash[:ATTEMPTS]]`` (ecs/chunks.py)."""
+hook ``BATTLESIM_FAULT=SEED[:raise|crash[:ATTEMPTS]]`` (ecs/runs/chunks.py)."""
 
 import pytest
 
-from ecs.chunks import FAULT_ENV
-from ecs.runner import ChunkFailed, RunConfig, RunError, simulate
+from battlesim.ecs.runs.chunks import FAULT_ENV
+from battlesim.ecs.runs.runner import ChunkFailed, RunConfig, RunError, simulate
 
 DECKS = ("red_black_raiders", "blue_tide")
 GAMES = 120

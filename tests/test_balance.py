@@ -8,9 +8,10 @@ import pyarrow as pa
 import pytest
 from typer.testing import CliRunner
 
-from ecs import balance as bal
-from ecs.cli import app
-from ecs.runner import RunError, wilson
+from battlesim.ecs.balance import measure as bal
+from battlesim.ecs.balance.stats import wilson
+from battlesim.ecs.cli import app
+from battlesim.ecs.runs.runner import RunError
 
 DECKS = ("red_vanguard", "blue_tide")
 

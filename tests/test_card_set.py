@@ -13,11 +13,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from components.keywords import KEYWORDS, STATUSES
-from ecs.decisions import make_agent
-from systems.lanes.cards import FACTIONS
-from systems.lanes.state import RUNNING
-from systems.lanes.vocabulary import EXECUTOR
+from battlesim.components.keywords import KEYWORDS, STATUSES
+from battlesim.ecs.decisions import make_agent
+from battlesim.systems.lanes.cards import FACTIONS
+from battlesim.systems.lanes.state import RUNNING
+from battlesim.systems.lanes.vocabulary import EXECUTOR
 
 DECKS = {
     "red_vanguard", "blue_tide", "green_grove", "black_covenant",

@@ -10,7 +10,7 @@ import pyarrow.dataset as ds
 import pytest
 from typer.testing import CliRunner
 
-from ecs.cli import app
+from battlesim.ecs.cli import app
 
 runner = CliRunner()
 
@@ -116,7 +116,7 @@ def test_unreadable_card_file_is_one_line(tmp_path):
 
 
 def test_installed_console_script_runs():
-    r = subprocess.run([sys.executable, "-m", "ecs.cli", "simulate", "--games", "20", "--json"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "battlesim.ecs.cli", "simulate", "--games", "20", "--json"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["games"] == 20
 
@@ -174,9 +174,7 @@ def test_progress_bar_counts_resumed_games_as_done_but_not_in_the_speed():
 
     from rich.console import Console
 
-    from ecs.cli import RunProgress
-
-    from ecs.cli import _rate
+    from battlesim.ecs.cli.progress import RunProgress, _rate
 
     buf = io.StringIO()
     with RunProgress(1000, Console(file=buf, force_terminal=True, width=120)) as bar:

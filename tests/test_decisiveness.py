@@ -5,8 +5,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from ecs import balance as bal
-from ecs.runner import RunConfig, simulate
+from battlesim.ecs.balance import measure as bal
+from battlesim.ecs.runs.runner import RunConfig, simulate
 
 SNAP = ("objective_hp_r5_0", "objective_hp_r5_1")
 

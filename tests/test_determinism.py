@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from ecs.runner import RunConfig, simulate
+from battlesim.ecs.runs.runner import RunConfig, simulate
 
 DECKS = ("red_black_raiders", "green_grove")
 

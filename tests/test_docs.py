@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-import systems.lanes.cards  # noqa: F401  (registers the vocabulary)
-from components.keywords import KEYWORDS, STATUSES
-from systems.lanes.vocabulary import EXECUTOR
+import battlesim.systems.lanes.cards  # noqa: F401  (registers the vocabulary)
+from battlesim.components.keywords import KEYWORDS, STATUSES
+from battlesim.systems.lanes.vocabulary import EXECUTOR
 
 DOC = (Path(__file__).resolve().parents[1] / "docs" / "cards.md").read_text()
 

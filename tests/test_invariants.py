@@ -8,8 +8,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ecs.decisions import make_agent
-from systems.lanes.state import END_REASONS, RUNNING
+from battlesim.ecs.decisions import make_agent
+from battlesim.systems.lanes.state import END_REASONS, RUNNING
 
 
 def check_invariants(w, where: str) -> None:

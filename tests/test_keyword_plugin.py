@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from ecs.plugin import isolated
-from ecs.ruleset import get_ruleset
-from systems.lanes.scenario import compare, load_scenario
+from battlesim.ecs.plugin import isolated
+from battlesim.ecs.ruleset import get_ruleset
+from battlesim.systems.lanes.scenario import compare, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "examples" / "keyword-plugin"
@@ -41,7 +41,7 @@ def installed(tmp_path_factory) -> dict[str, str]:
 
 
 def battlesim(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ecs.cli", *args], capture_output=True, text=True, env=env,
+    return subprocess.run([sys.executable, "-m", "battlesim.ecs.cli", *args], capture_output=True, text=True, env=env,
                           cwd=ROOT, timeout=600)
 
 

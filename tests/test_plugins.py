@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from ecs import plugin
-from ecs.cli import app
-from ecs.damage import REACTIONS
-from ecs.datafiles import DataError
-from ecs.plugin import PluginError, extend, isolated, load_plugins
-from ecs.ruleset import get_ruleset
-from ecs.runner import RunConfig, simulate
+from battlesim.ecs import plugin
+from battlesim.ecs.cli import app
+from battlesim.ecs.damage import REACTIONS
+from battlesim.ecs.datafiles import DataError
+from battlesim.ecs.plugin import PluginError, extend, isolated, load_plugins
+from battlesim.ecs.ruleset import get_ruleset
+from battlesim.ecs.runs.runner import RunConfig, simulate
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "keyword-plugin" / "frost_thorns"
@@ -117,7 +117,7 @@ def test_declaring_a_keyword_twice_names_who_declared_it(tmp_path):
     with isolated():
         with pytest.raises(PluginError, match="'retaliate' is already declared .*built-in"):
             load_plugins([write_plugin(tmp_path, "dup", """
-                from ecs.plugin import extend
+                from battlesim.ecs.plugin import extend
                 extend("lanes").keyword("retaliate", value="tag", doc="mine")
             """)])
 
@@ -126,7 +126,7 @@ def test_unknown_phase_is_an_error_listing_the_phases(tmp_path):
     with isolated():
         with pytest.raises(PluginError, match="no phase 'lunch'; phases: creep_spawn, .*round_end"):
             load_plugins([write_plugin(tmp_path, "lunch", """
-                from ecs.plugin import extend
+                from battlesim.ecs.plugin import extend
                 @extend("lanes").system("lunch")
                 class Lunch:
                     def process(self, w): pass
@@ -143,7 +143,7 @@ def test_damage_kinds_get_distinct_bits():
     with isolated():
         a, b = plugin.damage_kind("FROST"), plugin.damage_kind("FIRE")
         assert a != b and a & b == 0 and plugin.damage_kind("FROST") == a
-        from ecs import damage
+        from battlesim.ecs import damage
         assert all(a & v == 0 and b & v == 0 for k, v in damage.KINDS.items() if k not in ("FROST", "FIRE"))
 
 
@@ -151,7 +151,7 @@ def test_plugin_systems_and_agents_run_in_games(tmp_path):
     """A system at a phase and priority, and an agent, declared by a plugin, take part in a run."""
     path = write_plugin(tmp_path, "round_counter", """
         import numpy as np
-        from ecs.plugin import agent, extend
+        from battlesim.ecs.plugin import agent, extend
 
         SEEN = []
 
@@ -180,8 +180,8 @@ def test_plugin_systems_and_agents_run_in_games(tmp_path):
 # --------------------------------------------------------------------------- ordering
 
 TWO_STAGES = """
-    from ecs.damage import REACTIONS
-    from ecs.plugin import extend
+    from battlesim.ecs.damage import REACTIONS
+    from battlesim.ecs.plugin import extend
     lanes = extend("lanes")
 
     @lanes.damage_stage("{stage}", priority=REACTIONS + 10)   # the same priority as retaliate
@@ -217,8 +217,8 @@ def test_equal_priorities_resolve_by_a_stable_documented_rule(tmp_path, load_ord
 
 
 def test_plugins_given_in_any_order_declare_in_name_order(tmp_path):
-    a = write_plugin(tmp_path, "kw_a", 'from ecs.plugin import extend\nextend("lanes").keyword("kw_from_a", doc="a")\n')
-    b = write_plugin(tmp_path, "kw_b", 'from ecs.plugin import extend\nextend("lanes").keyword("kw_from_b", doc="b")\n')
+    a = write_plugin(tmp_path, "kw_a", 'from battlesim.ecs.plugin import extend\nextend("lanes").keyword("kw_from_a", doc="a")\n')
+    b = write_plugin(tmp_path, "kw_b", 'from battlesim.ecs.plugin import extend\nextend("lanes").keyword("kw_from_b", doc="b")\n')
     orders = []
     for given in ([b, a], [a, b]):
         with isolated():
@@ -273,7 +273,7 @@ def test_a_run_directory_remembers_its_plugins(tmp_path):
     with isolated():
         cfg = RunConfig(games=8, decks=("blue_tide", "red_vanguard"), plugins=(str(EXAMPLE),))
         simulate(cfg, tmp_path / "run")
-        from ecs.runner import RunError
+        from battlesim.ecs.runs.runner import RunError
 
         with pytest.raises(RunError):
             simulate(RunConfig(games=8, decks=("blue_tide", "red_vanguard")), tmp_path / "run")
@@ -294,7 +294,7 @@ def test_trigger_handlers_hear_every_firing(tmp_path):
     every row, whether or not any card has an effect on it; here it counts deaths and rounds."""
     path = write_plugin(tmp_path, "death_counter", """
         import numpy as np
-        from ecs.plugin import extend
+        from battlesim.ecs.plugin import extend
 
         lanes = extend("lanes")
         DEATHS = []
@@ -326,6 +326,6 @@ def test_trigger_handlers_hear_every_firing(tmp_path):
 
 
 def plugin_agent(name):
-    from ecs.decisions import make_agent
+    from battlesim.ecs.decisions import make_agent
 
     return make_agent(name)

@@ -5,7 +5,7 @@ import os
 import re
 from pathlib import Path
 
-from ecs.plugin import extend, isolated
+from battlesim.ecs.plugin import extend, isolated
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "plugins.md"
 

@@ -6,10 +6,10 @@ import esper
 import pytest
 from typer.testing import CliRunner
 
-from ecs.cli import app
-from ecs.decisions import make_agent
-from ecs.runner import RunConfig, simulate
-from systems.lanes import replay as replay_mod
+from battlesim.ecs.cli import app
+from battlesim.ecs.decisions import make_agent
+from battlesim.ecs.runs.runner import RunConfig, simulate
+from battlesim.systems.lanes import replay as replay_mod
 
 DECKS = ("red_black_raiders", "blue_green_wardens")
 AGENTS = ("random", "pass")

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from ecs.cli import app
+from battlesim.ecs.cli import app
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 WIDTH, HEIGHT = 1280, 2400

@@ -11,8 +11,8 @@ import time
 import pyarrow.dataset as ds
 import pytest
 
-from ecs.rundir import RunDir
-from ecs.runner import RunConfig, RunError, simulate
+from battlesim.ecs.runs.rundir import RunDir
+from battlesim.ecs.runs.runner import RunConfig, RunError, simulate
 
 DECKS = ("green_grove", "black_covenant")
 
@@ -63,7 +63,7 @@ def test_a_directory_in_use_is_refused(lanes, tmp_path):
 
 def cli(*args):
     env = dict(os.environ)
-    return [sys.executable, "-m", "ecs.cli", "simulate", *args], env
+    return [sys.executable, "-m", "battlesim.ecs.cli", "simulate", *args], env
 
 
 @pytest.mark.parametrize("workers", [1, 2])

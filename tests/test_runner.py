@@ -5,8 +5,14 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pytest
 
-from ecs.chunks import Tally
-from ecs.runner import RunConfig, RunError, run_games, simulate, summarize
+from battlesim.ecs.runs.chunks import Tally
+from battlesim.ecs.runs.runner import (
+    RunConfig,
+    RunError,
+    run_games,
+    simulate,
+    summarize,
+)
 
 DECKS = ("red_vanguard", "green_grove")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from systems.lanes.scenario import ScenarioError, compare, load_scenario
+from battlesim.systems.lanes.scenario import ScenarioError, compare, load_scenario
 
 FILES = sorted((Path(__file__).parent / "scenarios" / "lanes").glob("*.toml"))
 

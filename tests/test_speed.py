@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import ecs.speed as speed
-from ecs.damage import DamagePipeline
-from ecs.effects import Executor
-from ecs.ruleset import get_ruleset
+import battlesim.ecs.speed as speed
+from battlesim.ecs.damage import DamagePipeline
+from battlesim.ecs.effects import Executor
+from battlesim.ecs.ruleset import get_ruleset
 
 
 class Clock:
@@ -62,7 +62,7 @@ def test_service_split_covers_the_engine_and_leaves_it_unchanged():
     assert split["legal actions"] > 0 and split["agents"] > 0
     assert Executor.__dict__["fire"] is fire and DamagePipeline.__dict__["run"] is run
     # and the games played under the timers are the same games
-    from ecs.decisions import make_agent
+    from battlesim.ecs.decisions import make_agent
     ags = [make_agent("random")] * 2
     plain = game.play(np.arange(2_000_000, 2_000_008), game.default_decks(), ags)
     with speed._exclusive_timers([("card effects", Executor, "fire")]):

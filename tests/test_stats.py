@@ -1,11 +1,11 @@
-"""ecs.stats: the stratified estimate, its test and Holm's correction, on numbers with known answers."""
+"""battlesim.ecs.balance.stats: the stratified estimate, its test and Holm's correction, on numbers with known answers."""
 
 import math
 
 import numpy as np
 import pytest
 
-from ecs.stats import holm, mantel_haenszel, mean_ci, paired_rate_diff
+from battlesim.ecs.balance.stats import holm, mantel_haenszel, mean_ci, paired_rate_diff
 
 
 def test_one_stratum_is_the_plain_difference_and_the_pearson_test():

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ecs import sweep as sw
-from ecs.balance import BalanceSpec
-from ecs.cli import app
+from battlesim.ecs.balance import sweep as sw
+from battlesim.ecs.balance.measure import BalanceSpec
+from battlesim.ecs.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
 DECKS = "red_vanguard,blue_tide"

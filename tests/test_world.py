@@ -9,15 +9,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import ecs.world as world_mod
-from ecs.ruleset import get_ruleset
-from ecs.world import World
+import battlesim.ecs.world as world_mod
+from battlesim.ecs.ruleset import get_ruleset
+from battlesim.ecs.world import World
 
 
 @pytest.fixture(scope="module")
 def names() -> list[str]:
     get_ruleset("lanes")  # declares the lanes components
-    from systems.lanes.state import components
+    from battlesim.systems.lanes.state import components
 
     return components()
 

@@ -27,13 +27,13 @@ import copy
 
 import numpy as np
 
-from ecs import rng as _rng
-from ecs.npx import nonzero
-from ecs.plugin import agent
-from ecs.rng import Stream
-from systems.lanes import stats
-from systems.lanes.cards import EQUIPMENT, IMPROVEMENT, SPELL, UNIT
-from systems.lanes.vocabulary import EXECUTOR
+from battlesim.ecs import rng as _rng
+from battlesim.ecs.npx import nonzero
+from battlesim.ecs.plugin import agent
+from battlesim.ecs.rng import Stream
+from battlesim.systems.lanes import stats
+from battlesim.systems.lanes.cards import EQUIPMENT, IMPROVEMENT, SPELL, UNIT
+from battlesim.systems.lanes.vocabulary import EXECUTOR
 
 NOISE = 1e-3
 LETHAL = 60.0  # a hit that destroys an anchor
@@ -378,7 +378,7 @@ class LookaheadAgent:
         return memo
 
     def act(self, world, games: np.ndarray, seat: int, legal: np.ndarray) -> np.ndarray:
-        from systems.lanes.play import PlayPhase
+        from battlesim.systems.lanes.play import PlayPhase
 
         counter0 = world.rng.counter[games]  # before the noise draw: what a rollout recorded
         r, a, s = self.greedy.noisy_scores(world, games, seat, legal)

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from components.keywords import KEYWORDS
-from ecs.npx import nonzero
-from systems.lanes.vocabulary import EXECUTOR
+from battlesim.components.keywords import KEYWORDS
+from battlesim.ecs.npx import nonzero
+from battlesim.systems.lanes.vocabulary import EXECUTOR
 
 _STAT = {"attack": ("buff", None), "armor": ("grant_keyword", "armor")}
 

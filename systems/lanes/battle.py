@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ecs.damage import ATTACK, DamageBatch
-from systems.lanes import stats
+from battlesim.ecs.damage import ATTACK, DamageBatch
+from battlesim.systems.lanes import stats
 
 
 def first_strike_step(w, game: np.ndarray, attacker: np.ndarray, target: np.ndarray) -> np.ndarray:

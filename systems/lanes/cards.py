@@ -14,15 +14,25 @@ from typing import Literal, Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from data import data_dir
-from ecs.datafiles import DataError, fail, key_line, read_toml, validate
-from ecs.effects import EffectTable
-from ecs.world import Catalog
-from components.keywords import KEYWORDS, STATUSES
-from ecs.plugin import extend, plugins_summary
-from systems.lanes import opcodes as _opcodes, selectors as _selectors  # noqa: F401  (register the vocabulary)
-from systems.lanes.params import LanesParams
-from systems.lanes.vocabulary import AURA_KEYWORDS, AURA_OPCODES, DIRECTIONS, DURATIONS, EXECUTOR, RANGES, STATS, TARGET_KINDS
+from battlesim.components.keywords import KEYWORDS, STATUSES
+from battlesim.data import data_dir
+from battlesim.ecs.datafiles import DataError, fail, key_line, read_toml, validate
+from battlesim.ecs.effects import EffectTable
+from battlesim.ecs.plugin import extend, plugins_summary
+from battlesim.ecs.world import Catalog
+from battlesim.systems.lanes import opcodes as _opcodes  # noqa: F401  (register the vocabulary)
+from battlesim.systems.lanes import selectors as _selectors  # noqa: F401  (register the vocabulary)
+from battlesim.systems.lanes.params import LanesParams
+from battlesim.systems.lanes.vocabulary import (
+    AURA_KEYWORDS,
+    AURA_OPCODES,
+    DIRECTIONS,
+    DURATIONS,
+    EXECUTOR,
+    RANGES,
+    STATS,
+    TARGET_KINDS,
+)
 
 FACTIONS = ("Red", "Blue", "Green", "Black")
 RARITIES = ("Common", "Rare", "Epic", "Legendary")

@@ -14,13 +14,13 @@ from __future__ import annotations
 import esper
 import numpy as np
 
-from ecs.damage import COMBAT, DamageBatch
-from ecs.effects import Ctx
-from ecs.npx import any_axis, nonzero
-from systems.lanes import board, stats
-from systems.lanes.battle import attack_batch, first_strike_step
-from systems.lanes.deaths import settle
-from systems.lanes.vocabulary import EXECUTOR
+from battlesim.ecs.damage import COMBAT, DamageBatch
+from battlesim.ecs.effects import Ctx
+from battlesim.ecs.npx import any_axis, nonzero
+from battlesim.systems.lanes import board, stats
+from battlesim.systems.lanes.battle import attack_batch, first_strike_step
+from battlesim.systems.lanes.deaths import settle
+from battlesim.systems.lanes.vocabulary import EXECUTOR
 
 
 def lane_attacks(w, games: np.ndarray, lane: int) -> tuple[np.ndarray, ...]:

@@ -11,14 +11,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from ecs.damage import (
-    APPLY_HEALTH, ATTACK, DEATH, MITIGATION, OVERFLOW, PREVENTION, REACTIONS, RETALIATE, SPELL,
-    DamageBatch, DamagePipeline, earlier_on_same_target,
+from battlesim.ecs.damage import (
+    APPLY_HEALTH,
+    ATTACK,
+    DEATH,
+    MITIGATION,
+    OVERFLOW,
+    PREVENTION,
+    REACTIONS,
+    RETALIATE,
+    SPELL,
+    DamageBatch,
+    DamagePipeline,
+    earlier_on_same_target,
 )
-from ecs.effects import Ctx
-from systems.lanes import stats
-from systems.lanes.board import anchor_slot
-from systems.lanes.vocabulary import EXECUTOR, lanes
+from battlesim.ecs.effects import Ctx
+from battlesim.systems.lanes import stats
+from battlesim.systems.lanes.board import anchor_slot
+from battlesim.systems.lanes.vocabulary import EXECUTOR, lanes
 
 
 def destroyed_objective(w, batch: DamageBatch) -> None:

@@ -13,12 +13,12 @@ from __future__ import annotations
 import esper
 import numpy as np
 
-from ecs.effects import Ctx
-from ecs.npx import any_axis
-from systems.lanes import board, stats
-from systems.lanes.listeners import listen_bits, listening_entities
-from systems.lanes.state import DEAD, ON_BOARD, READY
-from systems.lanes.vocabulary import EXECUTOR
+from battlesim.ecs.effects import Ctx
+from battlesim.ecs.npx import any_axis
+from battlesim.systems.lanes import board, stats
+from battlesim.systems.lanes.listeners import listen_bits, listening_entities
+from battlesim.systems.lanes.state import DEAD, ON_BOARD, READY
+from battlesim.systems.lanes.vocabulary import EXECUTOR
 
 MAX_WAVES = 50
 

@@ -15,13 +15,13 @@ from __future__ import annotations
 import esper
 import numpy as np
 
-from ecs.npx import any_axis
-from ecs.rng import Stream
-from ecs.effects import Ctx
-from systems.lanes import board, listeners
-from systems.lanes.deaths import settle
-from systems.lanes.vocabulary import EXECUTOR
-from systems.lanes.state import ON_BOARD, READY
+from battlesim.ecs.effects import Ctx
+from battlesim.ecs.npx import any_axis
+from battlesim.ecs.rng import Stream
+from battlesim.systems.lanes import board, listeners
+from battlesim.systems.lanes.deaths import settle
+from battlesim.systems.lanes.state import ON_BOARD, READY
+from battlesim.systems.lanes.vocabulary import EXECUTOR
 
 
 class HeroDeployment(esper.Processor):

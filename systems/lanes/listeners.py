@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ecs.effects import Ctx
-from ecs.npx import nonzero
-from systems.lanes.vocabulary import EXECUTOR
+from battlesim.ecs.effects import Ctx
+from battlesim.ecs.npx import nonzero
+from battlesim.systems.lanes.vocabulary import EXECUTOR
 
 
 def notify(w, events: tuple[tuple[str, bool], ...], games: np.ndarray, side: np.ndarray, other: np.ndarray) -> None:

@@ -12,14 +12,15 @@ from __future__ import annotations
 import esper
 import numpy as np
 
-from components.keywords import KEYWORDS, STATUSES
-from components.keywords import lanes as _lanes
-from ecs.damage import BATTLE, SPELL, DamageBatch
-from ecs.effects import Hit
-from ecs.npx import any_axis
-from systems.lanes import board
-from systems.lanes.battle import exchange
-from systems.lanes.damage_stages import heal_anchor
+from battlesim.components.keywords import KEYWORDS, STATUSES
+from battlesim.components.keywords import lanes as _lanes
+from battlesim.ecs.damage import BATTLE, SPELL, DamageBatch
+from battlesim.ecs.effects import Hit
+from battlesim.ecs.npx import any_axis
+from battlesim.systems.lanes import board
+from battlesim.systems.lanes.battle import exchange
+from battlesim.systems.lanes.damage_stages import heal_anchor
+from battlesim.systems.lanes.hand import draw_cards
 
 
 def by_rank(game: np.ndarray):
@@ -163,7 +164,6 @@ def summon(w, hit: Hit) -> None:
 
 
 def draw(w, hit: Hit) -> None:
-    from systems.lanes.round_start import draw_cards
 
     for idx in by_rank(hit.game):
         draw_cards(w, hit.game[idx], hit.owner[idx], np.maximum(hit.amount[idx], 1))

@@ -7,8 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from data import data_dir
-from ecs.datafiles import DataError, read_toml, validate
+from battlesim.data import data_dir
+from battlesim.ecs.datafiles import DataError, read_toml, validate
 
 
 class LanesParams(BaseModel):

@@ -19,14 +19,14 @@ from types import SimpleNamespace
 import esper
 import numpy as np
 
-from ecs.decisions import DecisionSystem
-from ecs.effects import Ctx
-from ecs.npx import any_axis
-from systems.lanes import board, cellsets, listeners
-from systems.lanes.cards import EQUIPMENT, FACTIONS, IMPROVEMENT, SPELL, UNIT
-from systems.lanes.deaths import destroy, settle
-from systems.lanes.opcodes import by_rank
-from systems.lanes.targets import (
+from battlesim.ecs.decisions import DecisionSystem
+from battlesim.ecs.effects import Ctx
+from battlesim.ecs.npx import any_axis
+from battlesim.systems.lanes import board, cellsets, listeners
+from battlesim.systems.lanes.cards import EQUIPMENT, FACTIONS, IMPROVEMENT, SPELL, UNIT
+from battlesim.systems.lanes.deaths import destroy, settle
+from battlesim.systems.lanes.opcodes import by_rank
+from battlesim.systems.lanes.targets import (
     ALLY_UNIT,
     ANY_UNIT,
     ENEMY_UNIT,
@@ -35,7 +35,7 @@ from systems.lanes.targets import (
     sides,
     unit_target_bits,
 )
-from systems.lanes.vocabulary import EXECUTOR, TARGET_KINDS
+from battlesim.systems.lanes.vocabulary import EXECUTOR, TARGET_KINDS
 
 PENDING_NONE, PENDING_UNIT, PENDING_SPELL, PENDING_ABILITY, PENDING_ACTIVATE = range(5)
 

@@ -19,8 +19,8 @@ from typing import Any, Callable, Iterator, Sequence
 import esper
 import numpy as np
 
-from ecs.schedule import Phase, Schedule
-from systems.lanes.cards import FACTIONS
+from battlesim.ecs.schedule import Phase, Schedule
+from battlesim.systems.lanes.cards import FACTIONS
 
 Formatter = Callable[..., list[str]]
 FORMATTERS: dict[str, Formatter] = {}
@@ -357,7 +357,7 @@ def _deaths(log: ReplayLog, w, games, slots, card_ids) -> list[str]:
 
 @formatter("lanes.game_over")
 def _game_over(log: ReplayLog, w, games) -> list[str]:
-    from systems.lanes.state import END_REASONS
+    from battlesim.systems.lanes.state import END_REASONS
 
     out = []
     for _ in log.mine(games):

@@ -13,11 +13,11 @@ from __future__ import annotations
 import esper
 import numpy as np
 
-from components.keywords import lanes as _lanes
-from ecs.npx import any_axis, nonzero, sum_last
-from systems.lanes import board
-from systems.lanes.deaths import settle
-from systems.lanes.round_start import fire_all
+from battlesim.components.keywords import lanes as _lanes
+from battlesim.ecs.npx import any_axis, nonzero, sum_last
+from battlesim.systems.lanes import board
+from battlesim.systems.lanes.deaths import settle
+from battlesim.systems.lanes.round_start import fire_all
 
 
 class EndOfRound(esper.Processor):
@@ -49,7 +49,7 @@ class EndOfRound(esper.Processor):
         b, s = nonzero(timed & (w.c.timer == 0))
         if b.size:
             esper.dispatch_event("lanes.expired", w, b, s)
-            from systems.lanes.opcodes import by_rank
+            from battlesim.systems.lanes.opcodes import by_rank
 
             for idx in by_rank(b):
                 board.remove_improvement(w, b[idx], s[idx])

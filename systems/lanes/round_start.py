@@ -9,14 +9,15 @@ from __future__ import annotations
 import esper
 import numpy as np
 
-from ecs.damage import STATUS, DamageBatch
-from ecs.effects import Ctx
-from ecs.npx import any_axis, nonzero
-from systems.lanes import board, stats
-from systems.lanes.damage_stages import heal_anchor
-from systems.lanes.deaths import settle
-from systems.lanes.state import DEAD, LOCKED, READY
-from systems.lanes.vocabulary import EXECUTOR
+from battlesim.ecs.damage import STATUS, DamageBatch
+from battlesim.ecs.effects import Ctx
+from battlesim.ecs.npx import any_axis, nonzero
+from battlesim.systems.lanes import board, stats
+from battlesim.systems.lanes.damage_stages import heal_anchor
+from battlesim.systems.lanes.deaths import settle
+from battlesim.systems.lanes.hand import draw_cards
+from battlesim.systems.lanes.state import DEAD, LOCKED, READY
+from battlesim.systems.lanes.vocabulary import EXECUTOR
 
 
 class CreepSpawn(esper.Processor):
@@ -57,28 +58,6 @@ class HeroAvailability(esper.Processor):
         respawn = (g.hero_status == DEAD) & (g.hero_ready_round <= rnd)
         ready = (unlock | respawn) & w.active[:, None, None]
         g.hero_status[ready] = READY
-
-
-def draw_cards(w, games: np.ndarray, seat: np.ndarray, count: np.ndarray | int) -> None:
-    """Draw ``count`` cards for each listed (game, seat): top of deck to the first free hand
-    slot. An empty deck draws nothing; a full hand burns the card (ledger: not in the rules)."""
-    count = np.broadcast_to(np.asarray(count), games.shape)
-    g = w.g
-    for i in range(int(count.max(initial=0))):  # loops over cards drawn (<= a handful)
-        sel = count > i
-        gi, si = games[sel], seat[sel]
-        top = g.deck_top[gi, si]
-        has = top < g.deck_size[gi, si]
-        gi, si, top = gi[has], si[has], top[has]
-        card = g.deck[gi, si, top]
-        g.deck_top[gi, si] = top + 1
-        g.card_drawn[gi, si, top] = g.round[gi]
-        free = g.hand[gi, si] < 0
-        room = any_axis(free, 1)
-        h = np.argmax(free, axis=1)
-        g.hand[gi[room], si[room], h[room]] = card[room]
-        g.hand_src[gi[room], si[room], h[room]] = top[room]
-        np.add.at(g.burned, (gi[~room], si[~room]), 1)
 
 
 class DrawPhase(esper.Processor):

@@ -8,23 +8,29 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ecs.datafiles import DataError
-from ecs.npx import nonzero
-from ecs.plugin import extend
-from ecs.schedule import Phase, Schedule
-from systems.lanes import agents as _agents  # noqa: F401  (registers greedy and lookahead)
-from systems.lanes.actions import ActionTable
-from systems.lanes.cards import CardSet, load_card_set
-from systems.lanes.combat import Combat
-from systems.lanes.deploy import HeroDeployment
-from systems.lanes.measures import ObjectiveSnapshot, snapshot_columns
-from systems.lanes.params import LanesParams, load_params
-from systems.lanes.play import PlayPhase
-from systems.lanes.round_end import EndOfRound
-from systems.lanes.round_start import CreepSpawn, DrawPhase, HeroAvailability, RefreshResources, StartOfRound
-from systems.lanes.shop import ShopPhase
-from systems.lanes.state import END_REASONS, MAX_IMPROVEMENTS, new_world
-from systems.lanes.victory import RoundEnd, VictoryCheck
+from battlesim.ecs.datafiles import DataError
+from battlesim.ecs.npx import nonzero
+from battlesim.ecs.plugin import extend
+from battlesim.ecs.schedule import Phase, Schedule
+from battlesim.systems.lanes import agents as _agents  # noqa: F401  (registers greedy and lookahead)
+from battlesim.systems.lanes.actions import ActionTable
+from battlesim.systems.lanes.cards import CardSet, load_card_set
+from battlesim.systems.lanes.combat import Combat
+from battlesim.systems.lanes.deploy import HeroDeployment
+from battlesim.systems.lanes.measures import ObjectiveSnapshot, snapshot_columns
+from battlesim.systems.lanes.params import LanesParams, load_params
+from battlesim.systems.lanes.play import PlayPhase
+from battlesim.systems.lanes.round_end import EndOfRound
+from battlesim.systems.lanes.round_start import (
+    CreepSpawn,
+    DrawPhase,
+    HeroAvailability,
+    RefreshResources,
+    StartOfRound,
+)
+from battlesim.systems.lanes.shop import ShopPhase
+from battlesim.systems.lanes.state import END_REASONS, MAX_IMPROVEMENTS, new_world
+from battlesim.systems.lanes.victory import RoundEnd, VictoryCheck
 
 DEFAULT_DECKS = ("red_vanguard", "blue_tide")
 
@@ -133,7 +139,7 @@ class LanesGame:
 
     def scenario(self, path: Path):
         """A scenario file loaded against this game (docs/scenarios.md)."""
-        from systems.lanes.scenario import load_scenario
+        from battlesim.systems.lanes.scenario import load_scenario
 
         return load_scenario(Path(path), game=self)
 
@@ -172,7 +178,7 @@ class LanesGame:
     def replay(self, seed: int, decks: tuple[str, str], agents: Sequence[Any], write=print) -> dict[str, Any]:
         """Play game ``seed`` alone (a batch of one), writing its turn-by-turn log line by line
         (``systems/lanes/replay.py``); returns its games-table row, the same as in any run."""
-        from systems.lanes.replay import replay_game
+        from battlesim.systems.lanes.replay import replay_game
 
         return replay_game(self, seed, decks, agents, write)
 

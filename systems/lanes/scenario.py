@@ -15,14 +15,16 @@ import esper
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from components.keywords import KEYWORDS, STATUSES
-from ecs.plugin import plugins_summary
-from ecs.datafiles import DataError, read_toml, validate
-from ecs.decisions import PassAgent
-from ecs.esper_bridge import component_class, load, snapshot
-from systems.lanes import board
-from systems.lanes.cards import HERO, INLINE_CARD
-from systems.lanes.state import ON_BOARD
+from battlesim.components.keywords import KEYWORDS, STATUSES
+from battlesim.ecs.datafiles import DataError, read_toml, validate
+from battlesim.ecs.decisions import PassAgent
+from battlesim.ecs.esper_bridge import component_class, load, snapshot
+from battlesim.ecs.plugin import plugins_summary
+from battlesim.systems.lanes import board
+from battlesim.systems.lanes.cards import HERO, INLINE_CARD
+from battlesim.systems.lanes.scenario_error import ScenarioError
+from battlesim.systems.lanes.scenario_steps import run_step
+from battlesim.systems.lanes.state import ON_BOARD
 
 G = np.array([0])
 
@@ -116,10 +118,6 @@ class ScenarioSpec(BaseModel):
     cards: list[dict] = Field(default_factory=list)  # extra cards for this scenario (card-file schema)
     expect: dict[str, Any] | None = None
     expect_error: str | None = None
-
-
-class ScenarioError(DataError):
-    pass
 
 
 class Scenario:
@@ -250,8 +248,6 @@ class Scenario:
 
     # -- steps ---------------------------------------------------------------------------
     def run(self) -> dict[str, Any]:
-        from systems.lanes.scenario_steps import run_step
-
         for i, step in enumerate(self.spec.steps):
             run_step(self, i, step)
         return self.state()
@@ -274,7 +270,7 @@ class Scenario:
                             "essence": hp if ess else self.game.params.essence_hp,
                             "destroyed": bool(w.c.ruined[0, s])})
             anchors.append(row)
-        from systems.lanes import stats
+        from battlesim.systems.lanes import stats
 
         units = []
         for side in range(2):
@@ -325,7 +321,7 @@ class Scenario:
 
 
 def load_scenario(path: Path, game=None) -> Scenario:
-    from ecs.ruleset import get_ruleset
+    from battlesim.ecs.ruleset import get_ruleset
 
     raw, text = read_toml(path)
     spec = validate(ScenarioSpec, raw, path, text)
@@ -338,8 +334,7 @@ def load_scenario(path: Path, game=None) -> Scenario:
 def with_cards(game, cards: list[dict], path: Path, text: str):
     """The game with extra cards (validated like a card file), for trying a card in a scenario
     before it joins the set."""
-    from systems.lanes.cards import CardSet, CardSpec, compile_catalog
-    from systems.lanes.ruleset import LanesGame
+    from battlesim.systems.lanes.cards import CardSet, CardSpec, compile_catalog
 
     specs = dict(game.cards.specs)
     for i, item in enumerate(cards):
@@ -356,7 +351,7 @@ def with_cards(game, cards: list[dict], path: Path, text: str):
     old = game.cards
     # decks keep their cards by name: recompile their ids against the new catalog
     decks = {k: _reindex(d, old.catalog, catalog) for k, d in old.decks.items()}
-    return LanesGame(game.params, CardSet(catalog, specs, decks, old.cards_dir, old.decks_dir))
+    return type(game)(game.params, CardSet(catalog, specs, decks, old.cards_dir, old.decks_dir))
 
 
 def _reindex(deck, old, new):

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from systems.lanes.combat import Combat
-from systems.lanes.deaths import settle
-from systems.lanes.play import PENDING_NONE, PlayPhase
-from systems.lanes.round_end import EndOfRound
-from systems.lanes.round_start import CreepSpawn, StartOfRound
-from systems.lanes.scenario import ScenarioError
-from systems.lanes.shop import ShopPhase
-from systems.lanes.victory import RoundEnd, VictoryCheck
+from battlesim.systems.lanes.combat import Combat
+from battlesim.systems.lanes.deaths import settle
+from battlesim.systems.lanes.play import PENDING_NONE, PlayPhase
+from battlesim.systems.lanes.round_end import EndOfRound
+from battlesim.systems.lanes.round_start import CreepSpawn, StartOfRound
+from battlesim.systems.lanes.scenario_error import ScenarioError
+from battlesim.systems.lanes.shop import ShopPhase
+from battlesim.systems.lanes.victory import RoundEnd, VictoryCheck
 
 G = np.array([0])
 

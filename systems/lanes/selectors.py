@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ecs.effects import Ctx, EffectTable
-from ecs.npx import any_axis, nonzero
-from ecs.rng import Stream
-from systems.lanes.board import EMPTY, anchor_slot
-from systems.lanes.vocabulary import lanes as _lanes
+from battlesim.ecs.effects import Ctx, EffectTable
+from battlesim.ecs.npx import any_axis, nonzero
+from battlesim.ecs.rng import Stream
+from battlesim.systems.lanes.board import EMPTY, anchor_slot
+from battlesim.systems.lanes.vocabulary import lanes as _lanes
 
 
 def _pairs(ctx: Ctx, cells: np.ndarray, keep: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -15,9 +15,9 @@ from __future__ import annotations
 import esper
 import numpy as np
 
-from ecs.decisions import DecisionSystem
-from ecs.npx import any_axis
-from ecs.rng import Stream
+from battlesim.ecs.decisions import DecisionSystem
+from battlesim.ecs.npx import any_axis
+from battlesim.ecs.rng import Stream
 
 
 def roll_offers(w, games: np.ndarray, seat: np.ndarray) -> None:

@@ -12,13 +12,13 @@ from typing import Sequence
 
 import numpy as np
 
-import components  # noqa: F401  (registers the built-in components)
-from components.keywords import KEYWORDS, STATUSES
-from ecs.rng import Stream
-from ecs.world import StateField, World
-from systems.lanes import board
-from systems.lanes.cards import CardSet, Deck
-from systems.lanes.params import LanesParams
+import battlesim.components  # noqa: F401  (registers the built-in components)
+from battlesim.components.keywords import KEYWORDS, STATUSES
+from battlesim.ecs.rng import Stream
+from battlesim.ecs.world import StateField, World
+from battlesim.systems.lanes import board
+from battlesim.systems.lanes.cards import CardSet, Deck
+from battlesim.systems.lanes.params import LanesParams
 
 BASE_COMPONENTS = [
     "card_id", "owner", "faction", "hero", "creep", "lane", "pos",
@@ -159,8 +159,8 @@ def new_world(
 def attach_rules(w: World) -> None:
     """What the lanes systems need on every World: the effect table, the damage pipeline, and
     per-card trigger masks that let listeners be found without scanning every effect."""
-    from systems.lanes.damage_stages import lanes_pipeline
-    from systems.lanes.vocabulary import EXECUTOR
+    from battlesim.systems.lanes.damage_stages import lanes_pipeline
+    from battlesim.systems.lanes.vocabulary import EXECUTOR
 
     cat = w.catalog
     EXECUTOR.silenced = silenced

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ecs.npx import sum_last
-from systems.lanes.auras import aura_bonus
+from battlesim.ecs.npx import sum_last
+from battlesim.systems.lanes.auras import aura_bonus
 
 
 def keyword(w, name: str, b: np.ndarray, s: np.ndarray) -> np.ndarray:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from systems.lanes import cellsets, stats
-from systems.lanes.vocabulary import TARGET_KINDS
+from battlesim.systems.lanes import cellsets, stats
+from battlesim.systems.lanes.vocabulary import TARGET_KINDS
 
 ENEMY_UNIT, ALLY_UNIT, ANY_UNIT, LANE = (TARGET_KINDS.index(k) for k in ("enemy_unit", "ally_unit", "unit", "lane"))
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import esper
 import numpy as np
 
-from ecs.npx import sum_last
-from systems.lanes.state import END_REASONS
+from battlesim.ecs.npx import sum_last
+from battlesim.systems.lanes.state import END_REASONS
 
 TWO_ANCHORS = END_REASONS.index("two_anchors")
 LANE_DESTROYED = END_REASONS.index("lane_destroyed")

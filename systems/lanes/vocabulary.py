@@ -1,14 +1,14 @@
 """The words card files may use in lanes: triggers, selectors, opcodes, target kinds.
 
 The registries live on lanes' ``Executor`` (ecs/effects.py), reached through the public
-extension API (``ecs.plugin.extend("lanes")``) like a plugin's; the kernels declare themselves in
+extension API (``battlesim.ecs.plugin.extend("lanes")``) like a plugin's; the kernels declare themselves in
 ``systems/lanes/selectors.py`` and ``systems/lanes/opcodes.py``. Trigger names and docs are
 lanes.md's "Effect Timings" list, in its order.
 """
 
 from __future__ import annotations
 
-from ecs.plugin import extend
+from battlesim.ecs.plugin import extend
 
 lanes = extend("lanes")
 EXECUTOR = lanes.executor

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ecs.damage import ATTACK, REACTIONS, DamageBatch
-from ecs.plugin import damage_kind, extend
-from systems.lanes import stats
+from battlesim.ecs.damage import ATTACK, REACTIONS, DamageBatch
+from battlesim.ecs.plugin import damage_kind, extend
+from battlesim.systems.lanes import stats
 
 lanes = extend("lanes")
 

@@ -15,10 +15,10 @@ import esper
 import numpy as np
 import pytest
 
-from ecs.decisions import PassAgent, make_agent
-from ecs.esper_bridge import C, load, snapshot
-from systems.lanes.play import PlayPhase
-from systems.lanes.state import ON_BOARD
+from battlesim.ecs.decisions import PassAgent, make_agent
+from battlesim.ecs.esper_bridge import C, load, snapshot
+from battlesim.systems.lanes.play import PlayPhase
+from battlesim.systems.lanes.state import ON_BOARD
 
 DECKS = ("red_vanguard", "blue_tide")
 

@@ -15,10 +15,10 @@ import textwrap
 import numpy as np
 import pytest
 
-from systems.lanes.play import legal_abilities, legal_activations
-from systems.lanes.round_start import StartOfRound
-from systems.lanes.scenario import ScenarioError, Step, load_scenario
-from systems.lanes.scenario_steps import run_step
+from battlesim.systems.lanes.play import legal_abilities, legal_activations
+from battlesim.systems.lanes.round_start import StartOfRound
+from battlesim.systems.lanes.scenario import ScenarioError, Step, load_scenario
+from battlesim.systems.lanes.scenario_steps import run_step
 
 G = np.array([0])
 
@@ -332,7 +332,7 @@ def test_playing_a_card_turn_and_initiative(game, tmp_path, card, to_act, initia
 def test_a_targeted_spell_asks_its_player_for_the_target_then_ends_the_turn(game, tmp_path):
     # lanes.md: "Cast Spell - Cast a spell card (may require targeting, ends your turn)";
     # ledger: the target is a second decision of the same player
-    from systems.lanes.play import PENDING_NONE, PENDING_SPELL, PlayPhase
+    from battlesim.systems.lanes.play import PENDING_NONE, PENDING_SPELL, PlayPhase
 
     sc = card_board(game, tmp_path)
     w, A = sc.w, game.actions

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ecs.decisions import make_agent
-from ecs.ruleset import get_ruleset
-from systems.lanes.combat import Combat
-from systems.lanes.state import END_REASONS, RUNNING
-from systems.lanes.victory import VictoryCheck
+from battlesim.ecs.decisions import make_agent
+from battlesim.ecs.ruleset import get_ruleset
+from battlesim.systems.lanes.combat import Combat
+from battlesim.systems.lanes.state import END_REASONS, RUNNING
+from battlesim.systems.lanes.victory import VictoryCheck
 
 
 def combat_and_check(w):
@@ -195,7 +195,7 @@ def test_finished_game_stays_finished(new_world, put, set_anchor):
     combat_and_check(w)
     assert w.active.tolist() == [False, True]
     before = w.g.round.copy()
-    from systems.lanes.victory import RoundEnd
+    from battlesim.systems.lanes.victory import RoundEnd
     RoundEnd().process(w)
     assert w.g.round.tolist() == [before[0], before[1] + 1]
     assert w.g.winner[0] == 0 and w.g.rounds[0] == 1

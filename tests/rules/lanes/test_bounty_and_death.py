@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ecs.decisions import make_agent
-from ecs.ruleset import get_ruleset
-from systems.lanes.combat import Combat
-from systems.lanes.round_start import CreepSpawn, DrawPhase, HeroAvailability, RefreshResources
-from systems.lanes.state import DEAD, ON_BOARD
-from systems.lanes.victory import RoundEnd
+from battlesim.ecs.decisions import make_agent
+from battlesim.ecs.ruleset import get_ruleset
+from battlesim.systems.lanes.combat import Combat
+from battlesim.systems.lanes.round_start import (
+    CreepSpawn,
+    DrawPhase,
+    HeroAvailability,
+    RefreshResources,
+)
+from battlesim.systems.lanes.state import DEAD, ON_BOARD
+from battlesim.systems.lanes.victory import RoundEnd
 
 
 def fight(w):
@@ -92,8 +97,9 @@ def test_bounties_are_parameters():
     # lanes.md bounty table as data (bounty_unit, bounty_hero)
     g = get_ruleset("lanes").load(params={"bounty_unit": 2, "bounty_hero": 7})
     w = g.new_world(np.arange(1), ("red_vanguard", "blue_tide"), [make_agent("pass")] * 2)
-    from ecs.esper_bridge import C, load, snapshot
     import esper
+
+    from battlesim.ecs.esper_bridge import C, load, snapshot
 
     name = snapshot(w, 0)
     esper.create_entity(C.Owner(0), C.Lane(0), C.Pos(0), C.Attack(9), C.Health(9), C.MaxHealth(9))

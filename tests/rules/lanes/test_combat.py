@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from systems.lanes.combat import Combat
-from systems.lanes.damage_stages import lanes_pipeline
+from battlesim.systems.lanes.combat import Combat
+from battlesim.systems.lanes.damage_stages import lanes_pipeline
 
 
 def fight(w):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ecs.decisions import make_agent
-from ecs.ruleset import get_ruleset
-from systems.lanes.combat import Combat
-from systems.lanes.round_start import CreepSpawn
+from battlesim.ecs.decisions import make_agent
+from battlesim.ecs.ruleset import get_ruleset
+from battlesim.systems.lanes.combat import Combat
+from battlesim.systems.lanes.round_start import CreepSpawn
 
 
 def creeps_of(w, b, side):
@@ -29,7 +29,7 @@ def test_each_player_spawns_one_creep_per_lane(new_world):
 def test_creeps_spawn_every_round_including_round_one(new_world, script, monkeypatch):
     # lanes.md: "Every round (including Round 1)"; "Happens every round, including Round 1"
     # lanes.md: "Creep spawns happen before hero deployment and the play phase"
-    from systems.lanes import board as board_mod
+    from battlesim.systems.lanes import board as board_mod
 
     spawned = []
     orig = board_mod.spawn

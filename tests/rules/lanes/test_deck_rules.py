@@ -1,6 +1,6 @@
 """lanes.md "Game Setup", "Deck Building", "Heroes" (deck-builder rules), starting hand.
 
-Deck legality is checked when the data is loaded; an illegal deck is an ``ecs.datafiles.DataError``
+Deck legality is checked when the data is loaded; an illegal deck is an ``battlesim.ecs.datafiles.DataError``
 that names the file, the deck and the card.
 """
 
@@ -10,14 +10,13 @@ import shutil
 import tomllib
 from collections import Counter
 
-import numpy as np
 import pytest
 
-from data import data_dir
-from ecs.datafiles import DataError
-from systems.lanes.cards import CARD_TYPES, load_card_set, load_deck
-from systems.lanes.round_start import CreepSpawn, DrawPhase, HeroAvailability
-from systems.lanes.deploy import HeroDeployment
+from battlesim.data import data_dir
+from battlesim.ecs.datafiles import DataError
+from battlesim.systems.lanes.cards import CARD_TYPES, load_card_set, load_deck
+from battlesim.systems.lanes.deploy import HeroDeployment
+from battlesim.systems.lanes.round_start import CreepSpawn, DrawPhase, HeroAvailability
 
 SHIPPED = data_dir() / "decks" / "lanes"
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ecs.decisions import make_agent
-from systems.lanes.combat import Combat
-from systems.lanes.deploy import HeroDeployment
-from systems.lanes.round_start import CreepSpawn, HeroAvailability
-from systems.lanes.state import DEAD, LOCKED, ON_BOARD, READY
+from battlesim.ecs.decisions import make_agent
+from battlesim.systems.lanes.combat import Combat
+from battlesim.systems.lanes.deploy import HeroDeployment
+from battlesim.systems.lanes.round_start import CreepSpawn, HeroAvailability
+from battlesim.systems.lanes.state import DEAD, LOCKED, ON_BOARD, READY
 
 
 def deploy_calls(agent, actions, rnd=None):
@@ -221,7 +221,7 @@ def test_hero_with_no_free_cell_waits(game, new_world, put, script):
     assert w.g.hero_status[0, 0, 3] == READY
     assert w.g.hero_status[0, 1, 3] == ON_BOARD  # the other seat had room
     # a cell frees up: the waiting hero deploys there next time
-    from systems.lanes import board
+    from battlesim.systems.lanes import board
 
     board.remove(w, np.array([0]), np.array([w.g.board[0, 0, 2, 3]]))
     w.g.round[:] = 3

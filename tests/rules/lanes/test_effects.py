@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import textwrap
 
-import numpy as np
 import pytest
 
-from systems.lanes.deploy import HeroDeployment
-from systems.lanes.round_start import HeroAvailability
-from systems.lanes.scenario import Step, load_scenario
-from systems.lanes.scenario_steps import run_step
-from systems.lanes.state import LOCKED, ON_BOARD, READY
+from battlesim.systems.lanes.deploy import HeroDeployment
+from battlesim.systems.lanes.scenario import Step, load_scenario
+from battlesim.systems.lanes.scenario_steps import run_step
+from battlesim.systems.lanes.state import ON_BOARD, READY
 
 
 def build(game, tmp_path, body: str, cards: str = "", name: str = "scenario"):
@@ -325,9 +323,9 @@ def test_equipment_deck_needs_ten_cards(game, tmp_path):
     # in Shop Phase)"
     import tomllib
 
-    from data import data_dir
-    from ecs.datafiles import DataError
-    from systems.lanes.cards import load_deck
+    from battlesim.data import data_dir
+    from battlesim.ecs.datafiles import DataError
+    from battlesim.systems.lanes.cards import load_deck
 
     src = data_dir() / "decks" / "lanes" / f"{game.default_decks()[0]}.toml"
     deck = tomllib.loads(src.read_text())

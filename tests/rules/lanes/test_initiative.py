@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ecs.decisions import make_agent
-from systems.lanes.play import PlayPhase
+from battlesim.ecs.decisions import make_agent
+from battlesim.systems.lanes.play import PlayPhase
 
 RECRUIT = "Cinder Recruit"  # Red, cost 1
 PIKEMAN = "Ostland Pikeman"  # Blue
@@ -162,7 +162,7 @@ def test_random_games_respect_turn_alternation(game, new_world):
     # lanes.md: "Phase continues until both players pass consecutively"
     # lanes.md "Action Keywords": "Quickcast - Playing this card/ability does not end your turn";
     # a card's target is chosen by the same player in the same turn ("Select targets (if required)")
-    from ecs.decisions import RandomAgent
+    from battlesim.ecs.decisions import RandomAgent
 
     A = game.actions
     cat = game.cards.catalog.arrays

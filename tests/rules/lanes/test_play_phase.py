@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from systems.lanes.combat import Combat
-from systems.lanes.play import PlayPhase
+from battlesim.systems.lanes.combat import Combat
+from battlesim.systems.lanes.play import PlayPhase
 
 RECRUIT = "Cinder Recruit"  # Red unit, cost 1, 2/1
 SPEARMAN = "Normark Spearman"  # Red unit, cost 2, 3/2

@@ -13,10 +13,10 @@ import textwrap
 import numpy as np
 import pytest
 
-from ecs.ruleset import get_ruleset
-from systems.lanes.scenario import Step, load_scenario
-from systems.lanes.scenario_steps import run_step
-from systems.lanes.shop import ShopPhase
+from battlesim.ecs.ruleset import get_ruleset
+from battlesim.systems.lanes.scenario import Step, load_scenario
+from battlesim.systems.lanes.scenario_steps import run_step
+from battlesim.systems.lanes.shop import ShopPhase
 
 G = np.array([0])
 

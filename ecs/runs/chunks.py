@@ -20,9 +20,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ecs.decisions import make_agent
-from ecs.plugin import fingerprint
-from ecs.ruleset import get_ruleset
+from battlesim.ecs.decisions import make_agent
+from battlesim.ecs.plugin import fingerprint
+from battlesim.ecs.ruleset import get_ruleset
 
 # Test-only fault injection (see ``Fault``): read by the driver, shipped inside the tasks, so it
 # reaches workers whatever their start method or host.
@@ -215,7 +215,7 @@ class ChunkPlayer:
         if ccols is not None:
             tables["cards"] = cards_table(ccols, self.game.card_names)
         if task.out is not None:
-            from ecs.rundir import RunDir
+            from battlesim.ecs.runs.rundir import RunDir
 
             RunDir(task.out, tuple(tables)).write(tables, task.start, task.n)
             out.written = True

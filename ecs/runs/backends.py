@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Any
 
-from ecs.chunks import CRASH_EXIT_CODE, ChunkOutput, ChunkPlayer, ChunkTask, RunSetup
+from battlesim.ecs.runs.chunks import CRASH_EXIT_CODE, ChunkOutput, ChunkPlayer, ChunkTask, RunSetup
 
 RAY_MISSING = "the ray backend needs Ray, which is not installed: pip install 'battlesim[ray]'"
 
@@ -144,7 +144,7 @@ class ProcessBackend:
         self.setup = setup
         self.ctx = mp.get_context(_start_method())
         if self.ctx.get_start_method() == "forkserver":
-            self.ctx.set_forkserver_preload(["ecs.chunks"])
+            self.ctx.set_forkserver_preload(["battlesim.ecs.runs.chunks"])
         self.workers = [_Worker(self.ctx, setup) for _ in range(workers)]
         self.capacity = workers
 
@@ -205,7 +205,7 @@ class ProcessBackend:
 
 
 def _ray_play(setup: RunSetup, task: ChunkTask) -> ChunkOutput:  # pragma: no cover - runs in Ray workers
-    from ecs import chunks
+    from battlesim.ecs.runs import chunks
 
     return chunks.cached_player(setup).play(task)  # the ruleset is loaded once per Ray worker process
 

@@ -8,7 +8,7 @@ With ``out`` the run streams: each chunk becomes one Parquet shard per table (``
 ``cards``), written atomically by whoever played it, and the driver keeps only the few counts
 of the summary (``Tally``), so a run of any size needs the memory of a few chunks. A run
 directory records its configuration and can be resumed: finished shards are kept, missing
-ones are played (see ``ecs.rundir``). A chunk that fails (an exception, a dead worker) is
+ones are played (see ``battlesim.ecs.runs.rundir``). A chunk that fails (an exception, a dead worker) is
 retried; one that keeps failing stops the run with its seed range named.
 
 For notebooks, ``run_games(...)`` returns the games table as a ``pyarrow.Table``.
@@ -25,12 +25,13 @@ from typing import Any, Callable, Protocol, Sequence
 
 import pyarrow as pa
 
-from ecs.backends import BackendError, Failure, make_backend
-from ecs.chunks import ChunkTask, Fault, RunSetup, Tally
-from ecs.decisions import make_agent
-from ecs.rundir import RunDir, RunDirError
-from ecs.plugin import PluginError, plugins_summary
-from ecs.ruleset import Game, Ruleset, get_ruleset
+from battlesim.ecs.runs.backends import BackendError, Failure, make_backend
+from battlesim.ecs.runs.chunks import ChunkTask, Fault, RunSetup, Tally
+from battlesim.ecs.decisions import make_agent
+from battlesim.ecs.balance.stats import wilson
+from battlesim.ecs.runs.rundir import RunDir, RunDirError
+from battlesim.ecs.plugin import PluginError, plugins_summary
+from battlesim.ecs.ruleset import Game, Ruleset, get_ruleset
 
 # Games per chunk, measured with random agents, one process, --out (cards table and Parquet
 # included), 32,768 and 65,536 games: 1,024 -> ~3,600 games/s (125 MB peak RSS), 2,048 -> ~4,800
@@ -323,7 +324,7 @@ def run_games(
     """Play ``games`` games (seeds ``seed`` .. ``seed + games - 1``) and return the games table,
     one row per game, sorted by seed. The notebook entry point::
 
-        from ecs.runner import run_games
+        from battlesim.ecs.runs.runner import run_games
         t = run_games(20_000, decks=("red_vanguard", "green_grove"), workers=2)
         t.to_pandas().groupby("first_player").winner.mean()
 
@@ -341,17 +342,6 @@ def run_games(
     result = simulate(config, Path(out) if out else None, backend=backend, workers=workers, address=address)
     assert result.table is not None
     return result.table
-
-
-def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """95% Wilson score interval for k successes in n trials."""
-    if n == 0:
-        return (float("nan"), float("nan"))
-    p = k / n
-    den = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def summarize(result: RunResult, config: RunConfig, decks: tuple[str, str]) -> dict[str, Any]:

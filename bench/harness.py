@@ -1,10 +1,10 @@
-"""Helpers shared by the benchmark suites (public engine calls only)."""
+"""The shared set-up of the benchmark suites (public engine calls only)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ecs.decisions import make_agent
+from battlesim.ecs.decisions import make_agent
 
 DECKS = ("red_vanguard", "blue_tide")
 

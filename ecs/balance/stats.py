@@ -4,7 +4,7 @@ Rates and differences (Wilson, normal approximation) for decks and games; for ca
 stratified risk difference (Mantel-Haenszel, with Sato's variance, valid for many small strata
 as well as few large ones), the Cochran-Mantel-Haenszel test, and Holm's correction, because a
 report of dozens of cards at 95% each flags a few by chance alone. docs/balance.md has the
-reasoning; ``ecs.balance_cards`` uses them.
+reasoning; ``battlesim.ecs.balance.cards`` uses them.
 """
 
 from __future__ import annotations
@@ -14,9 +14,18 @@ from typing import Any
 
 import numpy as np
 
-from ecs.runner import wilson
-
 Z95 = 1.959963984540054
+
+
+def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """95% Wilson score interval for k successes in n trials."""
+    if n == 0:
+        return (float("nan"), float("nan"))
+    p = k / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def rate(k: float, n: float) -> float | None:

@@ -26,11 +26,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ecs.runner import RunError
-from ecs.stats import diff_ci, holm, mantel_haenszel, rate
+from battlesim.ecs.balance.stats import diff_ci, holm, mantel_haenszel, rate
+from battlesim.ecs.runs.runner import RunError
 
 if TYPE_CHECKING:
-    from ecs.balance import PairRun
+    from battlesim.ecs.balance.pairs import PairRun
 
 EARLY_ROUND = 3  # "drawn early" = drawn by the end of this round (the opening hand and two draws in lanes)
 FLAG_ALPHA = 0.05  # family-wise error rate of the outlier flag (Holm)

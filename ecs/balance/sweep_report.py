@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
 
-from ecs.balance_report import STYLE, _pct, _png, _table  # noqa: E402
+from battlesim.ecs.balance.report import STYLE, _pct, _png, _table  # noqa: E402
 
 MAX_DECK_PANELS = 9
 SERIES_COLORS = plt.get_cmap("Dark2")

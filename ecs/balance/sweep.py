@@ -1,7 +1,7 @@
 """``battlesim sweep``: the balance measure repeated over a grid of ruleset parameters.
 
 A sweep is the cartesian product of ``--param NAME=V1,V2,...`` axes. Each combination (a
-*point*) is one ordinary balance measure (``ecs.balance.measure``) in its own directory,
+*point*) is one ordinary balance measure (``battlesim.ecs.balance.measure.measure``) in its own directory,
 ``OUT/<name>=<value>__<name>=<value>``, with its pairings' run directories, ``balance.json`` and
 ``report.html``; so a sweep resumes like any run, and adding a value to an axis only plays the
 new points. Every point plays the same seeds (common random numbers): two points differ only by
@@ -22,8 +22,8 @@ from typing import Any, Callable, Sequence
 
 from pydantic import BaseModel, ValidationError
 
-from ecs.balance import BalanceSpec, clean, measure
-from ecs.runner import RunConfig, RunError, load_game
+from battlesim.ecs.balance.measure import BalanceSpec, clean, measure
+from battlesim.ecs.runs.runner import RunConfig, RunError, load_game
 
 SWEEP_JSON = "sweep.json"
 

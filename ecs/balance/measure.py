@@ -1,10 +1,10 @@
 """``battlesim balance``: a round-robin of decks turned into the numbers a designer acts on.
 
 - ``run_round_robin`` plays every ordered pairing of the decks (both seat orders), N games
-  each, through ``ecs.runner.simulate`` into ``OUT/pairs/<a>__<b>`` (resumable like any run).
+  each, through ``battlesim.ecs.runs.runner.simulate`` into ``OUT/pairs/<a>__<b>`` (resumable like any run).
   Pairing ``a__b`` starts at seed ``SEED + pair_seed_offset(a, b)``: a fixed offset per
   pairing, so a pairing's games do not depend on which other decks are in the round-robin.
-- ``deck_stats`` / ``card_stats`` (``ecs.balance_cards``) / ``game_stats`` compute the deck,
+- ``deck_stats`` / ``card_stats`` (``battlesim.ecs.balance.cards``) / ``game_stats`` compute the deck,
   card and game level measures from the games and cards tables (plain numpy, no pandas),
   ``analyze`` assembles them into the ``balance.json`` object.
 - ``measure`` is the whole measure (play or resume, analyze, write ``balance.json`` and
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import math
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -26,97 +25,28 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.dataset as ds
 
-from ecs.balance_cards import EARLY_ROUND, FLAG_ALPHA, card_stats, outliers  # noqa: F401  (part of this module's API)
-from ecs.runner import RunConfig, RunError, load_game, simulate
-from ecs.stats import Z95, diff_ci, mean_ci, paired_rate_diff, rate, wilson_obj  # noqa: F401
+from battlesim.ecs.balance.cards import EARLY_ROUND, FLAG_ALPHA, card_stats, outliers  # noqa: F401  (part of this module's API)
+from battlesim.ecs.balance.pairs import (  # noqa: F401  (part of this module's API)
+    PairRun,
+    pair_name,
+    pair_seed_offset,
+    pairings,
+    resolve_deck_list,
+    run_round_robin,
+)
+from battlesim.ecs.balance.stats import (  # noqa: F401
+    Z95,
+    diff_ci,
+    mean_ci,
+    paired_rate_diff,
+    rate,
+    wilson_obj,
+)
+from battlesim.ecs.runs.runner import RunError
 
 DEFAULT_GAMES_PER_PAIRING = 200
 DEFAULT_MIN_GAMES = 200
-PAIR_SEED_STRIDE = 1_000_000
-
-
-# ---------------------------------------------------------------- running the round-robin
-
-
-def pair_name(a: str, b: str) -> str:
-    return f"{a}__{b}"
-
-
-def pair_seed_offset(a: str, b: str) -> int:
-    """A fixed seed offset for the ordered pairing (a in seat 0, b in seat 1)."""
-    return (zlib.crc32(pair_name(a, b).encode()) & 0xFFFF) * PAIR_SEED_STRIDE
-
-
-def pairings(decks: Sequence[str]) -> list[tuple[str, str]]:
-    """Every ordered pairing of distinct decks: both seat orders."""
-    return [(a, b) for a in decks for b in decks if a != b]
-
-
-@dataclass
-class PairRun:
-    a: str
-    b: str
-    seed: int
-    games: pa.Table
-    cards: pa.Table | None
-
-
-def resolve_deck_list(spec: str | None, ruleset: str = "lanes", cards_dir: str | None = None) -> list[str]:
-    """``None`` or ``all``: every deck of the ruleset; else a comma-separated list, checked."""
-    game = load_game(RunConfig(ruleset=ruleset, cards_dir=cards_dir))
-    known = list(game.deck_ids())
-    if spec is None or spec.strip() == "all":
-        decks = known
-    else:
-        decks = [d.strip() for d in spec.split(",") if d.strip()]
-        for d in decks:
-            if d not in known:
-                raise RunError(f"unknown deck {d!r}; available: {', '.join(known)}")
-        if len(set(decks)) != len(decks):
-            raise RunError(f"--decks names a deck twice ({spec!r})")
-    if len(decks) < 2:
-        raise RunError("--decks needs at least two decks")
-    return decks
-
-
-def run_round_robin(
-    decks: Sequence[str],
-    games_per_pairing: int,
-    out: Path | str,
-    *,
-    ruleset: str = "lanes",
-    agents: tuple[str, str] = ("random", "random"),
-    seed: int = 0,
-    cards_dir: str | None = None,
-    params: dict[str, Any] | None = None,
-    workers: int = 1,
-    on_pair: Callable[[int, int, str, str], None] | None = None,
-    plugins: Sequence[str] = (),
-) -> list[PairRun]:
-    """Play (or resume) every ordered pairing into ``out/pairs/<a>__<b>``."""
-    if games_per_pairing < 1:
-        raise RunError(f"--games-per-pairing must be at least 1 (got {games_per_pairing})")
-    out = Path(out)
-    config0 = RunConfig(ruleset=ruleset, agents=tuple(agents), cards_dir=cards_dir,  # type: ignore[arg-type]
-                        params=dict(params or {}), plugins=tuple(plugins))
-    game = load_game(config0)
-    runs: list[PairRun] = []
-    pairs = pairings(decks)
-    for i, (a, b) in enumerate(pairs):
-        if on_pair:
-            on_pair(i, len(pairs), a, b)
-        s = seed + pair_seed_offset(a, b)
-        config = RunConfig(ruleset=ruleset, games=games_per_pairing, seed=s, decks=(a, b),
-                           agents=tuple(agents), cards_dir=cards_dir, params=dict(params or {}),  # type: ignore[arg-type]
-                           plugins=tuple(plugins))
-        pdir = out / "pairs" / pair_name(a, b)
-        simulate(config, pdir, game=game, workers=workers, keep_table=False)
-        g = ds.dataset(pdir / "games", format="parquet").to_table().sort_by("seed")
-        c = ds.dataset(pdir / "cards", format="parquet").to_table() if (pdir / "cards").is_dir() else None
-        runs.append(PairRun(a, b, s, g, c))
-    return runs
 
 
 # ---------------------------------------------------------------- statistics
@@ -389,7 +319,7 @@ def measure(spec: BalanceSpec, out: Path | str, *, workers: int = 1,
     write_json(result, out)
     if report:
         try:
-            from ecs.balance_report import write_report
+            from battlesim.ecs.balance.report import write_report
         except ImportError:  # matplotlib missing: balance.json only
             if warn:
                 warn("matplotlib is not installed: no report.html (pip install matplotlib)")

@@ -1,0 +1,12 @@
+"""The ``battlesim`` command line: one module per command group, registered on one typer app."""
+
+from __future__ import annotations
+
+from battlesim.ecs.cli import balance, bench, catalog, scenario, simulate  # noqa: F401  (register the commands)
+from battlesim.ecs.cli.app import app
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,85 @@
+"""The ``battlesim`` command line: the typer app and what every command shares.
+
+Errors a user can cause (unknown deck, agent or ruleset, bad numbers, unreadable card
+files) end the program with a one-line message on stderr and exit status 2, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, NoReturn, Optional
+
+import typer
+from rich.console import Console
+
+from battlesim.ecs.runs.runner import (
+    ChunkFailed,
+)
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="battlesim: play tactical card-battle games in large batches and measure balance.",
+)
+err = Console(stderr=True)
+
+
+class UserError(Exception):
+    pass
+
+
+PLUGIN_OPTION = typer.Option(
+    [], "--plugin", metavar="MODULE",
+    help="Load a plugin by import path (a module, or a path to a .py file) without installing it; "
+         "repeatable. Installed plugins load anyway (see `battlesim keywords`).",
+)
+
+
+def fail(message: str) -> None:
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(2)
+
+
+def stop_run(e: BaseException, out: Optional[Path], kept: str) -> NoReturn:
+    """How a command that plays games stops on an error: a chunk that kept failing (exit 1,
+    its seed range named), Ctrl-C (exit 130; what was written stays for a resume) or bad input
+    (exit 2, one line)."""
+    if isinstance(e, ChunkFailed):
+        err.print(f"[bold red]run stopped:[/] {e}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
+    if isinstance(e, KeyboardInterrupt):
+        resume = f"; the {kept} written in {out} are kept: run the same command again to resume" if out else ""
+        err.print(f"[bold red]interrupted[/]{resume}", highlight=False, soft_wrap=True)
+        raise typer.Exit(130)
+    fail(str(e))
+    raise typer.Exit(2)  # (fail raises it already)
+
+
+def parse_params(items: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UserError(f"--param takes NAME=VALUE (got {item!r})")
+        try:
+            out[key.strip()] = int(value)
+        except ValueError:
+            try:
+                out[key.strip()] = float(value)
+            except ValueError:
+                raise UserError(f"--param {key}: {value!r} is not a number") from None
+    return out
+
+
+def parse_pair(value: str, what: str) -> tuple[str, str]:
+    parts = [p.strip() for p in value.split(",")]
+    if len(parts) == 1:
+        parts = parts * 2
+    if len(parts) != 2 or not all(parts):
+        raise UserError(f"--{what} takes one name or two separated by a comma (got {value!r})")
+    return parts[0], parts[1]
+
+
+def warn(message: str) -> None:
+    err.print(f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True)

@@ -1,0 +1,86 @@
+"""What a ruleset offers: ``battlesim decks``, ``agents`` and ``keywords``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from battlesim.ecs.cli.app import PLUGIN_OPTION, app, fail
+from battlesim.ecs.datafiles import DataError
+from battlesim.ecs.decisions import agent_names
+from battlesim.ecs.runs.runner import (
+    RunConfig,
+    RunError,
+    load_game,
+    load_ruleset,
+)
+
+
+@app.command()
+def decks(ruleset: str = typer.Option("lanes", help="Rule system."), plugin: list[str] = PLUGIN_OPTION) -> None:
+    """List the decks of a ruleset (the shipped ones and those plugins ship)."""
+    try:
+        game = load_game(RunConfig(ruleset=ruleset, plugins=tuple(plugin)))
+    except (RunError, DataError) as e:
+        fail(str(e))
+        return
+    for d in game.deck_ids():
+        typer.echo(d)
+
+
+@app.command()
+def agents(ruleset: str = typer.Option("lanes", help="Rule system (it may register agents of its own)."),
+           plugin: list[str] = PLUGIN_OPTION) -> None:
+    """List the agents that --agents accepts (the ruleset's and plugins' included)."""
+    try:
+        load_ruleset(ruleset, plugin)  # a ruleset (and a plugin) declares its agents when it loads
+    except (RunError, DataError) as e:
+        fail(str(e))
+        return
+    for name in agent_names():
+        typer.echo(name)
+
+
+
+@app.command()
+def keywords(
+    ruleset: str = typer.Option("lanes", help="Rule system."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object: {ruleset, plugins, entries: [...]}."),
+    kind: Optional[str] = typer.Option(None, help="Only this kind: keyword, status, trigger, handler, opcode, "
+                                                  "selector, damage_stage or system."),
+    plugin: list[str] = PLUGIN_OPTION,
+) -> None:
+    """List what card files may name and what runs each round: every keyword, status, trigger,
+    trigger handler, opcode, selector, damage stage and system, with its value type, its source
+    (built-in or the plugin that declared it) and its one-line doc."""
+    from battlesim.ecs.plugin import extend, installed_plugins, loaded_plugins
+
+    try:
+        load_ruleset(ruleset, plugin)  # declares the built-ins, then the plugins
+    except (RunError, DataError) as e:
+        fail(str(e))
+        return
+    rows = extend(ruleset).vocabulary()
+    kinds = sorted({r["kind"] for r in rows})
+    if kind is not None:
+        if kind not in kinds:
+            fail(f"--kind {kind!r}: expected one of {', '.join(kinds)}")
+        rows = [r for r in rows if r["kind"] == kind]
+    plugins = [{"name": p.name, "module": p.module, "how": p.how, "package": p.dist} for p in loaded_plugins().values()]
+    if as_json:
+        sys.stdout.write(json.dumps({"ruleset": ruleset, "installed_plugins": installed_plugins(),
+                                     "plugins": plugins, "entries": rows}) + "\n")
+        return
+    console = Console()
+    t = Table(title=f"{ruleset}: keywords, statuses, triggers, opcodes, selectors, damage stages, systems")
+    for col in ("kind", "name", "value", "source", "doc"):
+        t.add_column(col, overflow="fold")
+    for r in rows:
+        t.add_row(r["kind"], r["name"], r["value_type"], r["source"], r["doc"])
+    console.print(t)
+    console.print("plugins: " + (", ".join(f"{p['name']} ({p['how']})" for p in plugins) or "none loaded"))

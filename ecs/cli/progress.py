@@ -1,0 +1,71 @@
+"""The run progress bar on stderr: games done, games/s, elapsed, ETA."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.text import Text
+
+from battlesim.ecs.cli.app import err
+
+
+class _Speed(ProgressColumn):
+    """Games per second since the run started playing (games resumed from --out excluded)."""
+
+    def render(self, task) -> Text:
+        rate = _rate(task)
+        return Text(f"{rate:,.0f} games/s" if rate else "", style="cyan")
+
+
+class _Eta(ProgressColumn):
+    def render(self, task) -> Text:
+        rate = _rate(task)
+        if not rate or task.remaining is None:
+            return Text("eta -:--:--", style="progress.remaining")
+        left = int(task.remaining / rate)
+        return Text(f"eta {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}", style="progress.remaining")
+
+
+def _rate(task) -> float | None:
+    played, started = task.fields.get("played", 0), task.fields.get("started")
+    if not played or started is None:
+        return None
+    return played / max(time.monotonic() - started, 1e-9)
+
+
+class RunProgress:
+    """One progress bar for the whole run, on stderr: games done, games/s, elapsed, ETA.
+    Games found finished in a resumed run directory count as done but not in the speed."""
+
+    def __init__(self, games: int, console: Console | None = None) -> None:
+        self.bar = Progress(
+            TextColumn("[bold]simulating"), BarColumn(), MofNCompleteColumn(), _Speed(),
+            TimeElapsedColumn(), _Eta(),
+            console=console or err, transient=True,
+        )
+        self.played = 0
+        self.task = self.bar.add_task("games", total=games, played=0, started=time.monotonic())
+
+    def __call__(self, games: int, resumed: bool = False) -> None:
+        if resumed:  # before anything is played: these count as done, not in the speed
+            self.bar.update(self.task, completed=games, started=time.monotonic())
+        else:
+            self.played += games
+            self.bar.update(self.task, advance=games, played=self.played)
+
+    def __enter__(self) -> "RunProgress":
+        self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.bar.__exit__(*exc)
