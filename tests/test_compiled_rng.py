@@ -53,7 +53,7 @@ def test_bits_uniform_integers_match_for_thousands_of_triples() -> None:
 
 
 def test_a_batch_draw_of_n_is_n_compiled_draws_in_a_row() -> None:
-    seeds, counters, streams = _triples(200, 2)
+    seeds, counters, _ = _triples(200, 2)
     ref, state = _both(seeds, counters)
     want = ref.bits(np.arange(seeds.size), 9, Stream.SHOP)
     out = np.empty(9, dtype=np.uint64)
@@ -71,7 +71,7 @@ def test_a_batch_draw_of_n_is_n_compiled_draws_in_a_row() -> None:
 
 def test_choice_matches_over_random_masks() -> None:
     g = np.random.default_rng(3)
-    seeds, counters, streams = _triples(2000, 3)
+    seeds, counters, _ = _triples(2000, 3)
     masks = g.random((seeds.size, 37)) < g.random((seeds.size, 1))
     masks[np.arange(seeds.size), g.integers(0, 37, seeds.size)] = True  # CounterRng needs a True per row
     ref, state = _both(seeds, counters)
