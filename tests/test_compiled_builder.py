@@ -15,7 +15,19 @@ import pytest
 
 from battlesim.ecs.compiled import stages as cstages
 from battlesim.ecs.compiled.application import apply_health
-from battlesim.ecs.compiled.damage_queue import AMOUNT, DEALT, EXCESS, KIND, SOURCE, TARGET, new_queue, push
+from battlesim.ecs.compiled.damage_queue import (
+    AMOUNT,
+    DEALT,
+    EXCESS,
+    KIND,
+    OK,
+    QUEUE_FULL,
+    SOURCE,
+    TARGET,
+    TOO_DEEP,
+    new_queue,
+    push,
+)
 from battlesim.ecs.compiled.engine import build
 from battlesim.ecs.damage import ATTACK, COMBAT, RETALIATE, DamageBatch, apply_to_health
 from battlesim.ecs.plugin import PluginError, isolated, load_plugins
@@ -47,8 +59,24 @@ def thorns(comp, b, queue, qlen, i, cols):
     x = comp[b, cols[0], queue[b, i, TARGET]]
     if x > 0 and queue[b, i, KIND] & ATTACK and queue[b, i, DEALT] > 0:
         push(queue, qlen, b, queue[b, i, TARGET], queue[b, i, SOURCE], x, RETALIATE)
+
+
+@damage_stage("lanes", "echo", REACTIONS + 10, reads=("echo",))
+def echo(comp, b, queue, qlen, i, cols):
+    """Echo: every hit on this unit hits it again for 0 (a chain of reactions with no end)."""
+    t = queue[b, i, TARGET]
+    if comp[b, cols[0], t] > 0:
+        push(queue, qlen, b, t, t, 0, RETALIATE)
+
+
+@damage_stage("lanes", "source_health_after", REACTIONS + 50, reads=("health", "after"))
+def source_health_after(comp, b, queue, qlen, i, cols):
+    """Writes down the dealer's health once the reactions before it (priority 450) are done."""
+    s = queue[b, i, SOURCE]
+    if s >= 0:
+        comp[b, cols[1], s] = comp[b, cols[0], s]
 '''
-LAYOUT = {"health": 0, "ward": 1, "before": 2, "thorns": 3}
+LAYOUT = {"health": 0, "ward": 1, "before": 2, "thorns": 3, "echo": 4, "after": 5}
 
 
 @pytest.fixture
@@ -73,30 +101,46 @@ def plugin(tmp_path: Path):
 def test_plugin_stages_run_in_priority_order_with_the_built_in_ones(cache_dir: Path, plugin: Path) -> None:
     err = io.StringIO()
     engine = build("lanes", stderr=err)
-    assert [s.name for s in engine.stages] == ["ward", "health_before", "apply_health", "thorns"]
-    assert [s.source for s in engine.stages] == ["ward_plugin", "ward_plugin", "built-in", "ward_plugin"]
+    assert [s.name for s in engine.stages] == ["ward", "health_before", "apply_health", "thorns", "echo",
+                                               "source_health_after"]
+    assert [s.source for s in engine.stages] == ["ward_plugin", "ward_plugin", "built-in"] + ["ward_plugin"] * 3
     assert engine.path.is_relative_to(cache_dir / "battlesim")
     assert err.getvalue().startswith("compiling the lanes engine (first run)...")
     assert err.getvalue().count("\n") == 1
 
-    comp = np.zeros((2, 4, 5), dtype=np.int16)
+    comp = np.zeros((2, len(LAYOUT), 5), dtype=np.int16)
     comp[:, 0, :] = 10  # health
     comp[1, 1, 2] = 1  # game 1: the target (slot 2) has ward
     comp[:, 3, 2] = 3  # and thorns 3, in both games
-    queue, qlen = new_queue(2, 8)
+    queue, qlen, stack = new_queue(2, 8)
     for b in range(2):
         assert push(queue, qlen, b, 0, 2, 7, COMBAT | ATTACK)  # slot 0 attacks slot 2 for 7
     cols = engine.columns(LAYOUT)
-    waves = [engine.module.run_damage(comp, b, queue, qlen, 0, cols) for b in range(2)]
+    status = [engine.module.run_damage(comp, b, queue, qlen, 0, cols, stack) for b in range(2)]
 
     assert comp[0, 0, 2] == 3 and comp[1, 0, 2] == 7  # ward (prevention) ran before application: 7 // 2
     assert comp[0, 2, 2] == 10 and comp[1, 2, 2] == 10  # 299 ran before application (300)
-    # thorns (reaction, after application) pushed 3 back at the attacker: a second wave the
-    # built-in application applied; a RETALIATE row does not set thorns off again
-    assert waves == [2, 2] and list(qlen) == [2, 2]
+    # thorns (reaction, after application) pushed 3 back at the attacker, which the built-in
+    # application applied; a RETALIATE row does not set thorns off again
+    assert status == [OK, OK] and list(qlen) == [2, 2]
     assert comp[0, 0, 0] == 7 and comp[1, 0, 0] == 7
     assert queue[0, 1, SOURCE] == 2 and queue[0, 1, TARGET] == 0 and queue[0, 1, KIND] == RETALIATE
     assert queue[0, 1, DEALT] == 3
+    # depth first, as the numpy pipeline: the pushed row went through every stage before the
+    # stage after thorns (450) ran on the row that set it off, so that stage saw the attacker hurt
+    assert comp[0, 5, 0] == 7 and comp[1, 5, 0] == 7
+
+
+def test_endless_reactions_and_a_full_queue_stop_with_an_error(cache_dir: Path, plugin: Path) -> None:
+    engine = build("lanes")
+    cols = engine.columns(LAYOUT)
+    for capacity, want in ((64, TOO_DEEP), (8, QUEUE_FULL)):
+        comp = np.zeros((1, len(LAYOUT), 3), dtype=np.int16)
+        comp[0, 0, :] = 10
+        comp[0, 4, 1] = 1  # echo on slot 1
+        queue, qlen, stack = new_queue(1, capacity)
+        push(queue, qlen, 0, 0, 1, 1, COMBAT)
+        assert engine.module.run_damage(comp, 0, queue, qlen, 0, cols, stack) == want
 
 
 def test_equal_priorities_run_by_name_then_source(cache_dir: Path, tmp_path: Path) -> None:
@@ -139,7 +183,7 @@ def test_compiled_application_equals_the_numpy_stage_with_repeated_targets() -> 
 
     comp = np.zeros((B, 1, S), dtype=np.int16)
     comp[:, 0, :] = health
-    queue, qlen = new_queue(B, n)
+    queue, qlen, stack = new_queue(B, n)
     cols = np.zeros(8, dtype=np.int64)
     for r in range(B * n):
         push(queue, qlen, game[r], -1, target[r], amount[r], COMBAT)

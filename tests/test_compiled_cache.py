@@ -28,9 +28,9 @@ load_plugins([sys.argv[1]])
 engine = build("lanes")
 comp = np.zeros((1, 1, 2), dtype=np.int16)
 comp[0, 0, 1] = 100
-queue, qlen = new_queue(1, 4)
+queue, qlen, stack = new_queue(1, 4)
 push(queue, qlen, 0, 0, 1, 10, 1)
-engine.module.run_damage(comp, 0, queue, qlen, 0, engine.columns({"health": 0}))
+engine.module.run_damage(comp, 0, queue, qlen, 0, engine.columns({"health": 0}), stack)
 print(json.dumps({"health": int(comp[0, 0, 1]), "compiled": engine.compiled, "path": str(engine.path)}))
 '''
 

@@ -35,10 +35,10 @@ from battlesim.ecs.compiled.codegen import dependency_files, engine_source
 from battlesim.ecs.compiled.stages import MAX_READS, CompiledStage, stages_of
 from battlesim.ecs.plugin import PluginError
 
-# run_damage(comp, b, queue, qlen, start, cols): the types callers pass (C-contiguous arrays).
-# Compiled eagerly, so the whole cost is inside build() and announced there.
+# run_damage(comp, b, queue, qlen, start, cols, stack): the types callers pass (C-contiguous
+# arrays). Compiled eagerly, so the whole cost is inside build() and announced there.
 RUN_DAMAGE_SIGNATURE = (types.int16[:, :, ::1], types.int64, types.int64[:, :, ::1], types.int64[::1],
-                        types.int64, types.int64[:, ::1])
+                        types.int64, types.int64[:, ::1], types.int64[:, :, ::1])
 
 
 @dataclass

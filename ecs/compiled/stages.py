@@ -17,8 +17,9 @@ cached machine code, and the registry may give another column to the same compon
 another plugin set is loaded (DESIGN.md "Rules of the road").
 
 The dispatcher runs the stages in ascending priority (then name, then source, like
-``battlesim.ecs.damage.DamagePipeline``), each over every row of a wave before the next stage
-starts, as the numpy pipeline runs each stage over a whole batch.
+``battlesim.ecs.damage.DamagePipeline``), each over every row before the next stage starts, as
+the numpy pipeline runs each stage over a whole batch; rows a stage pushes go through the whole
+pipeline right after that stage (depth first, as the numpy reactions' ``pipeline.run``).
 """
 
 from __future__ import annotations
