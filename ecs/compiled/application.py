@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from battlesim.ecs.compiled.damage_queue import AMOUNT, DEALT, EXCESS, TARGET
-from battlesim.ecs.compiled.stages import EVERY_RULESET, damage_stage
+from battlesim.ecs.compiled.stages import EVERY_RULESET, CompiledStage, add_stage
 from battlesim.ecs.damage import APPLICATION
+from battlesim.ecs.plugin import BUILT_IN
 
 
-@damage_stage(EVERY_RULESET, "apply_health", APPLICATION, reads=("health",))
 def apply_health(comp: np.ndarray, b: int, queue: np.ndarray, qlen: np.ndarray, i: int, cols: np.ndarray) -> None:
     """Application: the remaining amount comes off ``health``; ``dealt`` is what the target
     could still absorb, ``excess`` the overkill (piercing and trample carry it on)."""
@@ -25,3 +25,8 @@ def apply_health(comp: np.ndarray, b: int, queue: np.ndarray, qlen: np.ndarray, 
     queue[b, i, DEALT] = dealt
     queue[b, i, EXCESS] = amount - dealt
     comp[b, cols[0], t] = hp - amount
+
+
+# declared with an explicit source: this module may first be imported while a plugin loads
+# (``current_source()`` would then name the plugin)
+add_stage(CompiledStage("apply_health", APPLICATION, apply_health, ("health",), EVERY_RULESET, BUILT_IN))
