@@ -52,3 +52,19 @@ def test_compile_to_an_unwritable_cache_is_one_line_exit_2(tmp_path: Path, monke
     r = runner.invoke(app, ["compile"])
     assert r.exit_code == 2
     assert "cannot write the compiled engine" in r.output and "Traceback" not in r.output
+
+
+def test_a_stage_that_does_not_compile_is_one_line_naming_it(cache_dir: Path, tmp_path: Path) -> None:
+    plugin = tmp_path / "broken_plugin.py"
+    plugin.write_text("from battlesim.ecs.compiled.stages import damage_stage\n\n\n"
+                      "@damage_stage('lanes', 'broken', 100)\n"
+                      "def broken(comp, b, queue, qlen, i, cols):\n    queue[b, i, 2] = undefined_name\n")
+    with isolated():
+        try:
+            r = runner.invoke(app, ["compile", "--plugin", str(plugin)])
+        finally:
+            cstages.forget("broken_plugin")
+    assert r.exit_code == 2
+    assert (f"{plugin}:4: damage stage 'broken' (broken_plugin) does not compile: "
+            f"NameError: name 'undefined_name' is not defined") in r.output
+    assert "Traceback" not in r.output

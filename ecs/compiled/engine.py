@@ -9,6 +9,7 @@ run compiles for a minute or so, and a silent minute looks like a hang).
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -39,6 +40,8 @@ from battlesim.ecs.plugin import PluginError
 # arrays). Compiled eagerly, so the whole cost is inside build() and announced there.
 RUN_DAMAGE_SIGNATURE = (types.int16[:, :, ::1], types.int64, types.int64[:, :, ::1], types.int64[::1],
                         types.int64, types.int64[:, ::1], types.int64[:, :, ::1])
+# a stage(comp, b, queue, qlen, i, cols) as run_damage calls it (cols: a row of the cols table)
+STAGE_SIGNATURE = (*RUN_DAMAGE_SIGNATURE[:4], types.int64, types.int64[::1])
 
 
 @dataclass
@@ -89,7 +92,12 @@ def build(ruleset: str, stages: list[CompiledStage] | None = None, stderr: TextI
         print(f"compiling the {ruleset} engine (first run)...", end="", file=out, flush=True)
     t0 = time.perf_counter()
     module = import_engine(path)
-    misses = _compile(module)
+    try:
+        misses = _compile(module)
+    except numba.core.errors.NumbaError as e:
+        if first:
+            print(" failed", file=out, flush=True)
+        raise _blame(module, stages, e) from None
     seconds = time.perf_counter() - t0
     if first:
         print(f" {seconds:.1f} s", file=out, flush=True)
@@ -120,3 +128,27 @@ def _compile(module: ModuleType) -> int:
     dispatchers = [module.run_damage, crng.rng_state, crng.next_bits, crng.bits_into, crng.uniform,
                    crng.integers, crng.choice, crng.permutation_keys]
     return sum(sum(d.stats.cache_misses.values()) for d in dispatchers)
+
+
+def _blame(module: ModuleType, stages: list[CompiledStage], error: Exception) -> PluginError:
+    """One line for an engine that does not compile: the first stage that does not compile on
+    its own (its file, line, name, source and numba's reason), else numba's reason."""
+    for k, s in enumerate(stages):
+        try:
+            getattr(module, f"stage_{k}").compile(STAGE_SIGNATURE)
+        except numba.core.errors.NumbaError as e:
+            code = s.fn.__code__
+            return PluginError(f"{code.co_filename}:{code.co_firstlineno}: damage stage {s.name!r} ({s.source}) "
+                               f"does not compile: {_reason(e)}")
+    return PluginError(f"the {module.RULESET} engine does not compile: {_reason(error)}")
+
+
+def _reason(error: Exception) -> str:
+    """numba's message without colours and its "Failed in ... pipeline" / "During: ..." framing."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    lines = [ln for ln in lines if not ln.startswith(("Failed in", "During:"))] or lines or [type(error).__name__]
+    first = lines[0]
+    if first.endswith(":") and len(lines) > 1:  # "... found for signature:" then the signature
+        first = f"{first} {lines[1]}"
+    return first

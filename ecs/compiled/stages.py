@@ -48,10 +48,6 @@ class CompiledStage:
     ruleset: str
     source: str
 
-    @property
-    def file(self) -> str:
-        return inspect.getsourcefile(self.fn) or ""
-
     def order_key(self) -> tuple:
         return (self.priority, self.name, self.source)
 
