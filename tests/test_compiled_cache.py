@@ -132,3 +132,18 @@ def test_an_unwritable_cache_is_one_line_naming_the_directory(tmp_path: Path) ->
     blocker.write_text("")
     with pytest.raises(cache.EngineCacheError, match=r"cannot write the compiled engine to .*file/lanes_0.*NUMBA_CACHE_DIR"):
         cache.write_engine(blocker / "lanes_0" / "engine.py", "x = 1\n")
+
+
+def test_the_engine_name_changes_with_numbas_version_and_any_source(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # DESIGN.md: "hash of every source file the generated module depends on, and numba's version"
+    dep = tmp_path / "dep.py"
+    dep.write_text("X = 1\n")
+    base = cache.engine_hash("text", [dep])
+    assert cache.engine_hash("text", [dep]) == base  # the same inputs, the same name
+    assert cache.engine_hash("text 2", [dep]) != base
+    dep.write_text("X = 2\n")
+    assert cache.engine_hash("text", [dep]) != base
+    dep.write_text("X = 1\n")
+    monkeypatch.setattr(numba, "__version__", numba.__version__ + ".post1")
+    assert cache.engine_hash("text", [dep]) != base

@@ -9,7 +9,6 @@ import pytest
 from typer.testing import CliRunner
 
 from battlesim.ecs.cli import app
-from battlesim.ecs.compiled import stages as cstages
 from battlesim.ecs.plugin import isolated
 
 runner = CliRunner()
@@ -27,10 +26,7 @@ def test_compile_warms_the_cache_and_says_where(cache_dir: Path, tmp_path: Path)
                       "@damage_stage('lanes', 'noop_reaction', 400)\n"
                       "def noop_reaction(comp, b, queue, qlen, i, cols):\n    pass\n")
     with isolated():
-        try:
-            r = runner.invoke(app, ["compile", "--plugin", str(plugin)])
-        finally:
-            cstages.forget("cli_plugin")
+        r = runner.invoke(app, ["compile", "--plugin", str(plugin)])
     assert r.exit_code == 0, r.output
     lines = r.stdout.splitlines()
     where = Path(lines[0].removeprefix("lanes engine: "))
@@ -60,10 +56,7 @@ def test_a_stage_that_does_not_compile_is_one_line_naming_it(cache_dir: Path, tm
                       "@damage_stage('lanes', 'broken', 100)\n"
                       "def broken(comp, b, queue, qlen, i, cols):\n    queue[b, i, 2] = undefined_name\n")
     with isolated():
-        try:
-            r = runner.invoke(app, ["compile", "--plugin", str(plugin)])
-        finally:
-            cstages.forget("broken_plugin")
+        r = runner.invoke(app, ["compile", "--plugin", str(plugin)])
     assert r.exit_code == 2
     assert (f"{plugin}:4: damage stage 'broken' (broken_plugin) does not compile: "
             f"NameError: name 'undefined_name' is not defined") in r.output

@@ -28,7 +28,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Callable, TypeVar
 
-from battlesim.ecs.plugin import PluginError, current_source
+from battlesim.ecs.plugin import BUILT_IN, PluginError, current_source, loaded_plugins
 
 SIGNATURE = ("comp", "b", "queue", "qlen", "i", "cols")
 MAX_READS = 8  # components one stage may read: the width of the dispatcher's column table
@@ -88,15 +88,13 @@ def add_stage(stage: CompiledStage) -> None:
 
 
 def stages_of(ruleset: str) -> list[CompiledStage]:
-    """The stages of ``ruleset``'s pipeline (the engine's own included) in run order."""
-    found = [s for (r, _), s in _STAGES.items() if r in (ruleset, EVERY_RULESET)]
+    """The stages of ``ruleset``'s pipeline (the engine's own included) in run order. A stage
+    counts while the plugin that declared it is loaded: ``battlesim.ecs.plugin.isolated()``
+    unloads the plugins loaded inside it, and so their stages too."""
+    loaded = loaded_plugins()
+    found = [s for (r, _), s in _STAGES.items()
+             if r in (ruleset, EVERY_RULESET) and (s.source == BUILT_IN or s.source in loaded)]
     return sorted(found, key=CompiledStage.order_key)
-
-
-def forget(source: str) -> None:
-    """Drop every stage ``source`` declared (tests that load a plugin, then unload it)."""
-    for key in [k for k, s in _STAGES.items() if s.source == source]:
-        del _STAGES[key]
 
 
 def _python_function(fn: Callable, name: str) -> Callable:
