@@ -195,8 +195,9 @@ def test_a_stage_with_the_wrong_signature_is_refused_naming_its_file_and_line(tm
     path = tmp_path / "bad_plugin.py"
     path.write_text("from battlesim.ecs.compiled.stages import damage_stage\n\n\n"
                     "@damage_stage('lanes', 'bad', 100)\ndef bad(comp, b, queue):\n    pass\n")
-    with isolated(), pytest.raises(PluginError, match=r"bad_plugin\.py:\d+: damage stage 'bad' must take "
-                                                      r"\(comp, b, queue, qlen, i, cols\); it takes \(comp, b, queue\)"):
+    want = (r"bad_plugin\.py:\d+: damage stage 'bad' must take \(comp, b, queue, qlen, i, cols\); "
+            r"it takes \(comp, b, queue\)")
+    with isolated(), pytest.raises(PluginError, match=want):
         load_plugins([str(path)])
 
 

@@ -130,7 +130,8 @@ def test_the_cache_root_is_numbas_cache_dir_else_the_users(tmp_path: Path, monke
 def test_an_unwritable_cache_is_one_line_naming_the_directory(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
-    with pytest.raises(cache.EngineCacheError, match=r"cannot write the compiled engine to .*file/lanes_0.*NUMBA_CACHE_DIR"):
+    want = r"cannot write the compiled engine to .*file/lanes_0.*NUMBA_CACHE_DIR"
+    with pytest.raises(cache.EngineCacheError, match=want):
         cache.write_engine(blocker / "lanes_0" / "engine.py", "x = 1\n")
 
 

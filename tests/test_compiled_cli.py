@@ -32,7 +32,8 @@ def test_compile_warms_the_cache_and_says_where(cache_dir: Path, tmp_path: Path)
     where = Path(lines[0].removeprefix("lanes engine: "))
     assert where.parent == cache_dir / "battlesim" and where.is_dir()
     assert list(where.glob("battlesim_engine_lanes_*.py"))
-    assert lines[1].startswith("compiled in ") and lines[1].endswith("(damage stages in run order: apply_health, noop_reaction)")
+    assert lines[1].startswith("compiled in ")
+    assert lines[1].endswith("(damage stages in run order: apply_health, noop_reaction)")
 
 
 def test_compile_of_an_unknown_ruleset_is_one_line_exit_2(cache_dir: Path) -> None:

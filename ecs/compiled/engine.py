@@ -104,7 +104,10 @@ def build(ruleset: str, stages: list[CompiledStage] | None = None, stderr: TextI
     elif misses:  # the marker is there but numba's cache was not (cleared by hand): say why it took long
         print(f"compiled the {ruleset} engine in {seconds:.1f} s (its machine code was not in the cache)",
               file=out, flush=True)
-    marker.write_text(f"{seconds:.3f}\n")
+    try:
+        marker.write_text(f"{seconds:.3f}\n")
+    except OSError:  # a read-only shared cache warmed by `battlesim compile`: nothing to record
+        pass
     prune(root, ruleset, digest)
     engine = _BUILT[path] = Engine(ruleset, module, path, stages, bool(first or misses), seconds)
     return engine
