@@ -1,0 +1,32 @@
+"""The engine's own compiled damage stage: application (health loss), in every pipeline.
+
+The compiled twin of ``battlesim.ecs.damage.apply_to_health``: one row at a time, in queue
+order, which is exactly the numpy stage's "several instances on one target apply in row
+order" (tests/test_compiled_builder.py checks the two agree on queues with repeated targets).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from battlesim.ecs.compiled.damage_queue import AMOUNT, DEALT, EXCESS, TARGET
+from battlesim.ecs.compiled.stages import EVERY_RULESET, CompiledStage, add_stage
+from battlesim.ecs.damage import APPLICATION
+from battlesim.ecs.plugin import BUILT_IN
+
+
+def apply_health(comp: np.ndarray, b: int, queue: np.ndarray, qlen: np.ndarray, i: int, cols: np.ndarray) -> None:
+    """Application: the remaining amount comes off ``health``; ``dealt`` is what the target
+    could still absorb, ``excess`` the overkill (piercing and trample carry it on)."""
+    amount = max(queue[b, i, AMOUNT], 0)
+    t = queue[b, i, TARGET]
+    hp = np.int64(comp[b, cols[0], t])
+    dealt = min(amount, max(hp, 0))
+    queue[b, i, DEALT] = dealt
+    queue[b, i, EXCESS] = amount - dealt
+    comp[b, cols[0], t] = hp - amount
+
+
+# declared with an explicit source: this module may first be imported while a plugin loads
+# (``current_source()`` would then name the plugin)
+add_stage(CompiledStage("apply_health", APPLICATION, apply_health, ("health",), EVERY_RULESET, BUILT_IN))

@@ -1,0 +1,157 @@
+"""Build the compiled engine of a ruleset and its plugin set: generate, cache, import, compile.
+
+``build("lanes")`` is all a caller needs. It writes the engine module if its hash is new,
+imports it from the cache, compiles it (numba loads the machine code from its cache when it
+is there), and prunes engines of older hashes. The first compile says so on stderr, in one
+line with its time; a cached start prints nothing (DESIGN.md "Rules of the road": the first
+run compiles for a minute or so, and a silent minute looks like a hang).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Mapping, TextIO
+
+import numba
+import numpy as np
+from numba import types
+
+from battlesim.ecs.compiled import application  # noqa: F401  (declares the engine's own stages)
+from battlesim.ecs.compiled import rng as crng
+from battlesim.ecs.compiled.cache import (
+    MARKER,
+    cache_root,
+    engine_hash,
+    engine_path,
+    import_engine,
+    prune,
+    write_engine,
+)
+from battlesim.ecs.compiled.codegen import dependency_files, engine_source
+from battlesim.ecs.compiled.stages import MAX_READS, CompiledStage, stages_of
+from battlesim.ecs.plugin import PluginError
+
+# run_damage(comp, b, queue, qlen, start, cols, stack): the types callers pass (C-contiguous
+# arrays). Compiled eagerly, so the whole cost is inside build() and announced there.
+RUN_DAMAGE_SIGNATURE = (types.int16[:, :, ::1], types.int64, types.int64[:, :, ::1], types.int64[::1],
+                        types.int64, types.int64[:, ::1], types.int64[:, :, ::1])
+# a stage(comp, b, queue, qlen, i, cols) as run_damage calls it (cols: a row of the cols table)
+STAGE_SIGNATURE = (*RUN_DAMAGE_SIGNATURE[:4], types.int64, types.int64[::1])
+
+
+@dataclass
+class Engine:
+    """A built engine: its module (``run_damage``...), where it lives, its stages in run order,
+    and whether this process compiled it (False: loaded from the cache) and how long it took."""
+
+    ruleset: str
+    module: ModuleType
+    path: Path
+    stages: list[CompiledStage]
+    compiled: bool
+    seconds: float
+
+    def columns(self, layout: Mapping[str, int]) -> np.ndarray:
+        """``int64[n_stages, MAX_READS]``, the ``cols`` argument of ``run_damage``: row k lists
+        the columns (in ``comp``) of the components stage k reads. ``layout`` maps component
+        names to columns (the component registry's assignment)."""
+        out = np.full((max(len(self.stages), 1), MAX_READS), -1, dtype=np.int64)
+        for k, s in enumerate(self.stages):
+            for j, name in enumerate(s.reads):
+                if name not in layout:
+                    raise PluginError(f"damage stage {s.name!r} ({s.source}) reads component {name!r}, "
+                                      f"which the state has no column for")
+                out[k, j] = layout[name]
+        return out
+
+
+_BUILT: dict[Path, Engine] = {}
+
+
+def build(ruleset: str, stages: list[CompiledStage] | None = None, stderr: TextIO | None = None) -> Engine:
+    """The engine of ``ruleset`` with the stages registered now (or ``stages``, in the order
+    given), built or loaded from the cache. Load the ruleset and its plugins first."""
+    stages = stages_of(ruleset) if stages is None else list(stages)
+    text = engine_source(ruleset, stages)
+    root = cache_root()
+    digest = engine_hash(text, dependency_files(stages))
+    path = engine_path(root, ruleset, digest)
+    done = _BUILT.get(path)
+    if done is not None:
+        return done
+    write_engine(path, text)
+    marker = path.parent / MARKER
+    first = not marker.exists()
+    out = sys.stderr if stderr is None else stderr
+    if first:
+        print(f"compiling the {ruleset} engine (first run)...", end="", file=out, flush=True)
+    t0 = time.perf_counter()
+    module = import_engine(path)
+    try:
+        misses = _compile(module)
+    except numba.core.errors.NumbaError as e:
+        if first:
+            print(" failed", file=out, flush=True)
+        raise _blame(module, stages, e) from None
+    seconds = time.perf_counter() - t0
+    if first:
+        print(f" {seconds:.1f} s", file=out, flush=True)
+    elif misses:  # the marker is there but numba's cache was not (cleared by hand): say why it took long
+        print(f"compiled the {ruleset} engine in {seconds:.1f} s (its machine code was not in the cache)",
+              file=out, flush=True)
+    try:
+        marker.write_text(f"{seconds:.3f}\n")
+    except OSError:  # a read-only shared cache warmed by `battlesim compile`: nothing to record
+        pass
+    prune(root, ruleset, digest)
+    engine = _BUILT[path] = Engine(ruleset, module, path, stages, bool(first or misses), seconds)
+    return engine
+
+
+def _compile(module: ModuleType) -> int:
+    """Compile (or load) the engine's functions and the RNG; returns how many were compiled
+    rather than loaded from numba's cache."""
+    if numba.config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1: plain Python, for a debugger
+        return 0
+    module.run_damage.compile(RUN_DAMAGE_SIGNATURE)
+    # the RNG as Python code calls it (the engine's own calls are compiled into it)
+    state = crng.rng_state(np.zeros(1, dtype=np.int64))
+    keys = np.empty(1, dtype=np.uint64)
+    crng.next_bits(state, 0, 0)
+    crng.bits_into(state, 0, 0, keys)
+    crng.uniform(state, 0, 0)
+    crng.integers(state, 0, 2, 0)
+    crng.choice(state, 0, np.ones(1, dtype=np.bool_), 0)
+    crng.permutation_keys(state, 0, 0, keys)
+    dispatchers = [module.run_damage, crng.rng_state, crng.next_bits, crng.bits_into, crng.uniform,
+                   crng.integers, crng.choice, crng.permutation_keys]
+    return sum(sum(d.stats.cache_misses.values()) for d in dispatchers)
+
+
+def _blame(module: ModuleType, stages: list[CompiledStage], error: Exception) -> PluginError:
+    """One line for an engine that does not compile: the first stage that does not compile on
+    its own (its file, line, name, source and numba's reason), else numba's reason."""
+    for k, s in enumerate(stages):
+        try:
+            getattr(module, f"stage_{k}").compile(STAGE_SIGNATURE)
+        except numba.core.errors.NumbaError as e:
+            code = s.fn.__code__
+            return PluginError(f"{code.co_filename}:{code.co_firstlineno}: damage stage {s.name!r} ({s.source}) "
+                               f"does not compile: {_reason(e)}")
+    return PluginError(f"the {module.RULESET} engine does not compile: {_reason(error)}")
+
+
+def _reason(error: Exception) -> str:
+    """numba's message without colours and its "Failed in ... pipeline" / "During: ..." framing."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    lines = [ln for ln in lines if not ln.startswith(("Failed in", "During:"))] or lines or [type(error).__name__]
+    first = lines[0]
+    if first.endswith(":") and len(lines) > 1:  # "... found for signature:" then the signature
+        first = f"{first} {lines[1]}"
+    return first

@@ -1,0 +1,64 @@
+"""``battlesim compile``: warms the engine cache and says where and how long; bad input is one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numba
+import pytest
+from typer.testing import CliRunner
+
+from battlesim.ecs.cli import app
+from battlesim.ecs.plugin import isolated
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "numba"))
+    return tmp_path / "numba"
+
+
+def test_compile_warms_the_cache_and_says_where(cache_dir: Path, tmp_path: Path) -> None:
+    plugin = tmp_path / "cli_plugin.py"
+    plugin.write_text("from battlesim.ecs.compiled.stages import damage_stage\n\n\n"
+                      "@damage_stage('lanes', 'noop_reaction', 400)\n"
+                      "def noop_reaction(comp, b, queue, qlen, i, cols):\n    pass\n")
+    with isolated():
+        r = runner.invoke(app, ["compile", "--plugin", str(plugin)])
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    where = Path(lines[0].removeprefix("lanes engine: "))
+    assert where.parent == cache_dir / "battlesim" and where.is_dir()
+    assert list(where.glob("battlesim_engine_lanes_*.py"))
+    assert lines[1].startswith("compiled in ")
+    assert lines[1].endswith("(damage stages in run order: apply_health, noop_reaction)")
+
+
+def test_compile_of_an_unknown_ruleset_is_one_line_exit_2(cache_dir: Path) -> None:
+    r = runner.invoke(app, ["compile", "--ruleset", "nope"])
+    assert r.exit_code == 2
+    assert "unknown ruleset 'nope'" in r.output and "Traceback" not in r.output
+
+
+def test_compile_to_an_unwritable_cache_is_one_line_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "not_a_dir"
+    blocker.write_text("")
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(blocker))
+    r = runner.invoke(app, ["compile"])
+    assert r.exit_code == 2
+    assert "cannot write the compiled engine" in r.output and "Traceback" not in r.output
+
+
+def test_a_stage_that_does_not_compile_is_one_line_naming_it(cache_dir: Path, tmp_path: Path) -> None:
+    plugin = tmp_path / "broken_plugin.py"
+    plugin.write_text("from battlesim.ecs.compiled.stages import damage_stage\n\n\n"
+                      "@damage_stage('lanes', 'broken', 100)\n"
+                      "def broken(comp, b, queue, qlen, i, cols):\n    queue[b, i, 2] = undefined_name\n")
+    with isolated():
+        r = runner.invoke(app, ["compile", "--plugin", str(plugin)])
+    assert r.exit_code == 2
+    assert (f"{plugin}:4: damage stage 'broken' (broken_plugin) does not compile: "
+            f"NameError: name 'undefined_name' is not defined") in r.output
+    assert "Traceback" not in r.output
