@@ -24,7 +24,7 @@ from battlesim.ecs.effects import Ctx
 from battlesim.ecs.npx import any_axis
 from battlesim.systems.lanes import board, cellsets, listeners
 from battlesim.systems.lanes.cards import EQUIPMENT, FACTIONS, IMPROVEMENT, SPELL, UNIT
-from battlesim.systems.lanes.deaths import destroy, settle
+from battlesim.systems.lanes.deaths import die, settle
 from battlesim.systems.lanes.opcodes import by_rank
 from battlesim.systems.lanes.targets import (
     ALLY_UNIT,
@@ -408,8 +408,9 @@ class PlayPhase(DecisionSystem):
         occupant = w.g.board[games, seat, lane, pos]
         bounce = occupant >= 0
         if bounce.any():
-            esper.dispatch_event("lanes.bounce", w, games[bounce], occupant[bounce])
-            destroy(w, games[bounce], occupant[bounce], bounty=False)
+            gb, ob = games[bounce], occupant[bounce]
+            esper.dispatch_event("lanes.bounce", w, gb, ob)
+            die(w, gb, ob, seat[bounce].astype(np.intp), bounty=False)
         slots = board.spawn(w, games, seat, lane, pos, card)
         w.add(games, slots, deck_pos=src)
         esper.dispatch_event("lanes.play", w, games, seat, card, lane, pos, slots)
