@@ -282,6 +282,8 @@ class Scenario:
                     card = int(w.c.card_id[0, s])
                     kws = {}  # as the rules see them: own + equipment
                     for k, spec in KEYWORDS.items():
+                        if k in STATUSES:  # a keyword that is a status (damage immunity): listed once, as a status
+                            continue
                         v = stats.keyword(w, k, G, np.array([s]))[0]
                         if v:
                             kws[k] = True if spec.value == "tag" else int(v)

@@ -31,8 +31,9 @@ BASE_COMPONENTS = [
 
 def components() -> list[str]:
     """What a lanes World allocates: the base components, then every declared keyword and
-    status (a plugin's too, in declaration order)."""
-    return [*BASE_COMPONENTS, *KEYWORDS, *STATUSES]
+    status (a plugin's too, in declaration order); a keyword that is a status (``STATUS_KEYWORDS``)
+    is one component."""
+    return list(dict.fromkeys([*BASE_COMPONENTS, *KEYWORDS, *STATUSES]))
 MAX_IMPROVEMENTS = 3  # lanes.md: "Maximum 3 Improvements per lane per player"
 OFFERS = 3  # lanes.md: "Each player is presented with 3 equipment items to choose from"
 
