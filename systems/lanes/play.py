@@ -9,6 +9,8 @@ automatically ends your turn" unless it has "Quickcast". Using an ability or an 
 (ledger) leaves initiative where it is: it is not playing a card.
 
 A card or ability that needs a target asks its player for it in a second decision (TARGET).
+A spell with several valid casters in its origin lane first asks who casts it (CASTER, answered
+with a TARGET-block entry: the hero's cell; ``casters``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from battlesim.ecs.decisions import DecisionSystem
 from battlesim.ecs.effects import Ctx
 from battlesim.ecs.npx import any_axis
 from battlesim.systems.lanes import board, cellsets, listeners
+from battlesim.systems.lanes.casters import caster_cells, caster_of, several
 from battlesim.systems.lanes.cards import EQUIPMENT, FACTIONS, IMPROVEMENT, SPELL, UNIT
 from battlesim.systems.lanes.deaths import die, settle
 from battlesim.systems.lanes.opcodes import by_rank
@@ -37,19 +40,7 @@ from battlesim.systems.lanes.targets import (
 )
 from battlesim.systems.lanes.vocabulary import EXECUTOR, TARGET_KINDS
 
-PENDING_NONE, PENDING_UNIT, PENDING_SPELL, PENDING_ABILITY, PENDING_ACTIVATE = range(5)
-
-
-def caster_of(w, games: np.ndarray, seat: np.ndarray, lane: np.ndarray, faction: np.ndarray) -> np.ndarray:
-    """The hero casting a card from ``lane``: the leftmost hero of the card's faction there
-    (lanes.md: "caster selection required if multiple valid heroes exist"; ledger: leftmost)."""
-    cells = w.g.board[games, seat, lane]  # [n, P]
-    occ = cells >= 0
-    sl = np.where(occ, cells, 0)
-    gi = games[:, None]
-    fl = w.flat(gi, sl)  # flat entity index, computed once for the reads below
-    ok = occ & w.take("hero", fl) & (w.take("faction", fl) == faction[:, None])
-    return np.where(any_axis(ok, 1), sl[np.arange(games.size), np.argmax(ok, axis=1)], -1)
+PENDING_NONE, PENDING_UNIT, PENDING_SPELL, PENDING_ABILITY, PENDING_ACTIVATE, PENDING_CASTER = range(6)
 
 
 N_FACTIONS = len(FACTIONS)
@@ -336,10 +327,21 @@ class PlayPhase(DecisionSystem):
         return words
 
     def _targets(self, w, games, actor) -> np.ndarray:
-        """``uint64[n]``: the cells the pending card or ability may be aimed at (TARGET block)."""
+        """``uint64[n]``: the cells the pending card or ability may be aimed at (TARGET block);
+        for a pending caster choice, the valid casters' cells."""
         cat = w.catalog.arrays
         card = w.g.pending_card[games]
         kind_p = w.g.pending_kind[games]
+        casting = kind_p == PENDING_CASTER
+        if casting.any():
+            out = np.zeros(games.size, dtype=np.uint64)
+            c = casting.nonzero()[0]
+            out[c] = caster_cells(w, games[c], actor[c], w.g.pending_lane[games[c]].astype(np.intp),
+                                  cat.faction[card[c]])
+            o = (~casting).nonzero()[0]
+            if o.size:
+                out[o] = self._targets(w, games[o], actor[o])
+            return out
         ability = (kind_p == PENDING_ABILITY) | (kind_p == PENDING_ACTIVATE)
         tk = np.where(ability, cat.ability_target[card], cat.target[card])
         rng_any = np.where(ability, cat.ability_range[card], cat.range[card]) == 1
@@ -442,8 +444,31 @@ class PlayPhase(DecisionSystem):
         listeners.deployed_and_played(w, games, seat, slots)
 
     def cast_spells(self, w, games, seat, card, lane, pos, src, quick, passes) -> None:
-        cat = w.catalog.arrays
-        caster = caster_of(w, games, seat, lane, cat.faction[card])
+        """"Cross-lane and global/no-lane spells use the caster's lane as the origin (caster
+        selection required if multiple valid heroes exist)": with several, the player chooses
+        (a CASTER decision, then the target if any); with one, it casts."""
+        faction = w.catalog.arrays.faction[card]
+        choose = several(w, games, seat, lane, faction)
+        if choose.any():
+            c = choose.nonzero()[0]
+            self.wait_for_target(w, games[c], seat[c], PENDING_CASTER, card[c], np.full(c.size, -1),
+                                 np.full(c.size, -1), lane[c], quick[c], passes[c])
+            k = (~choose).nonzero()[0]
+            games, seat, card, lane, quick, passes, faction = (x[k] for x in (games, seat, card, lane, quick, passes,
+                                                                              faction))
+        if games.size:
+            self._cast(w, games, seat, card, lane, caster_of(w, games, seat, lane, faction), quick, passes)
+
+    def choose_casters(self, w, games, seat, act) -> None:
+        """The player's caster choice for the pending spell; initiative moved when it was played."""
+        _, lane, pos = self.actions.decode_target(act)
+        caster = w.g.board[games, seat, lane, pos].astype(np.intp)
+        card = w.g.pending_card[games].astype(np.intp)
+        quick = w.g.pending_free[games].copy()
+        w.g.pending_kind[games] = PENDING_NONE
+        self._cast(w, games, seat, card, lane, caster, quick, np.zeros(games.size, dtype=bool))
+
+    def _cast(self, w, games, seat, card, lane, caster, quick, passes) -> None:
         esper.dispatch_event("lanes.cast", w, games, seat, card, lane, caster)
         needs = self._needs_target(w, games, seat, card, lane, ability=False)
         if needs.any():
@@ -539,6 +564,13 @@ class PlayPhase(DecisionSystem):
                 board.remove_improvement(w, games[spent][idx], src[spent][idx])
 
     def choose_targets(self, w, games, seat, act) -> None:
+        casting = w.g.pending_kind[games] == PENDING_CASTER
+        if casting.any():
+            self.choose_casters(w, games[casting], seat[casting], act[casting])
+            k = ~casting
+            games, seat, act = games[k], seat[k], act[k]
+            if games.size == 0:
+                return
         side, lane, pos = self.actions.decode_target(act)
         chosen = w.g.board[games, side, lane, pos].astype(np.intp)
         kind = w.g.pending_kind[games]

@@ -97,6 +97,7 @@ class Step(BaseModel):
     pos: int | None = Field(None, ge=0, le=4)
     slot: int | None = Field(None, ge=0, le=2)
     target: list[int] | None = Field(None, min_length=3, max_length=3)
+    caster: int | None = Field(None, ge=0, le=4)  # position of the casting hero in the spell's origin lane
     buy: list[list[int]] | None = None
     upgrade: list[bool] | None = None
 
