@@ -4,8 +4,12 @@ Rules never depend on it: the log only listens. ``replay_game`` plays one game a
 of one) with the ruleset's own systems; a marker opens each phase of the schedule (round
 header, resources and hands before the play phase, the board before combat), and every event
 named in ``FORMATTERS`` (a table: event name -> function turning the event's arrays into log
-lines) is written as it happens, followed by the gold and objectives it changed. A new event
-needs one formatter and nothing else::
+lines) is written as it happens, followed by the gold and objectives it changed. Every damage
+instance (combat, spells, battles, retaliation, overflow, decay) is written from the log's own
+damage stages, added to the replayed world's pipeline: right after application, so an attack
+is written before the retaliation it causes (the stages only read). Attack is written as the
+rules read it (own, equipment and auras: ``stats.attack``). A new event needs one formatter
+and nothing else::
 
     @formatter("lanes.buy")
     def _buy(log, w, games, seat, card):
@@ -19,7 +23,9 @@ from typing import Any, Callable, Iterator, Sequence
 import esper
 import numpy as np
 
+from battlesim.ecs.damage import APPLICATION, ATTACK, COMBAT, OVERFLOW, RETALIATE, SPELL, STATUS, DamageBatch, StageSpec
 from battlesim.ecs.schedule import Phase, Schedule
+from battlesim.systems.lanes import stats as unit_stats
 from battlesim.systems.lanes.cards import FACTIONS
 
 Formatter = Callable[..., list[str]]
@@ -93,6 +99,12 @@ class ReplayLog:
         self.gold = w.g.gold[b].copy()
         self.anchors = self.anchor_state()
         self._handlers: list[tuple[str, Callable]] = []
+        self._depth = 0  # pipeline runs under way (reactions start nested ones)
+        stages = {s.name for s in w.pipeline.stages}
+        if "replay_open" not in stages:  # the log's own stages: they only read
+            w.pipeline.add(StageSpec("replay_open", -(10**9), self._damage_open, "replay"))
+            w.pipeline.add(StageSpec("replay_damage", APPLICATION + 1, self._damage, "replay"))
+            w.pipeline.add(StageSpec("replay_close", 10**9, self._damage_close, "replay"))
 
     def __enter__(self) -> "ReplayLog":
         w, b = self.w, self.b
@@ -121,6 +133,28 @@ class ReplayLog:
                 self.write(line)
             self._changes()
         return handle
+
+    def _damage_open(self, w, batch: DamageBatch) -> None:
+        if w is self.w:
+            self._depth += 1
+
+    def _damage_close(self, w, batch: DamageBatch) -> None:
+        """After the outermost run: the objectives it changed (anchors have fallen by now)."""
+        if w is self.w:
+            self._depth -= 1
+            if self._depth == 0 and self._handlers:
+                self._changes()
+
+    def _damage(self, w, batch: DamageBatch) -> None:
+        """Each instance of this game, once applied: who hit whom for how much, and what is left."""
+        if w is not self.w or not self._handlers:
+            return
+        lines = _damage_lines(self, batch)
+        if lines and not self.phase_shown:
+            self.write(f"-- {self.phase} --")
+            self.phase_shown = True
+        for line in lines:
+            self.write(line)
 
     def phase_start(self, phase: str) -> None:
         w, b = self.w, self.b
@@ -186,7 +220,10 @@ class ReplayLog:
         return mark + self.card(w.c.card_id[b, slot])
 
     def stats(self, slot: int) -> str:
-        return f"{int(self.w.c.attack[self.b, slot])}/{int(self.w.c.health[self.b, slot])}"
+        """``attack/health``, attack as the rules read it (equipment and auras included)."""
+        b = np.array([self.b])
+        attack = int(unit_stats.attack(self.w, b, np.array([slot]))[0])
+        return f"{attack}/{int(self.w.c.health[self.b, slot])}"
 
     def unit(self, slot: int) -> str:
         return f"{self.unit_name(slot)} {self.stats(slot)}"
@@ -331,13 +368,29 @@ def _upgrade(log: ReplayLog, w, games, seat, tier) -> list[str]:
 
 @formatter("lanes.combat")
 def _combat(log: ReplayLog, w, lane, batch) -> list[str]:
-    rows = list(log.mine(batch.game, batch.source, batch.target, batch.dealt))
-    if not rows:
-        return [f"   lane {lane}  no attacks"]
+    """A lane's attack step: its hits were written by the damage stage as they landed."""
+    if any(True for _ in log.mine(batch.game)):
+        return []
+    return [f"   lane {lane}  no attacks"]
+
+
+def _damage_lines(log: ReplayLog, batch: DamageBatch) -> list[str]:
+    """One line per damage instance of the log's game in ``batch`` (just applied). A combat
+    step's attacks (and cleaves) open with their lane; other damage says what dealt it."""
+    w = log.w
+    rows = list(log.mine(batch.game, batch.source, batch.target, batch.dealt, batch.kind))
     out = []
-    for i, (src, tgt, dealt) in enumerate(rows):
-        head = f"   lane {lane}  " if i == 0 else " " * 11
-        hit = f"{log.where(src)} hits {log.where(tgt)} for {dealt}"
+    for i, (src, tgt, dealt, kind) in enumerate(rows):
+        if kind & COMBAT:
+            lane = int(w.c.lane[log.b, tgt])
+            head = f"   lane {lane}  " if i == 0 else " " * 11
+            verb = "hits" if kind & ATTACK else "cleaves"
+        else:
+            head = "   damage  "
+            verb = ("retaliates on" if kind & RETALIATE else "overflows to" if kind & OVERFLOW
+                    else "hits" if kind & ATTACK else "deals effect damage to" if kind & SPELL else "damages")
+        who = "decay" if kind & STATUS or src < 0 else log.where(src)
+        hit = f"{who} {verb} {log.where(tgt)} for {dealt}"
         if not w.c.anchor[log.b, tgt]:
             hp = int(w.c.health[log.b, tgt])
             hit += ": destroyed" if hp <= 0 else f": {hp} HP left"
