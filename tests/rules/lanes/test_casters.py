@@ -83,7 +83,7 @@ def test_every_agent_takes_the_caster_decision(game, tmp_path, name):
     # lanes.md: "caster selection required if multiple valid heroes exist": agents choose a valid hero
     w, phase = _cast(game, tmp_path)
     A = game.actions
-    actor, legal = phase.request(w, G)
+    _, legal = phase.request(w, G)
     choice = int(make_agent(name).act(w, G, 0, legal)[0])
     assert choice in (A.target(0, 1, 1), A.target(0, 1, 3))
     if name != "random":  # greedy (and lookahead, greedy outside the play phase's own choices): the harder hitter
