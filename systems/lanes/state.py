@@ -88,7 +88,7 @@ def state_fields(p: LanesParams, deck_size: int, equipment_size: int) -> list[St
         StateField("shop_done", np.bool_, (2,), doc="Finished this shop phase."),
         StateField("equip_pool", np.int16, (2, equipment_size), default=-1,
                    doc="The equipment deck (card ids); -1 once bought."),
-        StateField("pending_kind", np.int8, doc="What awaits a target: 0 nothing, see play.PENDING_*."),
+        StateField("pending_kind", np.int8, doc="What awaits a target or a caster: 0 nothing, see play.PENDING_*."),
         StateField("pending_card", np.int16, default=-1, doc="Card whose effects await a target."),
         StateField("pending_src", np.int16, default=-1, doc="Source entity of the pending effects."),
         StateField("pending_caster", np.int16, default=-1, doc="Caster (hero) of a pending spell."),
