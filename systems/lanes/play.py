@@ -202,6 +202,10 @@ class PlayPhase(DecisionSystem):
         slots = board.spawn(w, games, seat, lane, pos, card)
         w.add(games, slots, deck_pos=src)
         esper.dispatch_event("lanes.play", w, games, seat, card, lane, pos, slots)
+        if bounce.any() and w.c.dying.take(games[bounce], axis=0).any():
+            # the bounced unit's On Death killed something: "Deaths are processed immediately",
+            # before the new unit's target is asked for (the new unit already holds the cell)
+            settle(w)
         needs = self._needs_target(w, games, seat, card, lane, ability=False)
         if needs.any():
             self.wait_for_target(w, games[needs], seat[needs], PENDING_UNIT, card[needs], slots[needs], slots[needs],
