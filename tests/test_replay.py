@@ -145,3 +145,22 @@ def test_replay_writes_effect_damage_and_attack_after_auras(lanes, tmp_path):
     # (units written inline in a scenario are named "(scenario unit)" by the catalog)
     assert "damage  s0 *(scenario unit) (lane 1 pos 0) deals effect damage to s1 (scenario unit) (lane 1 pos 3) " \
            "for 4: 2 HP left" in text, text
+
+
+def test_replay_writes_an_attack_before_the_retaliation_it_provokes(lanes, tmp_path):
+    # a batch's lines come before those of the damage it causes (retaliation is a nested run)
+    from battlesim.systems.lanes.scenario import Step, load_scenario
+    from battlesim.systems.lanes.scenario_steps import run_step
+
+    path = tmp_path / "board.toml"
+    path.write_text('ruleset = "lanes"\nrule = "test"\nunits = [\n'
+                    '  { side = 0, lane = 0, pos = 1, name = "Axe", attack = 3, health = 5 },\n'
+                    '  { side = 1, lane = 0, pos = 1, name = "Thorn", attack = 0, health = 9, keywords = { retaliate = 2 } },\n'
+                    ']\n')
+    sc = load_scenario(path, game=lanes)
+    lines: list[str] = []
+    with replay_mod.ReplayLog(sc.w, ("a", "b"), ["x", "y"], write=lines.append):
+        run_step(sc, 0, Step.model_validate({"do": "combat"}))
+    hits = [i for i, line in enumerate(lines) if "s0 (scenario unit) (lane 0 pos 1) hits" in line]
+    back = [i for i, line in enumerate(lines) if "retaliates on s0 (scenario unit) (lane 0 pos 1) for 2: 3 HP left" in line]
+    assert hits and back and hits[0] < back[0], lines

@@ -5,10 +5,11 @@ of one) with the ruleset's own systems; a marker opens each phase of the schedul
 header, resources and hands before the play phase, the board before combat), and every event
 named in ``FORMATTERS`` (a table: event name -> function turning the event's arrays into log
 lines) is written as it happens, followed by the gold and objectives it changed. Every damage
-instance (combat, spells, battles, retaliation, overflow, decay) is written from the log's own
-damage stages, added to the replayed world's pipeline: right after application, so an attack
-is written before the retaliation it causes (the stages only read). Attack is written as the
-rules read it (own, equipment and auras: ``stats.attack``). A new event needs one formatter
+instance (combat, spells, battles, retaliation, overflow, decay) is written as it resolves:
+while the log is open the replayed world's damage pipeline is wrapped (``_LoggedPipeline``,
+which only reads), and a batch's lines take their place before those of the damage it causes,
+so an attack is written before the retaliation it provokes. Attack is written as the rules
+read it (own, equipment and auras: ``stats.attack``). A new event needs one formatter
 and nothing else::
 
     @formatter("lanes.buy")
@@ -23,7 +24,7 @@ from typing import Any, Callable, Iterator, Sequence
 import esper
 import numpy as np
 
-from battlesim.ecs.damage import APPLICATION, ATTACK, COMBAT, OVERFLOW, RETALIATE, SPELL, STATUS, DamageBatch, StageSpec
+from battlesim.ecs.damage import ATTACK, COMBAT, OVERFLOW, RETALIATE, SPELL, STATUS, DamageBatch
 from battlesim.ecs.schedule import Phase, Schedule
 from battlesim.systems.lanes import stats as unit_stats
 from battlesim.systems.lanes.cards import FACTIONS
@@ -75,6 +76,24 @@ def replay_game(game: Any, seed: int, decks: Sequence[str], agents: Sequence[Any
     return {k: v[:1].tolist()[0] for k, v in cols.items()}  # plain Python values; a masked one is None, as in Parquet
 
 
+class _LoggedPipeline:
+    """The replayed world's damage pipeline, wrapped while a log is open: the same stages, and
+    each run of the log's own world is written (``ReplayLog.damage_run``). Other worlds sharing
+    it (a lookahead agent's rollouts) run unlogged."""
+
+    def __init__(self, inner: Any, log: "ReplayLog") -> None:
+        self.inner, self.log = inner, log
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def run(self, world: Any, batch: DamageBatch) -> DamageBatch:
+        if world is not self.log.w:
+            return self.inner.run(world, batch)
+        self.log.damage_run(self.inner, batch)
+        return batch
+
+
 class _PhaseMarker(esper.Processor):
     priority = 10**9  # first in its phase
 
@@ -99,12 +118,7 @@ class ReplayLog:
         self.gold = w.g.gold[b].copy()
         self.anchors = self.anchor_state()
         self._handlers: list[tuple[str, Callable]] = []
-        self._depth = 0  # pipeline runs under way (reactions start nested ones)
-        stages = {s.name for s in w.pipeline.stages}
-        if "replay_open" not in stages:  # the log's own stages: they only read
-            w.pipeline.add(StageSpec("replay_open", -(10**9), self._damage_open, "replay"))
-            w.pipeline.add(StageSpec("replay_damage", APPLICATION + 1, self._damage, "replay"))
-            w.pipeline.add(StageSpec("replay_close", 10**9, self._damage_close, "replay"))
+        self._damage: list[list[str] | None] = []  # lines of the damage runs under way, in order
 
     def __enter__(self) -> "ReplayLog":
         w, b = self.w, self.b
@@ -114,12 +128,15 @@ class ReplayLog:
             handler = self._handler(event)
             esper.set_handler(event, handler)  # esper keeps a weak reference: self._handlers holds it
             self._handlers.append((event, handler))
+        w.pipeline = _LoggedPipeline(w.pipeline, self)
         return self
 
     def __exit__(self, *exc: Any) -> None:
         for event, handler in self._handlers:
             esper.remove_handler(event, handler)
         self._handlers.clear()
+        if isinstance(self.w.pipeline, _LoggedPipeline):
+            self.w.pipeline = self.w.pipeline.inner
 
     def _handler(self, event: str) -> Callable:
         def handle(w, *args: Any) -> None:
@@ -134,27 +151,26 @@ class ReplayLog:
             self._changes()
         return handle
 
-    def _damage_open(self, w, batch: DamageBatch) -> None:
-        if w is self.w:
-            self._depth += 1
-
-    def _damage_close(self, w, batch: DamageBatch) -> None:
-        """After the outermost run: the objectives it changed (anchors have fallen by now)."""
-        if w is self.w:
-            self._depth -= 1
-            if self._depth == 0 and self._handlers:
-                self._changes()
-
-    def _damage(self, w, batch: DamageBatch) -> None:
-        """Each instance of this game, once applied: who hit whom for how much, and what is left."""
-        if w is not self.w or not self._handlers:
+    def damage_run(self, pipeline, batch: DamageBatch) -> None:
+        """Run ``batch`` through ``pipeline`` and write its instances: its lines take their place
+        before those of the runs it starts (retaliation, overflow); all are written when the
+        outermost run ends, then the objectives it changed (anchors have fallen by then)."""
+        at = len(self._damage)
+        self._damage.append(None)
+        try:
+            pipeline.run(self.w, batch)
+        finally:
+            self._damage[at] = _damage_lines(self, batch)
+        if at:
             return
-        lines = _damage_lines(self, batch)
+        lines = [line for block in self._damage for line in block or ()]
+        self._damage.clear()
         if lines and not self.phase_shown:
             self.write(f"-- {self.phase} --")
             self.phase_shown = True
         for line in lines:
             self.write(line)
+        self._changes()
 
     def phase_start(self, phase: str) -> None:
         w, b = self.w, self.b
