@@ -88,3 +88,22 @@ def test_every_agent_takes_the_caster_decision(game, tmp_path, name):
     assert choice in (A.target(0, 1, 1), A.target(0, 1, 3))
     if name != "random":  # greedy (and lookahead, greedy outside the play phase's own choices): the harder hitter
         assert choice == A.target(0, 1, 3)
+
+
+def test_random_games_ask_for_casters_and_always_offer_a_legal_action(game, monkeypatch):
+    # lanes.md: "caster selection required if multiple valid heroes exist": in played games the
+    # decision comes up, and (like every decision) it always offers at least one legal action
+    from battlesim.ecs.world import World
+
+    decide = World.decide
+    seen = {"caster": 0}
+
+    def checked(self, games, actor, legal):
+        assert legal.any(axis=1).all(), "a decision with no legal action"
+        seen["caster"] += int((self.g.pending_kind[games] == PENDING_CASTER).sum())
+        return decide(self, games, actor, legal)
+
+    monkeypatch.setattr(World, "decide", checked)
+    agents = [make_agent("random"), make_agent("random")]
+    game.play(np.arange(512, dtype=np.int64), game.default_decks(), agents)
+    assert seen["caster"] > 0
