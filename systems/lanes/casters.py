@@ -23,8 +23,8 @@ def valid_casters(w, games: np.ndarray, seat: np.ndarray, lane: np.ndarray, fact
 
 
 def caster_of(w, games: np.ndarray, seat: np.ndarray, lane: np.ndarray, faction: np.ndarray) -> np.ndarray:
-    """The slot of the only valid caster (``valid_casters``); the leftmost when the player has
-    not chosen (an ability or a scenario reading the board); -1 with none."""
+    """The slot of the valid caster (``valid_casters``) where there is at most one (the play
+    phase asks the player where there are several: ``several``); -1 with none."""
     ok = valid_casters(w, games, seat, lane, faction)
     first = np.argmax(ok, axis=1)
     return np.where(any_axis(ok, 1), w.g.board[games, seat, lane, first], -1)
