@@ -52,6 +52,15 @@ for _name, _value, _doc in _KEYWORDS:
 for _name, _doc, _decays, _purgeable in _STATUSES:
     lanes.status(_name, doc=_doc, decays=_decays, purgeable=_purgeable)
 
+# lanes.md lists "Damage Immunity - Cannot take damage (temporary status, usually 1 round)"
+# under "Defensive Keywords" and "Damage Immune - Cannot take damage (temporary)" under "Status
+# Effects": one thing, the status. A card may also name it among its keywords (X = the rounds it
+# starts with); the keyword is the status's own component, so it decays and is checked exactly
+# like the status (ledger, interpretation 44). Declared after the built-ins, before any plugin.
+STATUS_KEYWORDS = ("damage_immunity",)
+for _name in STATUS_KEYWORDS:
+    lanes.keywords[_name] = Keyword(_name, "number", lanes.statuses[_name].doc)
+
 # Live views: a plugin's keywords and statuses appear here too once it is loaded.
 KEYWORDS: dict[str, Keyword] = lanes.keywords
 STATUSES: dict[str, Status] = lanes.statuses

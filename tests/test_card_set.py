@@ -13,7 +13,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from battlesim.components.keywords import KEYWORDS, STATUSES
+from battlesim.components.keywords import KEYWORDS, STATUS_KEYWORDS, STATUSES
 from battlesim.ecs.decisions import make_agent
 from battlesim.systems.lanes.cards import FACTIONS
 from battlesim.systems.lanes.state import RUNNING
@@ -106,6 +106,8 @@ def test_summons_make_tokens_or_units(specs):
 def test_every_keyword_is_used(specs):
     used = {k for s in specs.values() for k in s.keywords}
     used |= {e.keyword for _, e in effects(specs) if e.keyword}
+    # a keyword that is a status (damage immunity) is used when some card applies the status
+    used |= {e.status for _, e in effects(specs) if e.op == "apply_status"} & set(STATUS_KEYWORDS)
     assert set(KEYWORDS) - used == set()
 
 

@@ -92,3 +92,75 @@ def test_cli_replay_bad_input_is_one_line():
     r = CliRunner().invoke(app, ["replay", "--seed", "1", "--agents", "random,wizard"])
     assert r.exit_code == 2 and "unknown agent 'wizard'" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+BOARD = """
+ruleset = "lanes"
+rule = "test"
+units = [
+  { side = 0, lane = 1, pos = 0, name = "Pyre", attack = 1, health = 5, hero = true, faction = "Red" },
+  { side = 0, lane = 1, pos = 2, card = "Test Banner" },
+  { side = 0, lane = 1, pos = 1, name = "Left", attack = 2, health = 3 },
+  { side = 1, lane = 1, pos = 3, name = "Enemy", attack = 2, health = 6 },
+]
+
+[players]
+resources = [10, 10]
+
+[[cards]]
+name = "Test Banner"
+type = "unit"
+faction = "Red"
+cost = 1
+attack = 1
+health = 3
+effects = [{ trigger = "while_in_lane", op = "buff", select = "adjacent_allies", stat = "attack", amount = 1 }]
+
+[[cards]]
+name = "Test Bolt"
+type = "spell"
+faction = "Red"
+cost = 1
+target = "enemy_unit"
+effects = [{ trigger = "on_play", op = "damage", select = "chosen", amount = 4 }]
+"""
+
+
+def test_replay_writes_effect_damage_and_attack_after_auras(lanes, tmp_path):
+    # the log says what the rules read: Left's attack with the Banner's aura (3, not its own 2),
+    # and a spell's damage as it lands, with what is left of its target
+    from battlesim.systems.lanes.scenario import Step, load_scenario
+    from battlesim.systems.lanes.scenario_steps import run_step
+
+    path = tmp_path / "board.toml"
+    path.write_text(BOARD)
+    sc = load_scenario(path, game=lanes)
+    lines: list[str] = []
+    log = replay_mod.ReplayLog(sc.w, ("a", "b"), ["x", "y"], write=lines.append)
+    assert log.stats(int(sc.w.g.board[0, 0, 1, 1])) == "3/3"
+    with log:
+        run_step(sc, 0, Step.model_validate({"do": "play", "side": 0, "card": "Test Bolt", "lane": 1,
+                                             "target": [1, 1, 3]}))
+    text = "\n".join(lines)
+    # (units written inline in a scenario are named "(scenario unit)" by the catalog)
+    assert "damage  s0 *(scenario unit) (lane 1 pos 0) deals effect damage to s1 (scenario unit) (lane 1 pos 3) " \
+           "for 4: 2 HP left" in text, text
+
+
+def test_replay_writes_an_attack_before_the_retaliation_it_provokes(lanes, tmp_path):
+    # a batch's lines come before those of the damage it causes (retaliation is a nested run)
+    from battlesim.systems.lanes.scenario import Step, load_scenario
+    from battlesim.systems.lanes.scenario_steps import run_step
+
+    path = tmp_path / "board.toml"
+    path.write_text('ruleset = "lanes"\nrule = "test"\nunits = [\n'
+                    '  { side = 0, lane = 0, pos = 1, name = "Axe", attack = 3, health = 5 },\n'
+                    '  { side = 1, lane = 0, pos = 1, name = "Thorn", attack = 0, health = 9, keywords = { retaliate = 2 } },\n'
+                    ']\n')
+    sc = load_scenario(path, game=lanes)
+    lines: list[str] = []
+    with replay_mod.ReplayLog(sc.w, ("a", "b"), ["x", "y"], write=lines.append):
+        run_step(sc, 0, Step.model_validate({"do": "combat"}))
+    hits = [i for i, line in enumerate(lines) if "s0 (scenario unit) (lane 0 pos 1) hits" in line]
+    back = [i for i, line in enumerate(lines) if "retaliates on s0 (scenario unit) (lane 0 pos 1) for 2: 3 HP left" in line]
+    assert hits and back and hits[0] < back[0], lines

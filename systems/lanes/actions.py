@@ -4,7 +4,8 @@
     PLAY       hand card h at lane l, position p: a unit onto the cell, equipment onto the own
                unit standing there, an improvement or a spell from origin lane l (p = 0)
     DEPLOY     roster hero k at lane l, position p
-    TARGET     the cell (side, lane, position) a pending card or ability aims at
+    TARGET     the cell (side, lane, position) a pending card or ability aims at; for a spell
+               with several valid casters (CASTER decision), the cell of the hero who casts it
     ABILITY    activate the active ability of the own hero at lane l, position p
     ACTIVATE   activate the own improvement in lane l, slot i
     BUY        buy shop offer k

@@ -15,7 +15,8 @@ Heuristics (deliberately simple and fast):
 - spells, improvements, abilities: a flat positive value (cost-weighted); their target is a
   second decision, scored separately: hostile effects aim at the enemy with the highest
   attack + health that the card's damage can kill (else the highest value), friendly ones at
-  the strongest own unit;
+  the strongest own unit; a spell's caster, when several heroes may cast it, is the one with the
+  highest attack;
 - equipment: onto the strongest own unit;
 - shop: buy the best affordable offer (tier, price); upgrade when nothing is affordable;
 - pass only when no legal action scores above 0.
@@ -33,6 +34,7 @@ from battlesim.ecs.plugin import agent
 from battlesim.ecs.rng import Stream
 from battlesim.systems.lanes import stats
 from battlesim.systems.lanes.cards import EQUIPMENT, IMPROVEMENT, SPELL, UNIT
+from battlesim.systems.lanes.play import PENDING_CASTER
 from battlesim.systems.lanes.vocabulary import EXECUTOR
 
 NOISE = 1e-3
@@ -261,6 +263,9 @@ class GreedyAgent:
             ally_score = 1.0 + val[tgt]
             good = np.where(hostile, enemy, ~enemy)
             s[it] = np.where(good, np.where(enemy, enemy_score, ally_score), 0.05)
+            # a caster choice (same cells, own heroes): the hero that hits hardest (battle, caster_strike)
+            casting = g.pending_kind[games[rt]] == PENDING_CASTER
+            s[it[casting]] = 1.0 + atk[tgt[casting]] + 0.1 * hp[tgt[casting]]
 
         s[(code == 4) | (code == 5)] = 4.0  # ability, activate
 

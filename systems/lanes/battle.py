@@ -29,13 +29,15 @@ def first_strike_step(w, game: np.ndarray, attacker: np.ndarray, target: np.ndar
 
 
 def attack_batch(w, game, attacker, target, kind: int, extra=None, attack=None) -> DamageBatch:
-    """Instances dealing the attackers' current attack (+ ``extra``); 0-damage rows dropped.
-    ``attack``: that current attack, when the caller has just read it."""
+    """Instances dealing the attackers' current attack (+ ``extra``), one per attack: an attack
+    of 0 is still an attack (ledger, interpretation 21: "Enfeebled - Attack reduced to 0" is not
+    "cannot attack"), so its target's Retaliate answers it; the 0 itself changes nothing (no
+    shield stack, armor or hit is spent on it). ``attack``: that current attack, when the
+    caller has just read it."""
     amount = (stats.attack(w, game, attacker) if attack is None else attack).astype(np.int64)
     if extra is not None:
         amount = amount + extra
-    hit = amount > 0
-    return DamageBatch(game[hit], attacker[hit], target[hit], amount[hit], kind | ATTACK)
+    return DamageBatch(game, attacker, target, amount, kind | ATTACK)
 
 
 def exchange(w, game: np.ndarray, attacker: np.ndarray, target: np.ndarray, kind: int) -> None:

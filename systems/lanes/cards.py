@@ -199,9 +199,10 @@ class CardSpec(BaseModel):
         if self.ability is not None and t == "improvement" and self.ability.mana:
             # mana comes from a lane's pool for heroes' abilities (lanes.md "Hero Abilities")
             raise ValueError("an improvement's ability has no mana cost (only heroes spend lane mana)")
-        if t == "equipment" and {"shield", "rapid_deployment"} & set(self.keywords):
-            # a shield is consumed stack by stack; equipment grants only lasting keywords
-            raise ValueError("equipment cannot grant 'shield' or 'rapid_deployment' (grant them with an on_equip effect)")
+        if t == "equipment" and {"shield", "rapid_deployment", "damage_immunity"} & set(self.keywords):
+            # a shield is consumed stack by stack, damage immunity runs out; equipment grants only lasting keywords
+            raise ValueError("equipment cannot grant 'shield', 'rapid_deployment' or 'damage_immunity' "
+                             "(grant them with an on_equip effect)")
         for k, v in self.keywords.items():
             if k not in KEYWORDS:
                 raise ValueError(f"unknown keyword {k!r}; known: {', '.join(KEYWORDS)}; {plugins_summary()}")

@@ -6,7 +6,9 @@ the same position"; "If no opposing unit exists, the unit attacks the anchor dir
 that "Unopposed enemy units attack the leftmost Taunt unit instead of the anchor" unless they have
 Stealth ("bypasses taunt"). "Within a lane, all fights at each position are simultaneous"; First
 Strike instances go first. "Destroyed units are only removed after the entire lane resolves".
-Stunned and disarmed units do not attack; a unit attacks when it has attack above 0 (ledger).
+Stunned and disarmed units do not attack ("cannot attack"); every other unit attacks, one with
+0 attack ("Enfeebled - Attack reduced to 0") for 0 damage, its Siege, Cleave and attack
+triggers included (ledger, interpretations 21 and 35).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from battlesim.systems.lanes.vocabulary import EXECUTOR
 def lane_attacks(w, games: np.ndarray, lane: int) -> tuple[np.ndarray, ...]:
     """Every attack of one lane: (game, attacker, target, siege bonus, attack, row), side 0's
     attackers first, then side 1's, each in (game, position) order; ``attack`` is the attacker's
-    current attack (above 0), ``row`` its game's index in ``games``. Both sides are read at once,
+    current attack (0 or more), ``row`` its game's index in ``games``. Both sides are read at once,
     the taunts once per game and side."""
     c = w.c
     S = w.n_slots
@@ -47,8 +49,6 @@ def lane_attacks(w, games: np.ndarray, lane: int) -> tuple[np.ndarray, ...]:
     b = games[ri]
     src = flat_cells[cell]
     atk = stats.attack(w, b, src)
-    can = np.flatnonzero(atk > 0)
-    cell, ri, f, b, src, atk = cell[can], ri[can], f[can], b[can], src[can], atk[can]
     side = cell // half
     foe = 1 - side
     opp = flat_cells[cell + (foe - side) * half]  # the cell opposite

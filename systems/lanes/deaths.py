@@ -33,16 +33,22 @@ def settle(w) -> None:
         if b.size == 0:
             return
         owner = w.c.owner[b, s].astype(np.intp)
-        k = EXECUTOR.listening(w, "on_death", w.c.card_id[b, s])
-        if k is not None:
-            bk, sk = b[k], s[k]
-            EXECUTOR.fire(w, "on_death", Ctx.make(bk, w.c.card_id[bk, sk], owner[k], w.c.lane[bk, sk], w.c.pos[bk, sk],
-                                                  source=sk))
-        _enemy_death(w, b, s, owner)
-        hit_by = w.c.hit_by[b, s]
-        destroy(w, b, s, bounty=hit_by != owner)
+        die(w, b, s, owner, bounty=w.c.hit_by[b, s] != owner)
     b = np.flatnonzero((w.c.dying & w.alive).any(axis=1))
     raise RuntimeError(f"deaths still cascading after {MAX_WAVES} waves (game with seed {int(w.seeds[b[0]])})")
+
+
+def die(w, b: np.ndarray, s: np.ndarray, owner: np.ndarray, bounty: np.ndarray | bool) -> None:
+    """One unit's death: "On Death" (it still stands where it died), "On Enemy Death", then off
+    the board. Shared by ``settle`` and a bounce, which "destroys the existing unit" (lanes.md
+    "Lane Rules"), so its On Death fires like any other death's (ledger, interpretation 4)."""
+    k = EXECUTOR.listening(w, "on_death", w.c.card_id[b, s])
+    if k is not None:
+        bk, sk = b[k], s[k]
+        EXECUTOR.fire(w, "on_death", Ctx.make(bk, w.c.card_id[bk, sk], owner[k], w.c.lane[bk, sk], w.c.pos[bk, sk],
+                                              source=sk))
+    _enemy_death(w, b, s, owner)
+    destroy(w, b, s, bounty=bounty)
 
 
 def _enemy_death(w, b: np.ndarray, s: np.ndarray, owner: np.ndarray) -> None:

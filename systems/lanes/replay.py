@@ -4,8 +4,13 @@ Rules never depend on it: the log only listens. ``replay_game`` plays one game a
 of one) with the ruleset's own systems; a marker opens each phase of the schedule (round
 header, resources and hands before the play phase, the board before combat), and every event
 named in ``FORMATTERS`` (a table: event name -> function turning the event's arrays into log
-lines) is written as it happens, followed by the gold and objectives it changed. A new event
-needs one formatter and nothing else::
+lines) is written as it happens, followed by the gold and objectives it changed. Every damage
+instance (combat, spells, battles, retaliation, overflow, decay) is written as it resolves:
+while the log is open the replayed world's damage pipeline is wrapped (``_LoggedPipeline``,
+which only reads), and a batch's lines take their place before those of the damage it causes,
+so an attack is written before the retaliation it provokes. Attack is written as the rules
+read it (own, equipment and auras: ``stats.attack``). A new event needs one formatter
+and nothing else::
 
     @formatter("lanes.buy")
     def _buy(log, w, games, seat, card):
@@ -19,7 +24,9 @@ from typing import Any, Callable, Iterator, Sequence
 import esper
 import numpy as np
 
+from battlesim.ecs.damage import ATTACK, COMBAT, OVERFLOW, RETALIATE, SPELL, STATUS, DamageBatch
 from battlesim.ecs.schedule import Phase, Schedule
+from battlesim.systems.lanes import stats as unit_stats
 from battlesim.systems.lanes.cards import FACTIONS
 
 Formatter = Callable[..., list[str]]
@@ -69,6 +76,24 @@ def replay_game(game: Any, seed: int, decks: Sequence[str], agents: Sequence[Any
     return {k: v[:1].tolist()[0] for k, v in cols.items()}  # plain Python values; a masked one is None, as in Parquet
 
 
+class _LoggedPipeline:
+    """The replayed world's damage pipeline, wrapped while a log is open: the same stages, and
+    each run of the log's own world is written (``ReplayLog.damage_run``). Other worlds sharing
+    it (a lookahead agent's rollouts) run unlogged."""
+
+    def __init__(self, inner: Any, log: "ReplayLog") -> None:
+        self.inner, self.log = inner, log
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def run(self, world: Any, batch: DamageBatch) -> DamageBatch:
+        if world is not self.log.w:
+            return self.inner.run(world, batch)
+        self.log.damage_run(self.inner, batch)
+        return batch
+
+
 class _PhaseMarker(esper.Processor):
     priority = 10**9  # first in its phase
 
@@ -93,6 +118,7 @@ class ReplayLog:
         self.gold = w.g.gold[b].copy()
         self.anchors = self.anchor_state()
         self._handlers: list[tuple[str, Callable]] = []
+        self._damage: list[list[str] | None] = []  # lines of the damage runs under way, in order
 
     def __enter__(self) -> "ReplayLog":
         w, b = self.w, self.b
@@ -102,12 +128,15 @@ class ReplayLog:
             handler = self._handler(event)
             esper.set_handler(event, handler)  # esper keeps a weak reference: self._handlers holds it
             self._handlers.append((event, handler))
+        w.pipeline = _LoggedPipeline(w.pipeline, self)
         return self
 
     def __exit__(self, *exc: Any) -> None:
         for event, handler in self._handlers:
             esper.remove_handler(event, handler)
         self._handlers.clear()
+        if isinstance(self.w.pipeline, _LoggedPipeline):
+            self.w.pipeline = self.w.pipeline.inner
 
     def _handler(self, event: str) -> Callable:
         def handle(w, *args: Any) -> None:
@@ -121,6 +150,27 @@ class ReplayLog:
                 self.write(line)
             self._changes()
         return handle
+
+    def damage_run(self, pipeline, batch: DamageBatch) -> None:
+        """Run ``batch`` through ``pipeline`` and write its instances: its lines take their place
+        before those of the runs it starts (retaliation, overflow); all are written when the
+        outermost run ends, then the objectives it changed (anchors have fallen by then)."""
+        at = len(self._damage)
+        self._damage.append(None)
+        try:
+            pipeline.run(self.w, batch)
+        finally:
+            self._damage[at] = _damage_lines(self, batch)
+        if at:
+            return
+        lines = [line for block in self._damage for line in block or ()]
+        self._damage.clear()
+        if lines and not self.phase_shown:
+            self.write(f"-- {self.phase} --")
+            self.phase_shown = True
+        for line in lines:
+            self.write(line)
+        self._changes()
 
     def phase_start(self, phase: str) -> None:
         w, b = self.w, self.b
@@ -186,7 +236,10 @@ class ReplayLog:
         return mark + self.card(w.c.card_id[b, slot])
 
     def stats(self, slot: int) -> str:
-        return f"{int(self.w.c.attack[self.b, slot])}/{int(self.w.c.health[self.b, slot])}"
+        """``attack/health``, attack as the rules read it (equipment and auras included)."""
+        b = np.array([self.b])
+        attack = int(unit_stats.attack(self.w, b, np.array([slot]))[0])
+        return f"{attack}/{int(self.w.c.health[self.b, slot])}"
 
     def unit(self, slot: int) -> str:
         return f"{self.unit_name(slot)} {self.stats(slot)}"
@@ -331,13 +384,29 @@ def _upgrade(log: ReplayLog, w, games, seat, tier) -> list[str]:
 
 @formatter("lanes.combat")
 def _combat(log: ReplayLog, w, lane, batch) -> list[str]:
-    rows = list(log.mine(batch.game, batch.source, batch.target, batch.dealt))
-    if not rows:
-        return [f"   lane {lane}  no attacks"]
+    """A lane's attack step: its hits were written by the damage stage as they landed."""
+    if any(True for _ in log.mine(batch.game)):
+        return []
+    return [f"   lane {lane}  no attacks"]
+
+
+def _damage_lines(log: ReplayLog, batch: DamageBatch) -> list[str]:
+    """One line per damage instance of the log's game in ``batch`` (just applied). A combat
+    step's attacks (and cleaves) open with their lane; other damage says what dealt it."""
+    w = log.w
+    rows = list(log.mine(batch.game, batch.source, batch.target, batch.dealt, batch.kind))
     out = []
-    for i, (src, tgt, dealt) in enumerate(rows):
-        head = f"   lane {lane}  " if i == 0 else " " * 11
-        hit = f"{log.where(src)} hits {log.where(tgt)} for {dealt}"
+    for i, (src, tgt, dealt, kind) in enumerate(rows):
+        if kind & COMBAT:
+            lane = int(w.c.lane[log.b, tgt])
+            head = f"   lane {lane}  " if i == 0 else " " * 11
+            verb = "hits" if kind & ATTACK else "cleaves"
+        else:
+            head = "   damage  "
+            verb = ("retaliates on" if kind & RETALIATE else "overflows to" if kind & OVERFLOW
+                    else "hits" if kind & ATTACK else "deals effect damage to" if kind & SPELL else "damages")
+        who = "decay" if kind & STATUS or src < 0 else log.where(src)
+        hit = f"{who} {verb} {log.where(tgt)} for {dealt}"
         if not w.c.anchor[log.b, tgt]:
             hp = int(w.c.health[log.b, tgt])
             hit += ": destroyed" if hp <= 0 else f": {hp} HP left"

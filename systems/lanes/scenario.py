@@ -97,6 +97,7 @@ class Step(BaseModel):
     pos: int | None = Field(None, ge=0, le=4)
     slot: int | None = Field(None, ge=0, le=2)
     target: list[int] | None = Field(None, min_length=3, max_length=3)
+    caster: int | None = Field(None, ge=0, le=4)  # position of the casting hero in the spell's origin lane
     buy: list[list[int]] | None = None
     upgrade: list[bool] | None = None
 
@@ -282,6 +283,8 @@ class Scenario:
                     card = int(w.c.card_id[0, s])
                     kws = {}  # as the rules see them: own + equipment
                     for k, spec in KEYWORDS.items():
+                        if k in STATUSES:  # a keyword that is a status (damage immunity): listed once, as a status
+                            continue
                         v = stats.keyword(w, k, G, np.array([s]))[0]
                         if v:
                             kws[k] = True if spec.value == "tag" else int(v)

@@ -6,7 +6,7 @@ import numpy as np
 
 from battlesim.systems.lanes.combat import Combat
 from battlesim.systems.lanes.deaths import settle
-from battlesim.systems.lanes.play import PENDING_NONE, PlayPhase
+from battlesim.systems.lanes.play import PENDING_CASTER, PENDING_NONE, PlayPhase
 from battlesim.systems.lanes.round_end import EndOfRound
 from battlesim.systems.lanes.round_start import CreepSpawn, StartOfRound
 from battlesim.systems.lanes.scenario_error import ScenarioError
@@ -70,6 +70,12 @@ def act(sc, step, where: str) -> None:
     w.g.to_act[0] = side
     w.g.pending_kind[0] = PENDING_NONE
     _legal_apply(w, phase, action, side, where, A)
+    if w.g.pending_kind[0] == PENDING_CASTER:
+        if step.caster is None:
+            raise ScenarioError(f"{where}: several heroes can cast this spell: needs caster = <position in lane {step.lane}>")
+        _legal_apply(w, phase, A.target(side, step.lane, step.caster), side, where + " caster", A)
+    elif step.caster is not None:
+        raise ScenarioError(f"{where}: a caster was given but nothing asks for one")
     if w.g.pending_kind[0] != PENDING_NONE:
         if step.target is None:
             raise ScenarioError(f"{where}: this card or ability needs a target = [side, lane, pos]")

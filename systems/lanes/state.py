@@ -31,8 +31,9 @@ BASE_COMPONENTS = [
 
 def components() -> list[str]:
     """What a lanes World allocates: the base components, then every declared keyword and
-    status (a plugin's too, in declaration order)."""
-    return [*BASE_COMPONENTS, *KEYWORDS, *STATUSES]
+    status (a plugin's too, in declaration order); a keyword that is a status (``STATUS_KEYWORDS``)
+    is one component."""
+    return list(dict.fromkeys([*BASE_COMPONENTS, *KEYWORDS, *STATUSES]))
 MAX_IMPROVEMENTS = 3  # lanes.md: "Maximum 3 Improvements per lane per player"
 OFFERS = 3  # lanes.md: "Each player is presented with 3 equipment items to choose from"
 
@@ -87,7 +88,7 @@ def state_fields(p: LanesParams, deck_size: int, equipment_size: int) -> list[St
         StateField("shop_done", np.bool_, (2,), doc="Finished this shop phase."),
         StateField("equip_pool", np.int16, (2, equipment_size), default=-1,
                    doc="The equipment deck (card ids); -1 once bought."),
-        StateField("pending_kind", np.int8, doc="What awaits a target: 0 nothing, see play.PENDING_*."),
+        StateField("pending_kind", np.int8, doc="What awaits a target or a caster: 0 nothing, see play.PENDING_*."),
         StateField("pending_card", np.int16, default=-1, doc="Card whose effects await a target."),
         StateField("pending_src", np.int16, default=-1, doc="Source entity of the pending effects."),
         StateField("pending_caster", np.int16, default=-1, doc="Caster (hero) of a pending spell."),

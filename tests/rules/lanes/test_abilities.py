@@ -15,7 +15,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from battlesim.systems.lanes.play import legal_abilities, legal_activations
+from battlesim.systems.lanes.legal import legal_abilities, legal_activations
 from battlesim.systems.lanes.round_start import StartOfRound
 from battlesim.systems.lanes.scenario import ScenarioError, Step, load_scenario
 from battlesim.systems.lanes.scenario_steps import run_step
@@ -134,7 +134,9 @@ def test_cooldown_counts_the_rounds_after_the_round_of_use(game, tmp_path):
 
 
 def test_ability_once_per_round_even_without_cooldown(game, tmp_path):
-    # ledger: an active ability is used at most once per round (cooldown 0 = every round)
+    # ledger, interpretation 26: an active ability is used at most once per round (cooldown 0 =
+    # every round), resting on lanes.md: "Cooldown X - After using, cannot be used again for X rounds"
+    # (use is counted in rounds) and lanes.md: "Phase continues until both players pass consecutively"
     sc = hero_board(game, tmp_path, mana=1, cooldown=0, quick="true")
     use(sc)
     assert not can_use(sc)

@@ -143,7 +143,8 @@ def test_unopposed_units_attack_the_essence(new_world, put, set_anchor):
 
 
 def test_zero_attack_deals_no_damage(new_world, put):
-    # lanes.md: "Attack - Damage dealt in combat"
+    # lanes.md: "Attack - Damage dealt in combat"; ledger 21: a 0-attack unit attacks, for 0
+    # (its Siege, Cleave and triggers: S/enfeebled_still_attacks_disarmed_does_not)
     w = new_world(1)
     put(w, 0, side=0, lane=0, pos=0, attack=0, health=2)
     put(w, 0, side=0, lane=1, pos=0, attack=0, health=2)

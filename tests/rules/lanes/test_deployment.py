@@ -193,7 +193,9 @@ def test_no_deployment_after_round_three_without_respawns(game, new_world, scrip
 
 
 def test_deployment_is_mandatory_when_a_cell_is_free(game, new_world, script):
-    # ledger (interpretation): a READY hero with a free cell must deploy (pass is not offered)
+    # ledger, interpretation 13: a READY hero with a free cell must deploy (pass is not offered),
+    # resting on lanes.md: "After Round 3: - All 5 heroes have been deployed" and
+    # lanes.md: "Players choose any lane/position for respawning heroes" (a choice of place, not of whether)
     A = game.actions
     a = script()
     w = new_world(1, agents=[a, script()])

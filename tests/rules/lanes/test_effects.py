@@ -341,3 +341,17 @@ def test_equipment_deck_needs_ten_cards(game, tmp_path):
     body10 = "".join(f'"{n}" = {c}\n' for n, c in deck["equipment"].items())
     path.write_text(text + "[equipment]\n" + body10)
     assert load_deck(path, game.cards.specs, game.cards.catalog, game.params).equipment.size == len(items)
+
+
+def test_damage_immunity_is_a_keyword_on_units_not_on_equipment():
+    # lanes.md: "Damage Immunity - Cannot take damage (temporary status, usually 1 round)"
+    # (listed under "Defensive Keywords"): a card may name it as a keyword; it is the status, so
+    # it runs out, and equipment (which grants only lasting keywords) cannot hold it
+    from battlesim.systems.lanes.cards import CardSpec
+
+    unit = CardSpec.model_validate({"name": "Ward", "type": "unit", "faction": "Green", "cost": 1, "attack": 1,
+                                    "health": 2, "keywords": {"damage_immunity": 1}})
+    assert unit.keywords == {"damage_immunity": 1}
+    with pytest.raises(ValueError, match="damage_immunity"):
+        CardSpec.model_validate({"name": "Aegis", "type": "equipment", "tier": 1, "gold": 2,
+                                 "keywords": {"damage_immunity": 1}})

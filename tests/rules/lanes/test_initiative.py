@@ -113,6 +113,22 @@ def test_pass_then_opponent_plays_gives_another_turn(game, new_world, put, scrip
     assert w.g.initiative[0] == 1
 
 
+def test_a_pass_by_the_new_holder_gives_the_opponent_the_next_turn(game, new_world, put, script):
+    # ledger, interpretation 3 (strict alternation), resting on
+    # lanes.md: "Passing allows the opponent to take another turn but keeps initiative" and
+    # lanes.md: "Players alternate turns (Player 1 → Player 2 → Player 1 → ...)":
+    # seat 0 (initiative) plays, so seat 1 holds it; seat 1 passes and keeps it, and the next
+    # turn is seat 0's, not a second one of the holder (the reading "the holder acts first in
+    # every turn" would give seat 1 two turns in a row here)
+    A = game.actions
+    S = numbered(script)
+    w, a, b = play_world(new_world, put, S, [A.play(0, 0, 1), 0], [0], 0)
+    PlayPhase(A).process(w)
+    assert order(a, b) == [0, 1, 0]  # then seat 0's pass is the second in a row: the phase ends
+    assert a.calls[1]["initiative"][0] == 1  # seat 0 acts while seat 1 holds the initiative
+    assert w.g.initiative[0] == 1
+
+
 def test_non_consecutive_passes_do_not_end_the_phase(game, new_world, put, script):
     # lanes.md: "Phase continues until both players pass consecutively"
     A = game.actions

@@ -122,7 +122,9 @@ def test_bounce_replaces_your_own_creep(game, new_world, put, script):
 
 
 def test_heroes_cannot_be_bounced(game, new_world, put, script, legal_plays):
-    # ledger (interpretation): "Bounce" names units; a hero's cell is not a legal target
+    # ledger, interpretation 4: a hero's cell is not a legal target, resting on
+    # lanes.md: "Bounce: Playing a unit on a position occupied by your own unit destroys the existing unit"
+    # read with lanes.md: "Maximum 5 units per lane (heroes count toward this limit)" (the text names heroes when it means them)
     w, a, b = setup(new_world, put, script, hand0=[RECRUIT], resources=(10, 10))
     put(w, 0, side=0, lane=0, pos=2, attack=4, health=7, hero=True)
     put(w, 0, side=0, lane=0, pos=4, attack=3, health=8, hero=True, hero_index=1)
