@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.plugin import fingerprint
 from battlesim.ecs.ruleset import get_ruleset
-from battlesim.ecs.runs.shards import ShardRecord, write_shard
+from battlesim.ecs.runs.shards import write_shard
 
 @dataclass(frozen=True)
 class RunSetup:
@@ -111,7 +111,7 @@ class ChunkOutput:
     tally: Tally
     play_seconds: float  # inside the ruleset's play call
     tables: dict[str, pa.Table] | None = None  # {"games": ..., "cards": ...} when asked for
-    shards: list[ShardRecord] | None = None  # the shards the worker wrote, for the manifest
+    written: bool = False  # the worker wrote (and recorded) the shards
 
 
 def games_table(cols: Mapping[str, np.ndarray]) -> pa.Table:
@@ -179,8 +179,9 @@ class ChunkPlayer:
         if ccols is not None:
             tables["cards"] = cards_table(ccols, self.game.card_names)
         if task.out is not None:  # cards first: the games shard is the chunk's commit mark
-            out.shards = [write_shard(task.out, name, tables[name], task.start, task.n)
-                          for name in sorted(tables, key=lambda t: t == "games")]
+            for name in sorted(tables, key=lambda t: t == "games"):
+                write_shard(task.out, name, tables[name], task.start, task.n)
+            out.written = True
         if task.return_tables:
             out.tables = tables
         return out

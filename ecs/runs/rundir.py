@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from battlesim.ecs.runs.identity import RunIdentity
-from battlesim.ecs.runs.shards import MANIFEST, Manifest, ShardRecord, shard_path, verify, write_shard
+from battlesim.ecs.runs.shards import MANIFEST, shard_path, verify, write_shard
 
 try:  # POSIX: an advisory lock, released by the kernel even on SIGKILL
     import fcntl
@@ -226,15 +226,10 @@ class RunDir:
     def path(self, table: str, start: int, n: int) -> Path:
         return shard_path(self.root, table, start, n)
 
-    def write(self, tables: dict[str, pa.Table], start: int, n: int) -> list[ShardRecord]:
-        """Write one chunk's shards (games last) and record them."""
-        records = [write_shard(self.root, name, tables[name], start, n) for name in sorted(tables, key=lambda t: t == "games")]
-        self.record(records)
-        return records
-
-    def record(self, records: list[ShardRecord]) -> None:
-        """Vouch for shards a worker wrote (appended to the manifest)."""
-        Manifest(self.root).append(records)
+    def write(self, tables: dict[str, pa.Table], start: int, n: int) -> None:
+        """Write one chunk's shards, games last (the chunk's commit mark)."""
+        for name in sorted(tables, key=lambda t: t == "games"):
+            write_shard(self.root, name, tables[name], start, n)
 
     def read(self, table: str, start: int, n: int, columns: list[str] | None = None) -> pa.Table:
         return pq.read_table(self.path(table, start, n), columns=columns)

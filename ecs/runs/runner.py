@@ -292,8 +292,8 @@ def _execute(config: RunConfig, setup: RunSetup, chunk: int, rundir: RunDir | No
                 if isinstance(result, Failure):
                     todo.appendleft(_retry(task, result, retries, rundir, warn))
                     continue
-                if rundir is not None:
-                    _commit(rundir, task, result)
+                if rundir is not None and not result.written:
+                    _write(rundir, task, result)
                 tally += result.tally
                 if keep:
                     kept[task.start] = {k: v for k, v in (result.tables or {}).items() if k == "games" or keep_cards}
@@ -316,13 +316,10 @@ def _execute(config: RunConfig, setup: RunSetup, chunk: int, rundir: RunDir | No
     return result
 
 
-def _commit(rundir: RunDir, task: ChunkTask, result: Any) -> None:
-    """Record the shards a worker wrote, or write the tables a worker sent back (Ray)."""
+def _write(rundir: RunDir, task: ChunkTask, result: Any) -> None:
+    """Write the tables a worker sent back (Ray), stopping at once on a full disk."""
     try:
-        if result.shards is not None:
-            rundir.record(result.shards)
-        else:
-            rundir.write(result.tables or {}, task.start, task.n)
+        rundir.write(result.tables or {}, task.start, task.n)
     except OSError as e:
         failure = Failure(f"{type(e).__name__}: {e}", fatal=e.errno in DISK_ERRNOS)
         if not failure.fatal:
