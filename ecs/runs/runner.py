@@ -452,7 +452,7 @@ def recorded_run(root: Path | str) -> tuple[RunConfig, Game]:
     game = load_game(config)
     decks = resolve_decks(game, config)
     now = run_identity(game, ruleset=config.ruleset, seed=config.seed, decks=decks, agents=config.agents,
-                       params=config.params)
+                       params=config.params, plugins=config.plugins)
     diff = now.difference(ident)
     if diff is not None:
         raise RunError(f"{root} cannot be replayed as it was played: {diff}")
