@@ -155,3 +155,32 @@ def test_a_rule_error_stops_the_run_naming_the_seed_and_the_card(tmp_path):
     stop = [line for line in r.stderr.splitlines() if "run stopped" in line]
     assert len(stop) == 1 and "seed 13:" in stop[0] and "card 'Test Fault'" in stop[0] and "failed twice the same way" in stop[0]
     assert r.stderr.count("retrying") == 1 and "Traceback" not in r.output
+
+
+def test_decks_lists_and_validates_a_designers_deck_folder(tmp_path):
+    decks = tmp_path / "decks"
+    shutil.copytree(data_dir() / "decks" / "lanes", decks)
+    (decks / "my_deck.toml").write_text((decks / "green_grove.toml").read_text())
+    r = run("decks", "--decks", str(decks))
+    assert r.exit_code == 0 and "my_deck" in r.stdout.split()
+    assert "no such directory" in one_line_error(run("decks", "--decks", str(tmp_path / "nope")))
+    assert "an empty name" in one_line_error(run("decks", "--decks", ""))
+
+
+def test_balance_plays_a_designers_decks_and_refuses_a_changed_one_until_restart(tmp_path):
+    # the issue: "a run can silently lie ... (balance too)"
+    decks = tmp_path / "decks"
+    shutil.copytree(data_dir() / "decks" / "lanes", decks)
+    (decks / "my_deck.toml").write_text((decks / "green_grove.toml").read_text())
+    out = tmp_path / "bal"
+    args = ["balance", "--decks", "my_deck,blue_tide", "--decks-dir", str(decks), "--games-per-pairing", "10",
+            "--min-games", "1", "--agents", "pass,random", "--out", str(out), "--json"]
+    r = run(*args)
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["meta"]["decks"] == ["my_deck", "blue_tide"]
+    (decks / "my_deck.toml").write_text((decks / "my_deck.toml").read_text() + "\n")
+    line = one_line_error(run(*args))
+    assert "deck my_deck" in line and "changed since the run started" in line and "--restart" in line
+    assert run(*args, "--restart").exit_code == 0
+    nope = [a if a != str(decks) else str(tmp_path / "nope") for a in args]
+    assert "--decks-dir" in one_line_error(run(*nope))

@@ -63,7 +63,7 @@ def simulate_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print exactly one JSON object on stdout instead of the table."),
     param: list[str] = typer.Option([], help="Override a ruleset parameter, NAME=VALUE (repeatable)."),
     cards: Optional[str] = typer.Option(None, help="Play with another card directory (a designer's copy)."),
-    decks: Optional[str] = typer.Option(None, "--decks", help="Play with another deck directory (a designer's decks, validated like the shipped ones)."),
+    decks: Optional[str] = typer.Option(None, "--decks", "--decks-dir", help="Play with another deck directory (a designer's decks, validated like the shipped ones)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     plugin: list[str] = PLUGIN_OPTION,
 ) -> None:
@@ -158,7 +158,7 @@ def replay(
     agents: str = typer.Option("random,random", help="Agents of seat 0 and 1 (as in the run)."),
     param: list[str] = typer.Option([], help="Override a ruleset parameter, NAME=VALUE (as in the run)."),
     cards: Optional[str] = typer.Option(None, help="Card directory (as in the run)."),
-    decks: Optional[str] = typer.Option(None, "--decks", help="Deck directory (as in the run)."),
+    decks: Optional[str] = typer.Option(None, "--decks", "--decks-dir", help="Deck directory (as in the run)."),
     plugin: list[str] = PLUGIN_OPTION,
 ) -> None:
     """Play one game alone and print it turn by turn: deployments, plays, combat per lane,
