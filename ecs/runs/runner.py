@@ -227,8 +227,10 @@ def simulate(
 
 def _check_options(config: RunConfig, retries: int, backend: str, workers: int, address: str | None,
                    chunk_timeout: float | None) -> None:
-    if not 1 <= config.games <= MAX_GAMES:
-        raise RunError(f"--games must be between 1 and {MAX_GAMES:,} (got {config.games:,})")
+    if config.games < 1:
+        raise RunError(f"--games must be at least 1 (got {config.games})")
+    if config.games > MAX_GAMES:
+        raise RunError(f"--games must be at most {MAX_GAMES:,} (got {config.games:,})")
     last = config.seed + config.games - 1
     if config.seed < INT64[0] or last > INT64[1]:
         raise RunError(f"--seed {config.seed} with --games {config.games:,}: the seeds {config.seed}..{last} "
