@@ -209,6 +209,26 @@ class TestRay:
         assert ds.dataset(tmp_path / "run" / "games").to_table().sort_by("seed").equals(reference)
         assert len(list((tmp_path / "run" / "cards").glob("*.parquet"))) == 4
 
+    def test_ray_retries_a_hung_task_after_its_timeout(self, ray_local, reference, faulty):
+        plugins = faulty("1025:hang:1")
+        warnings = []
+        r = simulate(RunConfig(games=60, seed=1000, decks=DECKS, chunk=20, plugins=plugins),
+                     backend="ray", warn=warnings.append, chunk_timeout=15)
+        assert r.table.equals(reference.slice(0, 60))
+        assert len(warnings) == 1 and "1020..1039" in warnings[0] and "no result after 15 s" in warnings[0]
+
+    def test_ray_driver_stops_at_once_on_a_full_disk(self, ray_local, monkeypatch, tmp_path):
+        import errno
+
+        from battlesim.ecs.runs import shards
+
+        def full(*a, **k):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        monkeypatch.setattr(shards.pq, "write_table", full)  # the driver writes Ray's shards
+        with pytest.raises(ChunkFailed, match="No space left on device.*kept"):
+            simulate(small(), tmp_path / "run", backend="ray")
+
     def test_ray_retries_a_crashed_task(self, ray_local, reference, faulty):
         plugins = faulty("1000:crash:1")
         warnings = []

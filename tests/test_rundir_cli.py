@@ -77,6 +77,7 @@ def test_a_read_only_out_is_refused_even_for_root(tmp_path, monkeypatch):
     (["--plugin", ""], "--plugin: an empty name"),
     (["--decks", "/nonexistent/decks"], "--decks /nonexistent/decks: no such directory"),
     (["--chunk-timeout", "-1"], "--chunk-timeout must be at least 0"),
+    (["--games", str(10**9), "--chunk", "1"], "into more than 10,000,000 chunks"),
     (["--restart"], "--restart starts an --out run directory over: give --out"),
 ])
 def test_nonsense_options_get_one_line(args, words):

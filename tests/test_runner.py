@@ -97,7 +97,9 @@ def test_chunk_defaults_to_the_run_directorys_when_resuming(lanes, tmp_path):
 def test_chunks_cover_the_seeds_not_finished_cut_on_the_chunk_grid():
     from battlesim.ecs.runs.runner import chunks
 
-    assert chunks(10, 50, 20) == [(10, 20), (30, 20), (50, 10)]
-    assert chunks(10, 50, 20, [(10, 20), (50, 10)]) == [(30, 20)]
-    assert chunks(0, 100, 30, [(0, 30), (30, 30), (60, 30), (90, 5)]) == [(95, 5)]  # a grown run's partial chunk
-    assert chunks(0, 60, 20, [(20, 20)]) == [(0, 20), (40, 20)]
+    assert list(chunks(10, 50, 20)) == [(10, 20), (30, 20), (50, 10)]
+    assert list(chunks(10, 50, 20, [(10, 20), (50, 10)])) == [(30, 20)]
+    assert list(chunks(0, 100, 30, [(0, 30), (30, 30), (60, 30), (90, 5)])) == [(95, 5)]  # a grown run's partial chunk
+    assert list(chunks(0, 60, 20, [(20, 20)])) == [(0, 20), (40, 20)]
+    # lazily: a huge run is not planned in memory
+    assert next(chunks(0, 10**10, 1)) == (0, 1)

@@ -18,16 +18,17 @@ For notebooks, ``run_games(...)`` returns the games table as a ``pyarrow.Table``
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Iterator, Protocol, Sequence
 
 import pyarrow as pa
 
-from battlesim.ecs.runs.backends import DISK_ERRNOS, BackendError, Failure, make_backend
+from battlesim.ecs.runs.backends import BackendError, Failure, make_backend
 from battlesim.ecs.runs.chunks import ChunkTask, RunSetup, Tally
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.balance.stats import wilson
@@ -43,8 +44,9 @@ from battlesim.ecs.ruleset import Game, Ruleset, get_ruleset
 DEFAULT_CHUNK = 8192
 DEFAULT_RETRIES = 2
 BACKENDS = ("local", "ray")
-# A run's size is bounded so that its plan fits in memory (10 billion games: weeks of CPU).
+# Bounds on a run's size (10 billion games: weeks of CPU) and on its files (a shard per chunk and table).
 MAX_GAMES = 10**10
+MAX_CHUNKS = 10**7
 INT64 = (-(2**63), 2**63 - 1)
 
 
@@ -122,19 +124,18 @@ def load_game(config: RunConfig) -> Game:
     return ruleset.load(config.params or None, cards, decks)
 
 
-def chunks(seed: int, games: int, chunk: int, finished: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+def chunks(seed: int, games: int, chunk: int, finished: Sequence[tuple[int, int]] = ()) -> Iterator[tuple[int, int]]:
     """(first seed, size) of each chunk still to play: the seeds ``seed .. seed + games - 1``
     not in a ``finished`` chunk (sorted, disjoint), cut at multiples of ``chunk`` from
-    ``seed`` (so a grown run's new seeds fall in the same chunks as if played at once)."""
-    out: list[tuple[int, int]] = []
+    ``seed`` (so a grown run's new seeds fall in the same chunks as if played at once).
+    Lazily: a run of millions of chunks is never planned in memory."""
     pos, end = seed, seed + games
     for start, n in [*finished, (end, 0)]:
         while pos < start:
             stop = min(start, seed + ((pos - seed) // chunk + 1) * chunk)
-            out.append((pos, stop - pos))
+            yield pos, stop - pos
             pos = stop
         pos = max(pos, start + n)
-    return out
 
 
 def default_chunk(games: int, workers: int = 1) -> int:
@@ -237,6 +238,9 @@ def _check_options(config: RunConfig, retries: int, backend: str, workers: int, 
                        "leave the 64-bit range a seed is stored in")
     if config.chunk is not None and config.chunk < 1:
         raise RunError(f"--chunk must be at least 1 (got {config.chunk})")
+    if config.chunk is not None and -(-config.games // config.chunk) > MAX_CHUNKS:
+        raise RunError(f"--chunk {config.chunk} cuts {config.games:,} games into more than {MAX_CHUNKS:,} chunks "
+                       f"(a file per chunk and table): give --chunk {-(-config.games // MAX_CHUNKS):,} or more")
     if retries < 0:
         raise RunError(f"--retries must be at least 0 (got {retries})")
     if chunk_timeout is not None and not chunk_timeout >= 0:
@@ -270,14 +274,17 @@ def _execute(config: RunConfig, setup: RunSetup, chunk: int, rundir: RunDir | No
         else:
             tally += Tally.of_table(rundir.read("games", start, n, Tally.COLUMNS))  # type: ignore[union-attr]
         resumed += n
-    todo: deque[ChunkTask] = deque(ChunkTask(start, n, out=task_out, return_tables=return_tables)
-                                   for start, n in chunks(config.seed, config.games, chunk, finished))
+    plan = (ChunkTask(start, n, out=task_out, return_tables=return_tables)
+            for start, n in chunks(config.seed, config.games, chunk, finished))
+    todo: deque[ChunkTask] = deque(itertools.islice(plan, 1))  # retries go first; then the plan, lazily
     if progress and resumed:
         progress(resumed, resumed=True)
 
     played, seconds, play_seconds = 0, 0.0, 0.0
     if todo:
-        workers = min(workers, len(todo)) if backend != "ray" else workers
+        # no more processes than chunks to play (at most one per chunk of the seeds left, plus one
+        # per finished chunk splitting them)
+        workers = min(workers, -(-(config.games - resumed) // chunk) + len(finished)) if backend != "ray" else workers
         try:
             runner = make_backend(backend, setup, workers=workers, address=address, game=game, timeout=timeout)
         except BackendError as e:
@@ -286,8 +293,11 @@ def _execute(config: RunConfig, setup: RunSetup, chunk: int, rundir: RunDir | No
         try:
             inflight = 0
             while todo or inflight:
-                while todo and inflight < runner.capacity:
-                    runner.submit(todo.popleft())
+                while inflight < runner.capacity:
+                    task = todo.popleft() if todo else next(plan, None)
+                    if task is None:
+                        break
+                    runner.submit(task)
                     inflight += 1
                 task, result = runner.next_result()
                 inflight -= 1
@@ -319,18 +329,16 @@ def _execute(config: RunConfig, setup: RunSetup, chunk: int, rundir: RunDir | No
 
 
 def _write(rundir: RunDir, task: ChunkTask, result: Any) -> None:
-    """Write the tables a worker sent back (Ray), stopping at once on a full disk."""
+    """Write the tables a worker sent back (Ray). The driver's own write failing (a full disk,
+    a directory made read-only) stops the run at once: playing the chunk again cannot help."""
     try:
         rundir.write(result.tables or {}, task.start, task.n)
     except OSError as e:
-        failure = Failure(f"{type(e).__name__}: {e}", fatal=e.errno in DISK_ERRNOS)
-        if not failure.fatal:
-            raise
-        raise _stopped(task, failure, rundir) from None
+        raise _stopped(task, Failure(f"{type(e).__name__}: {e}", fatal=True), rundir) from None
 
 
 def _stopped(task: ChunkTask, failure: Failure, rundir: RunDir | None) -> ChunkFailed:
-    """A chunk's write hit a full disk (or a read-only one): retrying cannot help."""
+    """A chunk's write failed in a way retrying cannot help (a full or read-only disk)."""
     where = f"; the shards already written in {rundir.root} are kept: free some space and run the same command again to resume" if rundir else ""
     return ChunkFailed(f"cannot write the chunk of seeds {task.seeds}: {failure.message}{where}",
                        task.start, task.n, failure.detail)
