@@ -292,13 +292,15 @@ def _execute(config: RunConfig, setup: RunSetup, chunk: int, rundir: RunDir | No
         t0 = time.perf_counter()
         try:
             inflight = 0
-            while todo or inflight:
+            while True:
                 while inflight < runner.capacity:
                     task = todo.popleft() if todo else next(plan, None)
                     if task is None:
                         break
                     runner.submit(task)
                     inflight += 1
+                if not inflight:
+                    break
                 task, result = runner.next_result()
                 inflight -= 1
                 if isinstance(result, Failure):
