@@ -1,7 +1,7 @@
 """Test-only fault injection, loaded as a plugin (never by the product): the batch holding
 seed SEED misbehaves.
 
-A test writes a copy of this file with ``SPEC`` and ``STATE`` filled in (``fault_plugin``
+A test writes a copy of this file with ``SPEC`` and ``STATE`` filled in (``armed``
 below: worker processes fork from a server started earlier, so neither the environment nor
 the test's memory reaches them, but a plugin file does) and passes it as a plugin.
 ``SPEC = "SEED:MODE[:TIMES]"`` with MODE one of
@@ -24,7 +24,9 @@ import errno
 import os
 import signal
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
@@ -92,10 +94,14 @@ def write_shard(root, table_name, table, start, n):
 chunks.write_shard = write_shard
 
 
-def fault_plugin(tmp_path: Path, spec: str) -> str:
-    """A copy of this plugin armed with ``spec`` (for the test that owns ``tmp_path``); the
-    caller disarms it by deleting ``tmp_path / "fault-state" / "armed"``."""
+@contextmanager
+def armed(tmp_path: Path, spec: str) -> Iterator[tuple[str]]:
+    """``(plugin path,)``: a copy of this plugin armed with ``spec``, for the test that owns
+    ``tmp_path``. On exit it is disarmed, and whatever loading it did in this process (the
+    plugin registry, the patched game and shard writer) is undone, so later tests see none of it."""
     import hashlib
+
+    from battlesim.ecs.plugin import isolated
 
     state = tmp_path / "fault-state"
     state.mkdir(exist_ok=True)
@@ -104,4 +110,10 @@ def fault_plugin(tmp_path: Path, spec: str) -> str:
         'STATE = ""', f"STATE = {str(state)!r}", 1)
     path = tmp_path / f"fault_{hashlib.sha1(str(tmp_path).encode()).hexdigest()[:12]}.py"
     path.write_text(text)
-    return str(path)
+    saved = LanesGame.play_tables, chunks.write_shard
+    try:
+        with isolated():
+            yield (str(path),)
+    finally:
+        (state / "armed").unlink(missing_ok=True)
+        LanesGame.play_tables, chunks.write_shard = saved  # type: ignore[method-assign]

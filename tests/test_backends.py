@@ -5,13 +5,14 @@ inline, --workers 2, and Ray, and for any --chunk". Failures are injected from t
 in this process by monkeypatching the game, in worker processes by the test plugin
 tests/fault_plugin.py (loaded with ``plugins=``, configured by environment variables)."""
 
+import contextlib
 from pathlib import Path
 
 import pytest
 
 from battlesim.ecs.runs.runner import ChunkFailed, RunConfig, RunError, simulate
 from battlesim.systems.lanes.ruleset import LanesGame
-from fault_plugin import fault_plugin
+from fault_plugin import armed
 
 
 def inject(monkeypatch, seed, times=None):
@@ -31,10 +32,10 @@ def inject(monkeypatch, seed, times=None):
 
 @pytest.fixture
 def faulty(tmp_path):
-    """``faulty(spec)``: a plugin that misbehaves as ``spec`` in worker processes
-    (tests/fault_plugin.py), disarmed when the test ends."""
-    yield lambda spec: (fault_plugin(tmp_path, spec),)
-    (tmp_path / "fault-state" / "armed").unlink(missing_ok=True)
+    """``faulty(spec)``: plugins that misbehave as ``spec`` in worker processes
+    (tests/fault_plugin.py), disarmed and unloaded when the test ends."""
+    with contextlib.ExitStack() as stack:
+        yield lambda spec: stack.enter_context(armed(tmp_path, spec))
 
 DECKS = ("red_black_raiders", "blue_tide")
 GAMES = 120

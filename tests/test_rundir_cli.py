@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from battlesim.data import data_dir
 from battlesim.ecs.cli import app
-from fault_plugin import fault_plugin
+from fault_plugin import armed
 
 runner = CliRunner()
 SMALL = ["--games", "20", "--chunk", "10", "--agents", "pass,random", "--quiet"]
@@ -136,6 +136,13 @@ def test_replay_rundir_takes_the_runs_options(tmp_path):
 
 
 def test_replay_rundir_loads_the_runs_plugins(tmp_path):
+    from battlesim.ecs.plugin import isolated
+
+    with isolated():
+        replay_with_a_plugin(tmp_path)
+
+
+def replay_with_a_plugin(tmp_path):
     plugin = tmp_path / "replay_plugin_probe.py"
     plugin.write_text('"""A plugin that declares nothing."""\n')
     out = tmp_path / "run"
@@ -147,11 +154,8 @@ def test_replay_rundir_loads_the_runs_plugins(tmp_path):
 def test_a_rule_error_stops_the_run_naming_the_seed_and_the_card(tmp_path):
     # the issue: "a chunk that fails the same way twice on the same seeds (a rule error is
     # deterministic) stops the run at once, naming the seed and the card or rule involved"
-    plugin = fault_plugin(tmp_path, "13:raise")
-    try:
+    with armed(tmp_path, "13:raise") as (plugin,):
         r = run("simulate", *SMALL, "--plugin", plugin, "--out", str(tmp_path / "run"), "--retries", "4")
-    finally:
-        (tmp_path / "fault-state" / "armed").unlink()
     assert r.exit_code == 1, r.output
     stop = [line for line in r.stderr.splitlines() if "run stopped" in line]
     assert len(stop) == 1 and "seed 13:" in stop[0] and "card 'Test Fault'" in stop[0] and "failed twice the same way" in stop[0]

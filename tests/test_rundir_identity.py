@@ -26,6 +26,15 @@ def designer(tmp_path):
     return cards, decks
 
 
+@pytest.fixture
+def unloads_plugins():
+    """Plugins the test loads in this process are unloaded after it."""
+    from battlesim.ecs.plugin import isolated
+
+    with isolated():
+        yield
+
+
 def cfg(cards=None, decks_dir=None, **kw):
     base = dict(games=30, seed=5, decks=DECKS, chunk=10, agents=("pass", "pass"),
                 cards_dir=str(cards) if cards else None, decks_dir=str(decks_dir) if decks_dir else None)
@@ -82,7 +91,7 @@ def test_an_explicit_parameter_equal_to_its_default_is_the_same_run(lanes, tmp_p
         simulate(cfg(params={"anchor_hp": 31}), out)
 
 
-def test_an_edited_plugin_is_refused(tmp_path):
+def test_an_edited_plugin_is_refused(tmp_path, unloads_plugins):
     plugin = tmp_path / "myplugin_identity.py"
     plugin.write_text('"""A plugin that declares nothing."""\n')
     out = tmp_path / "run"
