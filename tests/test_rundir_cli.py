@@ -189,3 +189,14 @@ def test_balance_plays_a_designers_decks_and_refuses_a_changed_one_until_restart
     assert run(*args, "--restart").exit_code == 0
     nope = [a if a != str(decks) else str(tmp_path / "nope") for a in args]
     assert "--decks-dir" in one_line_error(run(*nope))
+
+
+def test_a_full_disk_stops_the_run_in_one_line_with_exit_1_keeping_the_shards(tmp_path):
+    # the issue: "a full disk stops it at once with a clear message"
+    out = tmp_path / "run"
+    with armed(tmp_path, "15:enospc") as (plugin,):
+        r = run("simulate", *SMALL, "--plugin", plugin, "--out", str(out))
+    line = one_line_error(r, code=1)
+    assert "run stopped" in line and "seeds 10..19" in line and "No space left on device" in line
+    assert "kept" in line and "retrying" not in r.stderr
+    assert [p.name for p in (out / "games").glob("part-*")] == ["part-00000000000000000000-10.parquet"]
