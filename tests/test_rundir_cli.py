@@ -67,8 +67,8 @@ def test_a_read_only_out_is_refused_even_for_root(tmp_path, monkeypatch):
 @pytest.mark.parametrize("args, words", [
     (["--games", str(10**20)], "--games must be at most 10,000,000,000"),
     (["--games", "0"], "--games must be at least 1"),
-    (["--seed", str(2**63 - 5), "--games", "10"], "leave the 64-bit range"),
-    (["--seed", str(-(2**63) - 1), "--games", "1"], "leave the 64-bit range"),
+    (["--seed", str(2**63 - 5), "--games", "10"], "the 64-bit range a seed is stored in"),
+    (["--seed", str(-(2**63) - 1), "--games", "1"], "the 64-bit range a seed is stored in"),
     (["--deck", ""], "--deck: an empty name"),
     (["--vs", " "], "--vs: an empty name"),
     (["--out", ""], "--out: an empty name"),
@@ -83,6 +83,11 @@ def test_a_read_only_out_is_refused_even_for_root(tmp_path, monkeypatch):
 def test_nonsense_options_get_one_line(args, words):
     line = one_line_error(run("simulate", "--games", "10", "--quiet", *args))
     assert words in line
+
+
+@pytest.mark.parametrize("seed", [str(2**63), str(-(2**63) - 1), "99999999999999999999"])
+def test_replay_of_a_seed_outside_int64_gets_one_line(seed):
+    assert "leaves the 64-bit range" in one_line_error(run("replay", "--seed", seed))
 
 
 def test_a_tampered_run_json_gets_one_line_and_restart_starts_over(tmp_path):

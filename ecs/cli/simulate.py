@@ -32,6 +32,7 @@ from battlesim.ecs.runs.runner import (
     ChunkFailed,
     RunConfig,
     RunError,
+    check_seeds,
     load_game,
     recorded_run,
     resolve_decks,
@@ -165,6 +166,7 @@ def replay(
     deaths, gold, objectives. Its result is that seed's row in any run with the same options;
     with RUNDIR, the run's options are used (and a run whose files changed is refused)."""
     try:
+        check_seeds(seed)
         if rundir is not None:
             given = [f for f, v in (("--ruleset", ruleset != "lanes"), ("--deck", deck), ("--vs", vs),
                                     ("--agents", agents != "random,random"), ("--param", param),

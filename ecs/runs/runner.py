@@ -226,16 +226,21 @@ def simulate(
             rundir.close()
 
 
+def check_seeds(seed: int, games: int = 1) -> None:
+    """Seeds are stored as int64: a run's must all fit (refused in one line, not an overflow)."""
+    last = seed + games - 1
+    if seed < INT64[0] or last > INT64[1]:
+        what = f"--seed {seed}" if games == 1 else f"--seed {seed} with --games {games:,}: the seeds {seed}..{last}"
+        raise RunError(f"{what} leave{'s' if games == 1 else ''} the 64-bit range a seed is stored in")
+
+
 def _check_options(config: RunConfig, retries: int, backend: str, workers: int, address: str | None,
                    chunk_timeout: float | None) -> None:
     if config.games < 1:
         raise RunError(f"--games must be at least 1 (got {config.games})")
     if config.games > MAX_GAMES:
         raise RunError(f"--games must be at most {MAX_GAMES:,} (got {config.games:,})")
-    last = config.seed + config.games - 1
-    if config.seed < INT64[0] or last > INT64[1]:
-        raise RunError(f"--seed {config.seed} with --games {config.games:,}: the seeds {config.seed}..{last} "
-                       "leave the 64-bit range a seed is stored in")
+    check_seeds(config.seed, config.games)
     if config.chunk is not None and config.chunk < 1:
         raise RunError(f"--chunk must be at least 1 (got {config.chunk})")
     if config.chunk is not None and -(-config.games // config.chunk) > MAX_CHUNKS:
