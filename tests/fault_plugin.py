@@ -84,11 +84,11 @@ LanesGame.play_tables = play_tables  # type: ignore[method-assign]
 _write_shard = chunks.write_shard
 
 
-def write_shard(root, table_name, table, start, n):
+def write_shard(root, table_name, table, start, n, run):
     spec = _spec()
     if spec and spec[1] == "enospc" and start <= int(spec[0]) < start + n:
         raise OSError(errno.ENOSPC, "No space left on device", str(root))
-    return _write_shard(root, table_name, table, start, n)
+    return _write_shard(root, table_name, table, start, n, run)
 
 
 chunks.write_shard = write_shard

@@ -50,6 +50,17 @@ def foreign(out):
     shutil.copy(shard(other, "cards", 140), shard(out, "cards", 140))
 
 
+def foreign_manifest(out):
+    # a whole chunk of another run, its manifest lines too: vouched for, but not for this run
+    other = out.parent / "other"
+    simulate(RunConfig(games=60, seed=100, decks=DECKS, chunk=20, agents=("pass", "pass")), other)
+    for t in ("games", "cards"):
+        shutil.copy(shard(other, t, 120), shard(out, t, 120))
+    lines = [line for line in (other / MANIFEST).read_text().splitlines() if '"start": 120' in line]
+    with open(out / MANIFEST, "a") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def extra(out):
     shutil.copy(shard(out, "games", 120), shard(out, "games", 125, 5))  # overlaps 120..139
     shutil.copy(shard(out, "games", 120), shard(out, "games", 160))  # past the run's last seed
@@ -63,6 +74,7 @@ FAULTS = {
     "cards shard with flipped bytes": (lambda out: flip(shard(out, "cards", 120)), 20),
     "two games shards swapped": (swap, 40),
     "a foreign cards shard": (foreign, 20),
+    "a foreign chunk with its manifest lines": (foreign_manifest, 20),
     "extra shards": (extra, 0),
     "games shard missing": (lambda out: shard(out, "games", 140).unlink(), 20),
     "cards shard missing": (lambda out: shard(out, "cards", 100).unlink(), 20),

@@ -52,6 +52,7 @@ class ChunkTask:
     out: str | None = None  # run directory: the worker writes the shards there
     return_tables: bool = False  # send the tables back (the driver keeps or writes them)
     last_failure: str | None = None  # how the previous attempt failed (the same twice stops the run)
+    run: str = ""  # the run's identity key, recorded with each shard written
 
     @property
     def seeds(self) -> str:
@@ -180,7 +181,7 @@ class ChunkPlayer:
             tables["cards"] = cards_table(ccols, self.game.card_names)
         if task.out is not None:  # cards first: the games shard is the chunk's commit mark
             for name in sorted(tables, key=lambda t: t == "games"):
-                write_shard(task.out, name, tables[name], task.start, task.n)
+                write_shard(task.out, name, tables[name], task.start, task.n, task.run)
             out.written = True
         if task.return_tables:
             out.tables = tables

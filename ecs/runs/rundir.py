@@ -95,6 +95,7 @@ class RunDir:
         self.tables = tables
         self.report = report or (lambda message: None)
         self.finished: list[tuple[int, int]] = []  # chunks on disk whose every shard checked out
+        self.run = ""  # the run's identity key, on every manifest line
         self._lock_fd: int | None = None
 
     # -- opening ---------------------------------------------------------------------------
@@ -132,7 +133,8 @@ class RunDir:
             for t in self.tables:
                 (self.root / t).mkdir(exist_ok=True)
             self.clean_temp_files()
-            self.finished = verify(self.root, self.tables, seed, games, self.report)
+            self.run = identity.key()
+            self.finished = verify(self.root, self.tables, seed, games, self.run, self.report)
         except OSError as e:
             self.close()
             raise RunDirError(f"--out {self.root}: {e.strerror or e} ({e.filename or self.root})") from None
@@ -229,7 +231,7 @@ class RunDir:
     def write(self, tables: dict[str, pa.Table], start: int, n: int) -> None:
         """Write one chunk's shards, games last (the chunk's commit mark)."""
         for name in sorted(tables, key=lambda t: t == "games"):
-            write_shard(self.root, name, tables[name], start, n)
+            write_shard(self.root, name, tables[name], start, n, self.run)
 
     def read(self, table: str, start: int, n: int, columns: list[str] | None = None) -> pa.Table:
         return pq.read_table(self.path(table, start, n), columns=columns)

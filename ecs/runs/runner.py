@@ -279,7 +279,7 @@ def _execute(config: RunConfig, setup: RunSetup, chunk: int, rundir: RunDir | No
         else:
             tally += Tally.of_table(rundir.read("games", start, n, Tally.COLUMNS))  # type: ignore[union-attr]
         resumed += n
-    plan = (ChunkTask(start, n, out=task_out, return_tables=return_tables)
+    plan = (ChunkTask(start, n, out=task_out, return_tables=return_tables, run=rundir.run if rundir else "")
             for start, n in chunks(config.seed, config.games, chunk, finished))
     todo: deque[ChunkTask] = deque(itertools.islice(plan, 1))  # retries go first; then the plan, lazily
     if progress and resumed:
@@ -366,7 +366,7 @@ def _retry(task: ChunkTask, failure: Failure, retries: int, rundir: RunDir | Non
         )
     if warn:
         warn(f"chunk of seeds {task.seeds} failed ({failure.message}); retrying ({task.attempt} of {retries})")
-    return ChunkTask(task.start, task.n, task.attempt + 1, task.out, task.return_tables, failure.message)
+    return ChunkTask(task.start, task.n, task.attempt + 1, task.out, task.return_tables, failure.message, task.run)
 
 
 def _concat(tables: list[pa.Table]) -> pa.Table:
