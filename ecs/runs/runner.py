@@ -346,7 +346,8 @@ def _write(rundir: RunDir, task: ChunkTask, result: Any) -> None:
 
 def _stopped(task: ChunkTask, failure: Failure, rundir: RunDir | None) -> ChunkFailed:
     """A chunk's write failed in a way retrying cannot help (a full or read-only disk)."""
-    where = f"; the shards already written in {rundir.root} are kept: free some space and run the same command again to resume" if rundir else ""
+    where = (f"; the shards already written in {rundir.root} are kept: free some space (or make it writable) "
+             "and run the same command again to resume") if rundir else ""
     return ChunkFailed(f"cannot write the chunk of seeds {task.seeds}: {failure.message}{where}",
                        task.start, task.n, failure.detail)
 
