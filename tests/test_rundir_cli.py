@@ -205,3 +205,19 @@ def test_a_full_disk_stops_the_run_in_one_line_with_exit_1_keeping_the_shards(tm
     assert "run stopped" in line and "seeds 10..19" in line and "No space left on device" in line
     assert "kept" in line and "retrying" not in r.stderr
     assert [p.name for p in (out / "games").glob("part-*")] == ["part-00000000000000000000-10.parquet"]
+
+
+def test_sweep_plays_a_designers_decks(tmp_path):
+    decks = tmp_path / "decks"
+    shutil.copytree(data_dir() / "decks" / "lanes", decks)
+    (decks / "my_deck.toml").write_text((decks / "green_grove.toml").read_text())
+    out = tmp_path / "sweep"
+    args = ["sweep", "--param", "anchor_hp=25,30", "--decks", "my_deck,blue_tide", "--decks-dir", str(decks),
+            "--games-per-pairing", "40", "--min-games", "1", "--out", str(out), "--json"]
+    r = run(*args)
+    assert r.exit_code == 0, r.output
+    result = json.loads(r.stdout)
+    assert result["meta"]["decks_dir"] == str(decks) and set(result["points"][0]["decks"]) == {"my_deck", "blue_tide"}
+    (decks / "my_deck.toml").write_text((decks / "my_deck.toml").read_text() + "\n")
+    assert "--restart" in one_line_error(run(*args))
+    assert run(*args, "--restart").exit_code == 0
