@@ -152,18 +152,6 @@ def test_workers_give_the_same_run_as_one_process(tmp_path):
     assert len(list((tmp_path / "two" / "cards").glob("*.parquet"))) == 5
 
 
-def test_a_chunk_that_keeps_failing_stops_with_exit_1_naming_its_seeds(tmp_path, monkeypatch):
-    monkeypatch.setenv("BATTLESIM_FAULT", "25")
-    args = ["simulate", "--games", "40", "--agents", "pass,pass", "--out", str(tmp_path / "r")]
-    r = run(*args, "--chunk", "10", "--retries", "1")
-    assert r.exit_code == 1
-    assert "run stopped" in r.stderr and "seeds 20..29" in r.stderr and "retrying (1 of 1)" in r.stderr
-    assert "Traceback" not in r.stderr
-    monkeypatch.delenv("BATTLESIM_FAULT")
-    again = run(*args, "--json")  # resumes, chunk from run.json
-    assert again.exit_code == 0 and json.loads(again.stdout)["games_played"] < 40
-
-
 def test_no_progress_bar_when_stderr_is_not_a_terminal():
     r = run("simulate", "--games", "20", "--chunk", "10", "--agents", "pass,pass", "--json")
     assert r.exit_code == 0 and r.stderr == ""

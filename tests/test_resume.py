@@ -11,6 +11,7 @@ import time
 import pyarrow.dataset as ds
 import pytest
 
+from battlesim.ecs.runs.identity import run_identity
 from battlesim.ecs.runs.rundir import RunDir
 from battlesim.ecs.runs.runner import RunConfig, RunError, simulate
 
@@ -44,15 +45,17 @@ def test_different_configuration_is_refused_with_what_differs(lanes, tmp_path):
     with pytest.raises(RunError) as e:
         simulate(RunConfig(games=10, decks=DECKS, chunk=5, agents=("random", "pass")), out, game=lanes)
     msg = str(e.value)
-    assert "holds a different run" in msg and "agents" in msg and "'random'" in msg
+    assert "holds a different run" in msg and "agents" in msg and "'random'" in msg and "--restart" in msg
     record = json.loads((out / "run.json").read_text())
-    assert record["config"]["agents"] == ["pass", "pass"] and record["chunk"] == 5
+    assert record["identity"]["options"]["agents"] == ["pass", "pass"] and record["chunk"] == 5
 
 
 def test_a_directory_in_use_is_refused(lanes, tmp_path):
     out = tmp_path / "run"
     config = RunConfig(games=10, decks=DECKS, chunk=5, agents=("pass", "pass"))
-    holder = RunDir(out).open(config.identity(), 5)
+    simulate(config, out, game=lanes)
+    identity = run_identity(lanes, ruleset="lanes", seed=0, decks=DECKS, agents=("pass", "pass"), params={})
+    holder = RunDir(out).open(identity, 0, 10, 5)
     try:
         with pytest.raises(RunError, match="in use by another battlesim run"):
             simulate(config, out, game=lanes)

@@ -89,5 +89,17 @@ def test_chunk_defaults_to_the_run_directorys_when_resuming(lanes, tmp_path):
     first = simulate(RunConfig(games=40, decks=DECKS, chunk=16), out, game=lanes, keep_table=False)
     again = simulate(RunConfig(games=40, decks=DECKS), out, game=lanes, keep_table=False)
     assert again.chunk == 16 and again.games_played == 0 and again.tally == first.tally
-    with pytest.raises(RunError, match="chunk: 16 there, 20 now"):
-        simulate(RunConfig(games=40, decks=DECKS, chunk=20), out, game=lanes)
+    # another chunk size changes no result: the finished shards stay, nothing is replayed
+    other = simulate(RunConfig(games=40, decks=DECKS, chunk=20), out, game=lanes, keep_table=False)
+    assert other.games_played == 0 and other.tally == first.tally
+
+
+def test_chunks_cover_the_seeds_not_finished_cut_on_the_chunk_grid():
+    from battlesim.ecs.runs.runner import chunks
+
+    assert list(chunks(10, 50, 20)) == [(10, 20), (30, 20), (50, 10)]
+    assert list(chunks(10, 50, 20, [(10, 20), (50, 10)])) == [(30, 20)]
+    assert list(chunks(0, 100, 30, [(0, 30), (30, 30), (60, 30), (90, 5)])) == [(95, 5)]  # a grown run's partial chunk
+    assert list(chunks(0, 60, 20, [(20, 20)])) == [(0, 20), (40, 20)]
+    # lazily: a huge run is not planned in memory
+    assert next(chunks(0, 10**10, 1)) == (0, 1)

@@ -295,17 +295,19 @@ class BalanceSpec:
     params: dict[str, Any] = field(default_factory=dict)
     cards_dir: str | None = None
     plugins: tuple[str, ...] = ()  # --plugin modules (installed plugins load anyway)
+    decks_dir: str | None = None  # --decks-dir: the designer's deck folder
 
     def meta(self) -> dict[str, Any]:
         return {"ruleset": self.ruleset, "decks": list(self.decks), "games_per_pairing": self.games_per_pairing,
                 "agents": list(self.agents), "seed": self.seed, "min_games": self.min_games,
-                "params": dict(self.params), "cards_dir": self.cards_dir, "plugins": list(self.plugins)}
+                "params": dict(self.params), "cards_dir": self.cards_dir, "plugins": list(self.plugins),
+                "decks_dir": self.decks_dir}
 
 
 def measure(spec: BalanceSpec, out: Path | str, *, workers: int = 1,
             on_pair: Callable[[int, int, str, str], None] | None = None, report: bool = True,
-            warn: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Play (or resume) the round-robin of ``spec`` into ``out``, write ``balance.json`` and,
+            warn: Callable[[str], None] | None = None, restart: bool = False) -> dict[str, Any]:
+    """Play (or resume; with ``restart``, start over) the round-robin of ``spec`` into ``out``, write ``balance.json`` and,
     with ``report`` (and matplotlib), ``report.html`` there; returns the JSON-safe result.
 
     The one entry point of a balance measure: ``battlesim balance`` runs it once, ``battlesim
@@ -314,7 +316,8 @@ def measure(spec: BalanceSpec, out: Path | str, *, workers: int = 1,
         raise RunError(f"--min-games must be at least 1 (got {spec.min_games})")
     runs = run_round_robin(spec.decks, spec.games_per_pairing, out, ruleset=spec.ruleset, agents=spec.agents,
                            seed=spec.seed, cards_dir=spec.cards_dir, params=spec.params, workers=workers,
-                           on_pair=on_pair, plugins=spec.plugins)
+                           on_pair=on_pair, plugins=spec.plugins, decks_dir=spec.decks_dir, restart=restart,
+                           warn=warn)
     result = clean(analyze(runs, spec.decks, spec.min_games, spec.meta()))
     write_json(result, out)
     if report:

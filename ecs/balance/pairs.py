@@ -40,9 +40,10 @@ class PairRun:
     cards: pa.Table | None
 
 
-def resolve_deck_list(spec: str | None, ruleset: str = "lanes", cards_dir: str | None = None) -> list[str]:
+def resolve_deck_list(spec: str | None, ruleset: str = "lanes", cards_dir: str | None = None,
+                      decks_dir: str | None = None) -> list[str]:
     """``None`` or ``all``: every deck of the ruleset; else a comma-separated list, checked."""
-    game = load_game(RunConfig(ruleset=ruleset, cards_dir=cards_dir))
+    game = load_game(RunConfig(ruleset=ruleset, cards_dir=cards_dir, decks_dir=decks_dir))
     known = list(game.deck_ids())
     if spec is None or spec.strip() == "all":
         decks = known
@@ -71,13 +72,17 @@ def run_round_robin(
     workers: int = 1,
     on_pair: Callable[[int, int, str, str], None] | None = None,
     plugins: Sequence[str] = (),
+    decks_dir: str | None = None,
+    restart: bool = False,
+    warn: Callable[[str], None] | None = None,
 ) -> list[PairRun]:
-    """Play (or resume) every ordered pairing into ``out/pairs/<a>__<b>``."""
+    """Play (or resume; with ``restart``, start over) every ordered pairing into
+    ``out/pairs/<a>__<b>``; ``warn`` hears of retried chunks and bad shards."""
     if games_per_pairing < 1:
         raise RunError(f"--games-per-pairing must be at least 1 (got {games_per_pairing})")
     out = Path(out)
     config0 = RunConfig(ruleset=ruleset, agents=tuple(agents), cards_dir=cards_dir,  # type: ignore[arg-type]
-                        params=dict(params or {}), plugins=tuple(plugins))
+                        params=dict(params or {}), plugins=tuple(plugins), decks_dir=decks_dir)
     game = load_game(config0)
     runs: list[PairRun] = []
     pairs = pairings(decks)
@@ -87,9 +92,9 @@ def run_round_robin(
         s = seed + pair_seed_offset(a, b)
         config = RunConfig(ruleset=ruleset, games=games_per_pairing, seed=s, decks=(a, b),
                            agents=tuple(agents), cards_dir=cards_dir, params=dict(params or {}),  # type: ignore[arg-type]
-                           plugins=tuple(plugins))
+                           plugins=tuple(plugins), decks_dir=decks_dir)
         pdir = out / "pairs" / pair_name(a, b)
-        simulate(config, pdir, game=game, workers=workers, keep_table=False)
+        simulate(config, pdir, game=game, workers=workers, keep_table=False, restart=restart, warn=warn)
         g = ds.dataset(pdir / "games", format="parquet").to_table().sort_by("seed")
         c = ds.dataset(pdir / "cards", format="parquet").to_table() if (pdir / "cards").is_dir() else None
         runs.append(PairRun(a, b, s, g, c))

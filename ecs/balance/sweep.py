@@ -143,7 +143,8 @@ def check_points(spec: BalanceSpec, grid: Sequence[dict[str, Any]]) -> None:
     error names the point."""
     for params in grid:
         try:
-            load_game(RunConfig(ruleset=spec.ruleset, params={**spec.params, **params}, cards_dir=spec.cards_dir))
+            load_game(RunConfig(ruleset=spec.ruleset, params={**spec.params, **params}, cards_dir=spec.cards_dir,
+                                decks_dir=spec.decks_dir))
         except (RunError, ValueError) as e:
             raise SweepError(f"--param {point_name(params)}: {e}") from None
 
@@ -179,8 +180,8 @@ def run_sweep(spec: BalanceSpec, axes: Sequence[Axis], out: Path | str, *, worke
               on_start: Callable[[list[dict[str, Any]]], None] | None = None,
               on_point: Callable[[int, int, dict[str, Any]], None] | None = None,
               on_pair: Callable[[int, int, str, str], None] | None = None, reports: bool = True,
-              warn: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Play (or resume) every point of the grid and write ``OUT/sweep.json``; returns it.
+              warn: Callable[[str], None] | None = None, restart: bool = False) -> dict[str, Any]:
+    """Play (or resume; with ``restart``, start over) every point of the grid and write ``OUT/sweep.json``; returns it.
 
     ``spec.params`` holds fixed overrides shared by every point; the axes' names must not be
     among them. Every point is checked before anything is played; then ``on_start(grid)``."""
@@ -200,7 +201,7 @@ def run_sweep(spec: BalanceSpec, axes: Sequence[Axis], out: Path | str, *, worke
             on_point(i, len(grid), params)
         name = point_name(params)
         r = measure(replace(spec, params={**spec.params, **params}), out / name, workers=workers,
-                    on_pair=on_pair, report=reports, warn=warn)
+                    on_pair=on_pair, report=reports, warn=warn, restart=restart)
         rows.append(summarize_point(params, name, r))
     meta = {**spec.meta(), "axes": {a.name: list(a.values) for a in axes},
             "defaults": {a.name: defaults[a.name] for a in axes}, "points": len(grid)}

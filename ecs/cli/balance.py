@@ -40,6 +40,8 @@ def balance(
     workers: int = typer.Option(1, "--workers", "-w", help="Local worker processes per pairing."),
     param: list[str] = typer.Option([], help="Override a ruleset parameter, NAME=VALUE (repeatable)."),
     cards: Optional[Path] = typer.Option(None, help="Play with another card directory (a designer's copy)."),
+    decks_dir: Optional[Path] = typer.Option(None, "--decks-dir", help="Play with another deck directory (a designer's decks; --decks names which)."),
+    restart: bool = typer.Option(False, "--restart", help="Start the pairings' run directories over (when any card, deck, ruleset or plugin file changed)."),
     as_json: bool = typer.Option(False, "--json", help="Print balance.json on stdout instead of tables."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
     plugin: list[str] = PLUGIN_OPTION,
@@ -53,16 +55,16 @@ def balance(
     try:
         load_ruleset(ruleset, plugin)  # declare the plugins' decks and keywords before decks are resolved
         spec = bal.BalanceSpec(
-            decks=tuple(bal.resolve_deck_list(decks, ruleset, str(cards) if cards else None)),
+            decks=tuple(bal.resolve_deck_list(decks, ruleset, str(cards) if cards else None, _dir(decks_dir))),
             games_per_pairing=games_per_pairing, ruleset=ruleset, agents=parse_pair(agents, "agents"), seed=seed,
             min_games=min_games, params=parse_params(param), cards_dir=str(cards) if cards else None,
-            plugins=tuple(plugin))
+            plugins=tuple(plugin), decks_dir=_dir(decks_dir))
 
         def on_pair(i: int, n: int, a: str, b: str) -> None:
             if not quiet and not as_json:
                 err.print(f"[dim]pairing {i + 1}/{n}: {a} vs {b}[/]", highlight=False)
 
-        result = bal.measure(spec, out, workers=workers, on_pair=on_pair, warn=warn)
+        result = bal.measure(spec, out, workers=workers, on_pair=on_pair, warn=warn, restart=restart)
     except (ChunkFailed, KeyboardInterrupt, UserError, RunError, DataError) as e:
         stop_run(e, out, "pairings")
     path = out / "balance.json"
@@ -88,6 +90,8 @@ def sweep(
     min_games: int = typer.Option(200, help="Report a card only if drawn in at least this many games (per point)."),
     workers: int = typer.Option(1, "--workers", "-w", help="Local worker processes per pairing."),
     cards: Optional[Path] = typer.Option(None, help="Play with another card directory (a designer's copy)."),
+    decks_dir: Optional[Path] = typer.Option(None, "--decks-dir", help="Play with another deck directory (a designer's decks; --decks names which)."),
+    restart: bool = typer.Option(False, "--restart", help="Start every point's run directories over (when any card, deck, ruleset or plugin file changed)."),
     as_json: bool = typer.Option(False, "--json", help="Print sweep.json on stdout instead of tables."),
     list_params: bool = typer.Option(False, "--list-params", help="List the parameters that can be swept, with "
                                                                   "their defaults and allowed ranges, and exit."),
@@ -118,9 +122,10 @@ def sweep(
             raise UserError(f"--min-games must be at least 1 (got {min_games})")
         swept, fixed = sw.split_axes(sw.parse_axes(param, sw.numeric_params(ruleset, str(cards) if cards else None)))
         spec = bal.BalanceSpec(
-            decks=tuple(bal.resolve_deck_list(decks, ruleset, str(cards) if cards else None)),
+            decks=tuple(bal.resolve_deck_list(decks, ruleset, str(cards) if cards else None, _dir(decks_dir))),
             games_per_pairing=games_per_pairing, ruleset=ruleset, agents=parse_pair(agents, "agents"), seed=seed,
-            min_games=min_games, params=fixed, cards_dir=str(cards) if cards else None, plugins=tuple(plugin))
+            min_games=min_games, params=fixed, cards_dir=str(cards) if cards else None, plugins=tuple(plugin),
+            decks_dir=_dir(decks_dir))
         talk = not quiet and not as_json
 
         def on_start(grid: list[dict[str, Any]]) -> None:
@@ -138,7 +143,7 @@ def sweep(
                 err.print(f"[dim]  pairing {i + 1}/{n}: {a} vs {b}[/]", highlight=False)
 
         result = sw.run_sweep(spec, swept, out, workers=workers, on_start=on_start, on_point=on_point, on_pair=on_pair,
-                              warn=warn)
+                              warn=warn, restart=restart)
     except (ChunkFailed, KeyboardInterrupt, UserError, RunError, DataError) as e:
         stop_run(e, out, "points")
     written = [out / sw.SWEEP_JSON]
@@ -152,6 +157,13 @@ def sweep(
         sys.stdout.write((out / sw.SWEEP_JSON).read_text(encoding="utf-8"))
         return
     _print_sweep(result, written)
+
+
+def _dir(path: Optional[Path]) -> Optional[str]:
+    """--decks-dir: a directory (one line otherwise, before anything loads)."""
+    if path is not None and not path.is_dir():
+        raise UserError(f"--decks-dir {path}: {'not a directory' if path.exists() else 'no such directory'}")
+    return str(path) if path is not None else None
 
 
 def _print_params(ruleset: str) -> None:

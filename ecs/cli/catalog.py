@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Optional
 
 import typer
@@ -22,10 +23,17 @@ from battlesim.ecs.runs.runner import (
 
 
 @app.command()
-def decks(ruleset: str = typer.Option("lanes", help="Rule system."), plugin: list[str] = PLUGIN_OPTION) -> None:
-    """List the decks of a ruleset (the shipped ones and those plugins ship)."""
+def decks(ruleset: str = typer.Option("lanes", help="Rule system."),
+          decks_dir: Optional[str] = typer.Option(None, "--decks", "--decks-dir",
+                                                  help="List and validate the decks of this directory instead of the shipped ones."),
+          plugin: list[str] = PLUGIN_OPTION) -> None:
+    """List the decks of a ruleset (the shipped ones and those plugins ship), each validated."""
     try:
-        game = load_game(RunConfig(ruleset=ruleset, plugins=tuple(plugin)))
+        if decks_dir is not None and not decks_dir.strip():
+            fail("--decks: an empty name (give a directory or leave the option out)")
+        if decks_dir is not None and not Path(decks_dir).is_dir():
+            fail(f"--decks {decks_dir}: {'not a directory' if Path(decks_dir).exists() else 'no such directory'}")
+        game = load_game(RunConfig(ruleset=ruleset, plugins=tuple(plugin), decks_dir=decks_dir))
     except (RunError, DataError) as e:
         fail(str(e))
         return

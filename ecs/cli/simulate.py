@@ -32,7 +32,9 @@ from battlesim.ecs.runs.runner import (
     ChunkFailed,
     RunConfig,
     RunError,
+    check_seeds,
     load_game,
+    recorded_run,
     resolve_decks,
     simulate,
     summarize,
@@ -42,7 +44,7 @@ from battlesim.ecs.runs.runner import (
 @app.command("simulate")
 def simulate_cmd(
     ruleset: str = typer.Option("lanes", help="Rule system to play."),
-    games: int = typer.Option(20000, help="Number of games. Game i has seed SEED + i."),
+    games: int = typer.Option(20000, help="Number of games. Game i has seed SEED + i. A larger --games into the same --out plays only the new seeds."),
     seed: int = typer.Option(0, help="Seed of the first game."),
     deck: Optional[str] = typer.Option(None, help="Deck of seat 0 (see `battlesim decks`). Default: the ruleset's."),
     vs: Optional[str] = typer.Option(None, help="Deck of seat 1. Default: the ruleset's second deck."),
@@ -50,44 +52,73 @@ def simulate_cmd(
     chunk: Optional[int] = typer.Option(
         None, show_default=False,
         help=f"Games per batch (default {DEFAULT_CHUNK:,}; with workers, at most that, split evenly between them; when resuming, the run directory's). Changes speed and memory, never results."),
-    out: Optional[Path] = typer.Option(None, help="Write Parquet shards (games and cards tables, one per chunk) to this run directory; rerunning resumes."),
+    out: Optional[str] = typer.Option(None, help="Write Parquet shards (games and cards tables, one per chunk) to this run directory; rerunning resumes."),
+    restart: bool = typer.Option(False, "--restart", help="Empty the --out run directory and start the run over (when its options or any card, deck, ruleset or plugin file changed)."),
     workers: int = typer.Option(1, "--workers", "-w", help="Local worker processes (1: play in this process). With --backend ray and no --address: the local Ray's CPUs."),
     backend: str = typer.Option("local", help="local (this machine) or ray (pip install 'battlesim[ray]')."),
     address: Optional[str] = typer.Option(None, help="Ray cluster to join (--backend ray), e.g. auto or ray://head:10001."),
     retries: int = typer.Option(DEFAULT_RETRIES, help="Times a failing chunk is played again before the run stops."),
+    chunk_timeout: Optional[float] = typer.Option(
+        None, show_default=False,
+        help="Seconds a chunk may take with --workers > 1 or Ray before its worker counts as hung and the chunk is retried on another (default: 60 + 0.05 per game of the chunk; 0: no limit)."),
     as_json: bool = typer.Option(False, "--json", help="Print exactly one JSON object on stdout instead of the table."),
     param: list[str] = typer.Option([], help="Override a ruleset parameter, NAME=VALUE (repeatable)."),
-    cards: Optional[Path] = typer.Option(None, help="Play with another card directory (a designer's copy)."),
+    cards: Optional[str] = typer.Option(None, help="Play with another card directory (a designer's copy)."),
+    decks: Optional[str] = typer.Option(None, "--decks", "--decks-dir", help="Play with another deck directory (a designer's decks, validated like the shipped ones)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     plugin: list[str] = PLUGIN_OPTION,
 ) -> None:
     """Play a batch of games and print a summary: wins, draws, first-player win rate, rounds, speed."""
+    out_dir: Optional[Path] = None
     try:
-        if games < 1:
-            raise UserError(f"--games must be at least 1 (got {games})")
+        out_dir = _path(out, "--out")
         config = RunConfig(
             ruleset=ruleset, games=games, seed=seed, agents=parse_pair(agents, "agents"), chunk=chunk,
-            params=parse_params(param), cards_dir=str(cards) if cards else None, plugins=tuple(plugin),
+            params=parse_params(param), cards_dir=_folder(cards, "--cards"), plugins=_plugins(plugin),
+            decks_dir=_folder(decks, "--decks"),
         )
+        if restart and out_dir is None:
+            raise UserError("--restart starts an --out run directory over: give --out")
         game = load_game(config)
         defaults = game.default_decks()
-        decks = (deck or defaults[0], vs or defaults[1])
-        config = replace(config, decks=decks)
+        config = replace(config, decks=(_name(deck, "--deck") or defaults[0], _name(vs, "--vs") or defaults[1]))
         opts: dict[str, Any] = dict(backend=backend, workers=workers, address=address, retries=retries,
-                                    keep_table=False, warn=warn)
+                                    keep_table=False, warn=warn, chunk_timeout=chunk_timeout, restart=restart)
         if not quiet and err.is_terminal:
             with RunProgress(games) as bar:
-                result = simulate(config, out, bar, game=game, **opts)
+                result = simulate(config, out_dir, bar, game=game, **opts)
         else:
-            result = simulate(config, out, game=game, **opts)
+            result = simulate(config, out_dir, game=game, **opts)
     except (ChunkFailed, KeyboardInterrupt, UserError, RunError, DataError) as e:
-        stop_run(e, out, "shards")
-    summary = summarize(result, config, decks)
+        stop_run(e, out_dir, "shards")
+    summary = summarize(result, config, config.decks)  # type: ignore[arg-type]
     if as_json:
         sys.stdout.write(json.dumps(summary) + "\n")
     else:
-        _print_summary(summary, out)
+        _print_summary(summary, out_dir)
 
+
+def _name(value: Optional[str], flag: str) -> Optional[str]:
+    """A name given on the command line: None when not given, never empty."""
+    if value is not None and not value.strip():
+        raise UserError(f"{flag}: an empty name (give a name or leave the option out)")
+    return value
+
+
+def _path(value: Optional[str], flag: str) -> Optional[Path]:
+    return Path(value) if _name(value, flag) is not None else None  # type: ignore[arg-type]
+
+
+def _folder(value: Optional[str], flag: str) -> Optional[str]:
+    """A data folder option (--cards, --decks): it must be a directory."""
+    path = _path(value, flag)
+    if path is not None and not path.is_dir():
+        raise UserError(f"{flag} {value}: {'not a directory' if path.exists() else 'no such directory'}")
+    return str(path) if path is not None else None
+
+
+def _plugins(specs: list[str]) -> tuple[str, ...]:
+    return tuple(_name(s, "--plugin") for s in specs)  # type: ignore[misc]
 
 
 def _print_summary(s: dict[str, Any], out: Optional[Path]) -> None:
@@ -118,24 +149,42 @@ def _print_summary(s: dict[str, Any], out: Optional[Path]) -> None:
 
 @app.command()
 def replay(
+    rundir: Optional[str] = typer.Argument(None, metavar="[RUNDIR]", show_default=False,
+                                           help="A run directory (simulate --out): the game is played with its decks, agents, "
+                                                "parameters, cards, decks and plugins."),
     seed: int = typer.Option(..., help="Seed of the game to replay (game i of a run has seed SEED + i)."),
     ruleset: str = typer.Option("lanes", help="Rule system."),
     deck: Optional[str] = typer.Option(None, help="Deck of seat 0 (as in the run). Default: the ruleset's."),
     vs: Optional[str] = typer.Option(None, help="Deck of seat 1 (as in the run). Default: the ruleset's second deck."),
     agents: str = typer.Option("random,random", help="Agents of seat 0 and 1 (as in the run)."),
     param: list[str] = typer.Option([], help="Override a ruleset parameter, NAME=VALUE (as in the run)."),
-    cards: Optional[Path] = typer.Option(None, help="Card directory (as in the run)."),
+    cards: Optional[str] = typer.Option(None, help="Card directory (as in the run)."),
+    decks: Optional[str] = typer.Option(None, "--decks", "--decks-dir", help="Deck directory (as in the run)."),
     plugin: list[str] = PLUGIN_OPTION,
 ) -> None:
     """Play one game alone and print it turn by turn: deployments, plays, combat per lane,
-    deaths, gold, objectives. Its result is that seed's row in any run with the same options."""
+    deaths, gold, objectives. Its result is that seed's row in any run with the same options;
+    with RUNDIR, the run's options are used (and a run whose files changed is refused)."""
     try:
-        config = RunConfig(ruleset=ruleset, games=1, seed=seed, agents=parse_pair(agents, "agents"),
-                           params=parse_params(param), cards_dir=str(cards) if cards else None,
-                           plugins=tuple(plugin))
-        game = load_game(config)
-        defaults = game.default_decks()
-        config = replace(config, decks=(deck or defaults[0], vs or defaults[1]))
+        check_seeds(seed)
+        if rundir is not None:
+            given = [f for f, v in (("--ruleset", ruleset != "lanes"), ("--deck", deck), ("--vs", vs),
+                                    ("--agents", agents != "random,random"), ("--param", param),
+                                    ("--cards", cards), ("--decks", decks), ("--plugin", plugin)) if v]
+            if given:
+                raise UserError(f"{', '.join(given)}: RUNDIR gives the run's options; leave them out")
+            config, game = recorded_run(Path(_name(rundir, "RUNDIR")))  # type: ignore[arg-type]
+            last = config.seed + config.games - 1
+            if not config.seed <= seed <= last:
+                raise UserError(f"--seed {seed} is not a game of the run in {rundir} (seeds {config.seed}..{last})")
+            config = replace(config, games=1, seed=seed)
+        else:
+            config = RunConfig(ruleset=ruleset, games=1, seed=seed, agents=parse_pair(agents, "agents"),
+                               params=parse_params(param), cards_dir=_folder(cards, "--cards"),
+                               decks_dir=_folder(decks, "--decks"), plugins=_plugins(plugin))
+            game = load_game(config)
+            defaults = game.default_decks()
+            config = replace(config, decks=(_name(deck, "--deck") or defaults[0], _name(vs, "--vs") or defaults[1]))
         decks_ = resolve_decks(game, config)
         agent_objs = [make_agent(a) for a in config.agents]
     except KeyError as e:
@@ -145,7 +194,7 @@ def replay(
         fail(str(e))
         return
     if not hasattr(game, "replay"):
-        fail(f"ruleset {ruleset!r} has no replay log")
+        fail(f"ruleset {config.ruleset!r} has no replay log")
         return
     lines: list[str] = []
     row = game.replay(seed, decks_, agent_objs, write=lines.append)

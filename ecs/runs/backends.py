@@ -7,22 +7,25 @@ Every backend has the same small interface, driven by the runner:
 - ``next_result() -> (task, ChunkOutput | Failure)``: wait for any chunk in flight to finish;
 - ``close()``: stop everything (workers included).
 
-A chunk that raises, or whose worker process dies, comes back as a ``Failure`` naming it; the
-runner decides whether to retry. Results depend only on the tasks, never on the backend (the
+A chunk that raises, whose worker process dies, or that runs past ``timeout`` seconds (a hung
+or stopped worker: the local pool and Ray only; the worker is killed and replaced) comes back
+as a ``Failure`` naming it; the runner decides whether to retry. Results depend only on the tasks, never on the backend (the
 determinism contract), so the runner needs no ordering from a backend.
 """
 
 from __future__ import annotations
 
+import errno
 import multiprocessing as mp
 import signal
+import time
 import traceback
 from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Any
 
-from battlesim.ecs.runs.chunks import CRASH_EXIT_CODE, ChunkOutput, ChunkPlayer, ChunkTask, RunSetup
+from battlesim.ecs.runs.chunks import ChunkOutput, ChunkPlayer, ChunkTask, RunSetup, one_line
 
 RAY_MISSING = "the ray backend needs Ray, which is not installed: pip install 'battlesim[ray]'"
 
@@ -31,15 +34,25 @@ class BackendError(ValueError):
     """A backend cannot start; ``str()`` is a one-line message for the user."""
 
 
+# A write that cannot succeed by retrying (full disk, quota, read-only): the run stops at once.
+DISK_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS}
+
+
 @dataclass
 class Failure:
     message: str  # one line
     detail: str = ""  # traceback, if any
+    fatal: bool = False  # retrying cannot help (a full disk): stop the run at once
 
 
-def _one_line(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {exc}".strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+def failure_of(exc: BaseException) -> Failure:
+    return Failure(one_line(exc), traceback.format_exc(),
+                   fatal=isinstance(exc, OSError) and exc.errno in DISK_ERRNOS)
+
+
+def _timeout_failure(timeout: float) -> Failure:
+    return Failure(f"no result after {timeout:g} s (a hung or stopped worker, or a chunk slower than "
+                   "--chunk-timeout allows)")
 
 
 class InlineBackend:
@@ -57,9 +70,9 @@ class InlineBackend:
     def next_result(self) -> tuple[ChunkTask, ChunkOutput | Failure]:
         task = self.queue.popleft()
         try:
-            return task, self.player.play(task, in_process=True)
+            return task, self.player.play(task)
         except Exception as e:  # noqa: BLE001 - a chunk's failure is reported, then retried or not
-            return task, Failure(_one_line(e), traceback.format_exc())
+            return task, failure_of(e)
 
     def close(self) -> None:
         self.queue.clear()
@@ -90,7 +103,7 @@ def _worker_main(conn, setup: RunSetup) -> None:  # pragma: no cover - runs in t
     try:
         player = ChunkPlayer(setup)  # the ruleset is loaded once per worker
     except Exception as e:  # noqa: BLE001
-        conn.send(("init_error", _one_line(e), traceback.format_exc()))
+        conn.send(("init_error", one_line(e), traceback.format_exc()))
         return
     while True:
         try:
@@ -103,7 +116,8 @@ def _worker_main(conn, setup: RunSetup) -> None:  # pragma: no cover - runs in t
             out = player.play(task)
             msg: tuple = ("ok", out)
         except Exception as e:  # noqa: BLE001
-            msg = ("error", _one_line(e), traceback.format_exc())
+            f = failure_of(e)
+            msg = ("error", f.message, f.detail, f.fatal)
         try:
             conn.send(msg)
         except (BrokenPipeError, OSError):
@@ -117,6 +131,7 @@ class _Worker:
         self.proc.start()
         child.close()
         self.task: ChunkTask | None = None
+        self.deadline = float("inf")  # time.monotonic() by which its chunk must be back
 
     def stop(self, timeout: float = 2.0) -> None:
         try:
@@ -138,7 +153,7 @@ class ProcessBackend:
     code) fails exactly its own chunk, and is replaced.
     """
 
-    def __init__(self, setup: RunSetup, workers: int) -> None:
+    def __init__(self, setup: RunSetup, workers: int, timeout: float | None = None) -> None:
         if workers < 1:
             raise BackendError(f"--workers must be at least 1 (got {workers})")
         self.setup = setup
@@ -147,10 +162,12 @@ class ProcessBackend:
             self.ctx.set_forkserver_preload(["battlesim.ecs.runs.chunks"])
         self.workers = [_Worker(self.ctx, setup) for _ in range(workers)]
         self.capacity = workers
+        self.timeout = timeout
 
     def submit(self, task: ChunkTask) -> None:
         w = next(w for w in self.workers if w.task is None)
         w.task = task
+        w.deadline = time.monotonic() + self.timeout if self.timeout else float("inf")
         try:
             w.conn.send(task)
         except (BrokenPipeError, OSError):
@@ -161,7 +178,15 @@ class ProcessBackend:
         if not busy:
             raise RuntimeError("next_result() with no chunk in flight")
         while True:
-            ready = wait([w.conn for w in busy] + [w.proc.sentinel for w in busy])
+            first = min(busy, key=lambda w: w.deadline)
+            left = first.deadline - time.monotonic()
+            if left <= 0:  # hung or stopped (SIGSTOP): only killing it frees the chunk
+                first.proc.kill()
+                task, first.task = first.task, None
+                self._replace(first)
+                return task, _timeout_failure(self.timeout or 0)  # type: ignore[return-value]
+            ready = wait([w.conn for w in busy] + [w.proc.sentinel for w in busy],
+                         timeout=None if left == float("inf") else left)
             for w in busy:
                 if w.conn in ready:
                     try:
@@ -173,7 +198,7 @@ class ProcessBackend:
                         return task, msg[1]
                     if msg[0] == "init_error":  # the same for every worker: no point retrying
                         raise BackendError(f"a worker could not load the ruleset: {msg[1]}")
-                    return task, Failure(msg[1], msg[2])
+                    return task, Failure(msg[1], msg[2], msg[3])
             for w in busy:
                 if w.proc.sentinel in ready and not w.conn.poll():
                     return self._died(w)
@@ -184,8 +209,6 @@ class ProcessBackend:
         task, w.task = w.task, None
         self._replace(w)
         how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
-        if code == CRASH_EXIT_CODE:
-            how += " (injected crash)"
         return task, Failure(f"worker process died ({how})")  # type: ignore[return-value]
 
     def _replace(self, w: _Worker) -> None:
@@ -218,7 +241,8 @@ class RayBackend:
     runner retries a failed chunk like on any backend.
     """
 
-    def __init__(self, setup: RunSetup, address: str | None = None, workers: int | None = None) -> None:
+    def __init__(self, setup: RunSetup, address: str | None = None, workers: int | None = None,
+                 timeout: float | None = None) -> None:
         try:
             import ray
         except ImportError:
@@ -238,26 +262,44 @@ class RayBackend:
             try:
                 ray.init(**kwargs)
             except Exception as e:  # noqa: BLE001 - cannot reach the cluster, bad address...
-                raise BackendError(f"cannot start Ray{' at ' + address if address else ''}: {_one_line(e)}") from None
+                raise BackendError(f"cannot start Ray{' at ' + address if address else ''}: {one_line(e)}") from None
             self.started = True
         cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
         self.capacity = 2 * cpus  # keep every CPU busy while the driver writes shards
         self.remote = ray.remote(max_retries=0, num_cpus=1)(_ray_play)
         self.setup_ref = ray.put(setup)
         self.inflight: dict[Any, ChunkTask] = {}
+        self.deadlines: dict[Any, float] = {}
+        self.timeout = timeout
 
     def submit(self, task: ChunkTask) -> None:
-        self.inflight[self.remote.remote(self.setup_ref, task)] = task
+        ref = self.remote.remote(self.setup_ref, task)
+        self.inflight[ref] = task
+        self.deadlines[ref] = time.monotonic() + self.timeout if self.timeout else float("inf")
 
     def next_result(self) -> tuple[ChunkTask, ChunkOutput | Failure]:
-        done, _ = self.ray.wait(list(self.inflight), num_returns=1)
+        while True:
+            first = min(self.inflight, key=lambda r: self.deadlines[r])
+            left = self.deadlines[first] - time.monotonic()
+            if left <= 0:
+                self.ray.cancel(first, force=True)  # kills the worker process running it
+                self.deadlines.pop(first)
+                return self.inflight.pop(first), _timeout_failure(self.timeout or 0)
+            done, _ = self.ray.wait(list(self.inflight), num_returns=1,
+                                    timeout=None if left == float("inf") else left)
+            if done:
+                break
         ref = done[0]
         task = self.inflight.pop(ref)
+        self.deadlines.pop(ref)
         try:
             return task, self.ray.get(ref)
         except Exception as e:  # noqa: BLE001 - RayTaskError, WorkerCrashedError...
             cause = getattr(e, "cause", None)
-            return task, Failure(_one_line(cause if isinstance(cause, BaseException) else e), str(e))
+            if isinstance(cause, BaseException):
+                f = failure_of(cause)
+                return task, Failure(f.message, str(e), f.fatal)
+            return task, Failure(one_line(e), str(e))
 
     def close(self) -> None:
         for ref in self.inflight:
@@ -267,10 +309,12 @@ class RayBackend:
             self.ray.shutdown()
 
 
-def make_backend(name: str, setup: RunSetup, *, workers: int = 1, address: str | None = None, game: Any = None):
-    """``local`` (in this process with one worker, else a process pool) or ``ray``."""
+def make_backend(name: str, setup: RunSetup, *, workers: int = 1, address: str | None = None, game: Any = None,
+                 timeout: float | None = None):
+    """``local`` (in this process with one worker, else a process pool) or ``ray``;
+    ``timeout``: seconds a chunk may take in a pool or on Ray (in this process, none)."""
     if name == "ray":
-        return RayBackend(setup, address, workers)
+        return RayBackend(setup, address, workers, timeout)
     if address:
         raise BackendError("--address is for --backend ray")
     if name not in ("local", "inline", "process"):
@@ -279,7 +323,7 @@ def make_backend(name: str, setup: RunSetup, *, workers: int = 1, address: str |
         raise BackendError(f"--workers must be at least 1 (got {workers})")
     if name == "inline" or (name == "local" and workers == 1):
         return InlineBackend(setup, game)
-    return ProcessBackend(setup, workers)
+    return ProcessBackend(setup, workers, timeout)
 
 
 __all__ = ["BackendError", "Failure", "InlineBackend", "ProcessBackend", "RayBackend", "make_backend", "RAY_MISSING"]

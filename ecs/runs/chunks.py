@@ -11,7 +11,6 @@ never holds a chunk's rows.
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping
@@ -23,12 +22,7 @@ import pyarrow.compute as pc
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.plugin import fingerprint
 from battlesim.ecs.ruleset import get_ruleset
-
-# Test-only fault injection (see ``Fault``): read by the driver, shipped inside the tasks, so it
-# reaches workers whatever their start method or host.
-FAULT_ENV = "BATTLESIM_FAULT"
-CRASH_EXIT_CODE = 70
-
+from battlesim.ecs.runs.shards import write_shard
 
 @dataclass(frozen=True)
 class RunSetup:
@@ -41,43 +35,13 @@ class RunSetup:
     agents: tuple[str, str]
     cards_table: bool  # also build the cards table
     plugins: tuple[str, ...] = ()  # --plugin modules every worker loads before the ruleset's cards
+    decks_dir: str | None = None
 
     def game_key(self) -> str:
-        return json.dumps([self.ruleset, self.params, self.cards_dir, list(self.plugins)], sort_keys=True)
+        return json.dumps([self.ruleset, self.params, self.cards_dir, self.decks_dir, list(self.plugins)], sort_keys=True)
 
     def key(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
-
-
-@dataclass(frozen=True)
-class Fault:
-    """A deliberate failure for tests: the chunk holding ``seed`` fails on attempts 1..``attempts``
-    (0: every attempt). ``mode`` "raise" raises in the chunk; "crash" kills the worker process
-    (in-process runs raise instead: there the worker is the run itself)."""
-
-    seed: int
-    mode: str = "raise"
-    attempts: int = 0
-
-    @staticmethod
-    def from_env(env: Mapping[str, str] = os.environ) -> "Fault | None":
-        """``BATTLESIM_FAULT=SEED[:raise|crash[:ATTEMPTS]]``."""
-        raw = env.get(FAULT_ENV, "").strip()
-        if not raw:
-            return None
-        parts = raw.split(":")
-        try:
-            seed = int(parts[0])
-            mode = parts[1] if len(parts) > 1 else "raise"
-            attempts = int(parts[2]) if len(parts) > 2 else 0
-        except ValueError:
-            raise ValueError(f"{FAULT_ENV}={raw!r}: expected SEED[:raise|crash[:ATTEMPTS]]") from None
-        if mode not in ("raise", "crash"):
-            raise ValueError(f"{FAULT_ENV}={raw!r}: mode must be raise or crash")
-        return Fault(seed, mode, attempts)
-
-    def fires(self, task: "ChunkTask") -> bool:
-        return task.start <= self.seed < task.start + task.n and (self.attempts == 0 or task.attempt <= self.attempts)
 
 
 @dataclass(frozen=True)
@@ -87,7 +51,8 @@ class ChunkTask:
     attempt: int = 1
     out: str | None = None  # run directory: the worker writes the shards there
     return_tables: bool = False  # send the tables back (the driver keeps or writes them)
-    fault: Fault | None = None
+    last_failure: str | None = None  # how the previous attempt failed (the same twice stops the run)
+    run: str = ""  # the run's identity key, recorded with each shard written
 
     @property
     def seeds(self) -> str:
@@ -147,7 +112,7 @@ class ChunkOutput:
     tally: Tally
     play_seconds: float  # inside the ruleset's play call
     tables: dict[str, pa.Table] | None = None  # {"games": ..., "cards": ...} when asked for
-    written: bool = False  # the worker wrote the shards
+    written: bool = False  # the worker wrote (and recorded) the shards
 
 
 def games_table(cols: Mapping[str, np.ndarray]) -> pa.Table:
@@ -180,7 +145,8 @@ def load_game(setup: RunSetup):
     key = setup.game_key() + fingerprint()  # a game stays valid while its declarations do
     game = _GAMES.get(key)
     if game is None:
-        game = ruleset.load(setup.params or None, Path(setup.cards_dir) if setup.cards_dir else None)
+        game = ruleset.load(setup.params or None, Path(setup.cards_dir) if setup.cards_dir else None,
+                            Path(setup.decks_dir) if setup.decks_dir else None)
         _GAMES[key] = game
     return game
 
@@ -193,19 +159,18 @@ class ChunkPlayer:
         self.game = game if game is not None else load_game(setup)
         self.agents = [make_agent(a) for a in setup.agents]
 
-    def play(self, task: ChunkTask, in_process: bool = False) -> ChunkOutput:
-        if task.fault is not None and task.fault.fires(task):
-            if task.fault.mode == "crash" and not in_process:
-                os._exit(CRASH_EXIT_CODE)
-            raise RuntimeError(f"injected fault ({FAULT_ENV}) in the chunk holding seed {task.fault.seed}")
+    def play(self, task: ChunkTask) -> ChunkOutput:
         seeds = np.arange(task.start, task.start + task.n, dtype=np.int64)
         want_cards = self.setup.cards_table and hasattr(self.game, "play_tables")
         t0 = time.perf_counter()
-        if want_cards:
-            played = self.game.play_tables(seeds, self.setup.decks, self.agents, cards=True)
-            gcols, ccols = played["games"], played["cards"]
-        else:
-            gcols, ccols = self.game.play(seeds, self.setup.decks, self.agents), None
+        try:
+            if want_cards:
+                played = self.game.play_tables(seeds, self.setup.decks, self.agents, cards=True)
+                gcols, ccols = played["games"], played["cards"]
+            else:
+                gcols, ccols = self.game.play(seeds, self.setup.decks, self.agents), None
+        except Exception as e:  # noqa: BLE001 - name the game that fails, not just its chunk
+            raise self._failing_game(seeds, e) from e
         seconds = time.perf_counter() - t0
         tally = Tally.of(gcols["winner"], gcols["first_player"], gcols["rounds"], gcols["end_reason"])
         out = ChunkOutput(task.start, task.n, tally, seconds)
@@ -214,14 +179,51 @@ class ChunkPlayer:
         tables = {"games": games_table(gcols)}
         if ccols is not None:
             tables["cards"] = cards_table(ccols, self.game.card_names)
-        if task.out is not None:
-            from battlesim.ecs.runs.rundir import RunDir
-
-            RunDir(task.out, tuple(tables)).write(tables, task.start, task.n)
+        if task.out is not None:  # cards first: the games shard is the chunk's commit mark
+            for name in sorted(tables, key=lambda t: t == "games"):
+                write_shard(task.out, name, tables[name], task.start, task.n, task.run)
             out.written = True
         if task.return_tables:
             out.tables = tables
         return out
+
+    def _failing_game(self, seeds: np.ndarray, error: Exception) -> GameFailed:
+        """The first seed of ``seeds`` whose game fails alone (bisecting: about twice the
+        chunk's games), with its own error, so a rule error names its game; the batch's
+        error if no game fails alone."""
+        lo, hi = 0, seeds.size
+        found: tuple[int, Exception] | None = None
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            e = self._try(seeds[lo:mid])
+            if e is None:
+                lo = mid
+            else:
+                hi = mid
+                found = (int(seeds[lo]), e) if mid - lo == 1 else found
+        if hi - lo == 1 and found is None:
+            e = self._try(seeds[lo:hi])
+            found = (int(seeds[lo]), e) if e is not None else None
+        if found is None:
+            return GameFailed(f"seeds {seeds[0]}..{seeds[-1]}: {one_line(error)}")
+        return GameFailed(f"seed {found[0]}: {one_line(found[1])}")
+
+    def _try(self, seeds: np.ndarray) -> Exception | None:
+        try:
+            self.game.play(seeds, self.setup.decks, self.agents)
+        except Exception as e:  # noqa: BLE001
+            return e
+        return None
+
+
+class GameFailed(RuntimeError):
+    """A chunk's games raised; the message names the seed of the first game that fails alone."""
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception in one line: its type and the first line of its message."""
+    text = f"{type(exc).__name__}: {exc}".strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 _PLAYERS: dict[str, ChunkPlayer] = {}

@@ -7,29 +7,33 @@ depends only on its seed (the determinism contract), neither the chunking nor th
 With ``out`` the run streams: each chunk becomes one Parquet shard per table (``games``,
 ``cards``), written atomically by whoever played it, and the driver keeps only the few counts
 of the summary (``Tally``), so a run of any size needs the memory of a few chunks. A run
-directory records its configuration and can be resumed: finished shards are kept, missing
-ones are played (see ``battlesim.ecs.runs.rundir``). A chunk that fails (an exception, a dead worker) is
-retried; one that keeps failing stops the run with its seed range named.
+directory records the run's identity (options and the hash of every file it reads) and can be
+resumed or grown: shards that check out are kept, the other seeds are played (see
+``battlesim.ecs.runs.rundir``). A chunk that fails (an exception, a dead or hung worker) is
+retried; one that fails the same way twice, or keeps failing, stops the run naming its seeds;
+a full disk stops it at once.
 
 For notebooks, ``run_games(...)`` returns the games table as a ``pyarrow.Table``.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections import deque
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Iterator, Protocol, Sequence
 
 import pyarrow as pa
 
 from battlesim.ecs.runs.backends import BackendError, Failure, make_backend
-from battlesim.ecs.runs.chunks import ChunkTask, Fault, RunSetup, Tally
+from battlesim.ecs.runs.chunks import ChunkTask, RunSetup, Tally
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.balance.stats import wilson
-from battlesim.ecs.runs.rundir import RunDir, RunDirError
+from battlesim.ecs.runs.identity import run_identity
+from battlesim.ecs.runs.rundir import RECORD, RunDir, RunDirError, read_record
 from battlesim.ecs.plugin import PluginError, plugins_summary
 from battlesim.ecs.ruleset import Game, Ruleset, get_ruleset
 
@@ -40,6 +44,16 @@ from battlesim.ecs.ruleset import Game, Ruleset, get_ruleset
 DEFAULT_CHUNK = 8192
 DEFAULT_RETRIES = 2
 BACKENDS = ("local", "ray")
+# Bounds on a run's size (10 billion games: weeks of CPU) and on its files (a shard per chunk and table).
+MAX_GAMES = 10**10
+MAX_CHUNKS = 10**7
+INT64 = (-(2**63), 2**63 - 1)
+
+
+def default_chunk_timeout(chunk: int) -> float:
+    """Seconds a chunk may take in a pool or on Ray before its worker counts as hung: a
+    minute for start-up plus 50 ms a game (random agents play a game in well under 1 ms)."""
+    return 60.0 + 0.05 * chunk
 
 
 class RunError(ValueError):
@@ -47,7 +61,8 @@ class RunError(ValueError):
 
 
 class ChunkFailed(RunError):
-    """A chunk kept failing after its retries; the run stopped."""
+    """A chunk kept failing (or failed the same way twice, or could not be written); the run
+    stopped, its finished shards kept."""
 
     def __init__(self, message: str, start: int, n: int, detail: str = "") -> None:
         super().__init__(message)
@@ -67,17 +82,7 @@ class RunConfig:
     params: dict[str, Any] = field(default_factory=dict)
     cards_dir: str | None = None
     plugins: tuple[str, ...] = ()  # modules loaded with --plugin (installed plugins load anyway)
-
-    def identity(self) -> dict[str, Any]:
-        """What makes two runs the same run (chunking is not part of it: it changes no result)."""
-        d = asdict(self)
-        d.pop("chunk")
-        d["decks"] = list(d["decks"]) if d["decks"] else None
-        d["agents"] = list(d["agents"])
-        d["plugins"] = sorted(d["plugins"])
-        if not d["plugins"]:
-            del d["plugins"]  # run directories written before plugins existed stay resumable
-        return d
+    decks_dir: str | None = None  # None: the ruleset's shipped decks
 
 
 @dataclass
@@ -115,12 +120,22 @@ def load_ruleset(name: str, plugins: Sequence[str] = ()) -> Ruleset:
 def load_game(config: RunConfig) -> Game:
     ruleset = load_ruleset(config.ruleset, config.plugins)
     cards = Path(config.cards_dir) if config.cards_dir else None
-    return ruleset.load(config.params or None, cards)
+    decks = Path(config.decks_dir) if config.decks_dir else None
+    return ruleset.load(config.params or None, cards, decks)
 
 
-def chunks(games: int, chunk: int) -> list[tuple[int, int]]:
-    """(offset, size) of each chunk."""
-    return [(i, min(chunk, games - i)) for i in range(0, games, chunk)]
+def chunks(seed: int, games: int, chunk: int, finished: Sequence[tuple[int, int]] = ()) -> Iterator[tuple[int, int]]:
+    """(first seed, size) of each chunk still to play: the seeds ``seed .. seed + games - 1``
+    not in a ``finished`` chunk (sorted, disjoint), cut at multiples of ``chunk`` from
+    ``seed`` (so a grown run's new seeds fall in the same chunks as if played at once).
+    Lazily: a run of millions of chunks is never planned in memory."""
+    pos, end = seed, seed + games
+    for start, n in [*finished, (end, 0)]:
+        while pos < start:
+            stop = min(start, seed + ((pos - seed) // chunk + 1) * chunk)
+            yield pos, stop - pos
+            pos = stop
+        pos = max(pos, start + n)
 
 
 def default_chunk(games: int, workers: int = 1) -> int:
@@ -156,11 +171,15 @@ def simulate(
     cards: bool = False,
     retries: int = DEFAULT_RETRIES,
     warn: Callable[[str], None] | None = None,
+    chunk_timeout: float | None = None,
+    restart: bool = False,
 ) -> RunResult:
     """Play a whole run.
 
     - ``out``: a run directory; each chunk is written there as Parquet shards (games and cards
-      tables) and a rerun resumes. Without it nothing is written.
+      tables) and a rerun resumes (a larger ``games`` grows the run). A directory holding
+      another run (other options, or any card, deck, ruleset or plugin file changed) is
+      refused unless ``restart``, which empties it first. Without ``out`` nothing is written.
     - ``backend``/``workers``/``address``: ``local`` with 1 worker plays in this process, with
       W > 1 in a pool of W processes; ``ray`` plays on a local Ray instance (W CPUs) or on the
       cluster at ``address``. The results are the same on all of them.
@@ -168,20 +187,11 @@ def simulate(
       kept, and memory stays that of a few chunks whatever the run's size.
     - ``cards``: also return the cards table (``result.cards``; always written with ``out``).
     - ``retries``: how many times a failing chunk is played again before the run stops.
-    - ``progress``/``warn``: callbacks for games done and for retried chunks.
+    - ``chunk_timeout``: seconds a chunk may take in a pool or on Ray before it is retried on
+      a fresh worker (default ``default_chunk_timeout(chunk)``; 0: none). In this process: none.
+    - ``progress``/``warn``: callbacks for games done and for retried chunks and bad shards.
     """
-    if config.games < 1:
-        raise RunError(f"--games must be at least 1 (got {config.games})")
-    if config.chunk is not None and config.chunk < 1:
-        raise RunError(f"--chunk must be at least 1 (got {config.chunk})")
-    if retries < 0:
-        raise RunError(f"--retries must be at least 0 (got {retries})")
-    if backend not in BACKENDS + ("inline", "process"):
-        raise RunError(f"unknown backend {backend!r}; available: {', '.join(BACKENDS)}")
-    if workers < 1:
-        raise RunError(f"--workers must be at least 1 (got {workers})")
-    if address and backend != "ray":
-        raise RunError("--address is for --backend ray")
+    _check_options(config, retries, backend, workers, address, chunk_timeout)
     game = game or load_game(config)
     decks = resolve_decks(game, config)
     try:
@@ -189,81 +199,120 @@ def simulate(
             make_agent(a)
     except KeyError as e:
         raise RunError(str(e.args[0])) from None
-    try:
-        fault = Fault.from_env()
-    except ValueError as e:
-        raise RunError(str(e)) from None
 
     has_cards = hasattr(game, "play_tables")
     tables = ("games", "cards") if has_cards else ("games",)
-    rundir = RunDir(out, tables) if out is not None else None
+    rundir = RunDir(out, tables, report=warn) if out is not None else None
     try:
-        chunk = config.chunk or (rundir.recorded_chunk() if rundir else None) or default_chunk(
+        chunk = config.chunk or (rundir.recorded_chunk() if rundir and not restart else None) or default_chunk(
             config.games, workers if backend != "ray" else 1)
         if rundir:
-            rundir.open(config.identity(), chunk)
+            identity = run_identity(game, ruleset=config.ruleset, seed=config.seed, decks=decks,
+                                    agents=config.agents, params=config.params, cards_dir=config.cards_dir,
+                                    decks_dir=config.decks_dir, plugins=config.plugins)
+            rundir.open(identity, config.seed, config.games, chunk, restart=restart)
     except RunDirError as e:
         raise RunError(str(e)) from None
     setup = RunSetup(config.ruleset, dict(config.params), config.cards_dir, decks, tuple(config.agents),  # type: ignore[arg-type]
-                     cards_table=has_cards and (rundir is not None or cards), plugins=tuple(sorted(config.plugins)))
+                     cards_table=has_cards and (rundir is not None or cards), plugins=tuple(sorted(config.plugins)),
+                     decks_dir=config.decks_dir)
+    timeout = default_chunk_timeout(chunk) if chunk_timeout is None else (chunk_timeout or None)
     try:
-        return _execute(config, setup, chunk, rundir, game, progress, warn, fault,
+        return _execute(config, setup, chunk, rundir, game, progress, warn,
                         backend=backend, workers=workers, address=address, keep=keep_table,
-                        keep_cards=cards and has_cards, retries=retries)
+                        keep_cards=cards and has_cards, retries=retries, timeout=timeout)
     finally:
         if rundir:
             rundir.close()
 
 
+def check_seeds(seed: int, games: int = 1) -> None:
+    """Seeds are stored as int64: a run's must all fit (refused in one line, not an overflow)."""
+    last = seed + games - 1
+    if seed < INT64[0] or last > INT64[1]:
+        what = f"--seed {seed}" if games == 1 else f"--seed {seed} with --games {games:,}: the seeds {seed}..{last}"
+        raise RunError(f"{what} leave{'s' if games == 1 else ''} the 64-bit range a seed is stored in")
+
+
+def _check_options(config: RunConfig, retries: int, backend: str, workers: int, address: str | None,
+                   chunk_timeout: float | None) -> None:
+    if config.games < 1:
+        raise RunError(f"--games must be at least 1 (got {config.games})")
+    if config.games > MAX_GAMES:
+        raise RunError(f"--games must be at most {MAX_GAMES:,} (got {config.games:,})")
+    check_seeds(config.seed, config.games)
+    if config.chunk is not None and config.chunk < 1:
+        raise RunError(f"--chunk must be at least 1 (got {config.chunk})")
+    if config.chunk is not None and -(-config.games // config.chunk) > MAX_CHUNKS:
+        raise RunError(f"--chunk {config.chunk} cuts {config.games:,} games into more than {MAX_CHUNKS:,} chunks "
+                       f"(a file per chunk and table): give --chunk {-(-config.games // MAX_CHUNKS):,} or more")
+    if retries < 0:
+        raise RunError(f"--retries must be at least 0 (got {retries})")
+    if chunk_timeout is not None and not chunk_timeout >= 0:
+        raise RunError(f"--chunk-timeout must be at least 0 seconds (got {chunk_timeout})")
+    if backend not in BACKENDS + ("inline", "process"):
+        raise RunError(f"unknown backend {backend!r}; available: {', '.join(BACKENDS)}")
+    if workers < 1:
+        raise RunError(f"--workers must be at least 1 (got {workers})")
+    if address and backend != "ray":
+        raise RunError("--address is for --backend ray")
+
+
 def _execute(config: RunConfig, setup: RunSetup, chunk: int, rundir: RunDir | None, game: Game,
-             progress: Progress | None, warn: Callable[[str], None] | None, fault: Fault | None, *,
+             progress: Progress | None, warn: Callable[[str], None] | None, *,
              backend: str, workers: int, address: str | None, keep: bool, keep_cards: bool,
-             retries: int) -> RunResult:
+             retries: int, timeout: float | None) -> RunResult:
     # Ray workers may not share the driver's disk: they send tables back and the driver writes.
     worker_writes = rundir is not None and backend != "ray"
     task_out = str(rundir.root) if rundir is not None and worker_writes else None
     return_tables = keep or (rundir is not None and not worker_writes)
     tally = Tally()
     kept: dict[int, dict[str, pa.Table]] = {}
-    todo: deque[ChunkTask] = deque()
     resumed = 0
-    for offset, n in chunks(config.games, chunk):
-        start = config.seed + offset
-        if rundir is not None and rundir.done(start, n):
-            if keep:
-                kept[start] = {"games": rundir.read("games", start, n)}
-                if keep_cards:
-                    kept[start]["cards"] = rundir.read("cards", start, n)
-                tally += Tally.of_table(kept[start]["games"])
-            else:
-                tally += Tally.of_table(rundir.read("games", start, n, Tally.COLUMNS))
-            resumed += n
+    finished = rundir.finished if rundir is not None else []
+    for start, n in finished:
+        if keep:
+            kept[start] = {"games": rundir.read("games", start, n)}  # type: ignore[union-attr]
+            if keep_cards:
+                kept[start]["cards"] = rundir.read("cards", start, n)  # type: ignore[union-attr]
+            tally += Tally.of_table(kept[start]["games"])
         else:
-            todo.append(ChunkTask(start, n, out=task_out, return_tables=return_tables, fault=fault))
+            tally += Tally.of_table(rundir.read("games", start, n, Tally.COLUMNS))  # type: ignore[union-attr]
+        resumed += n
+    plan = (ChunkTask(start, n, out=task_out, return_tables=return_tables, run=rundir.run if rundir else "")
+            for start, n in chunks(config.seed, config.games, chunk, finished))
+    todo: deque[ChunkTask] = deque(itertools.islice(plan, 1))  # retries go first; then the plan, lazily
     if progress and resumed:
         progress(resumed, resumed=True)
 
     played, seconds, play_seconds = 0, 0.0, 0.0
     if todo:
-        workers = min(workers, len(todo)) if backend != "ray" else workers
+        # no more processes than chunks to play (at most one per chunk of the seeds left, plus one
+        # per finished chunk splitting them)
+        workers = min(workers, -(-(config.games - resumed) // chunk) + len(finished)) if backend != "ray" else workers
         try:
-            runner = make_backend(backend, setup, workers=workers, address=address, game=game)
+            runner = make_backend(backend, setup, workers=workers, address=address, game=game, timeout=timeout)
         except BackendError as e:
             raise RunError(str(e)) from None
         t0 = time.perf_counter()
         try:
             inflight = 0
-            while todo or inflight:
-                while todo and inflight < runner.capacity:
-                    runner.submit(todo.popleft())
+            while True:
+                while inflight < runner.capacity:
+                    task = todo.popleft() if todo else next(plan, None)
+                    if task is None:
+                        break
+                    runner.submit(task)
                     inflight += 1
+                if not inflight:
+                    break
                 task, result = runner.next_result()
                 inflight -= 1
                 if isinstance(result, Failure):
                     todo.appendleft(_retry(task, result, retries, rundir, warn))
                     continue
                 if rundir is not None and not result.written:
-                    rundir.write(result.tables or {}, task.start, task.n)
+                    _write(rundir, task, result)
                 tally += result.tally
                 if keep:
                     kept[task.start] = {k: v for k, v in (result.tables or {}).items() if k == "games" or keep_cards}
@@ -286,17 +335,39 @@ def _execute(config: RunConfig, setup: RunSetup, chunk: int, rundir: RunDir | No
     return result
 
 
+def _write(rundir: RunDir, task: ChunkTask, result: Any) -> None:
+    """Write the tables a worker sent back (Ray). The driver's own write failing (a full disk,
+    a directory made read-only) stops the run at once: playing the chunk again cannot help."""
+    try:
+        rundir.write(result.tables or {}, task.start, task.n)
+    except OSError as e:
+        raise _stopped(task, Failure(f"{type(e).__name__}: {e}", fatal=True), rundir) from None
+
+
+def _stopped(task: ChunkTask, failure: Failure, rundir: RunDir | None) -> ChunkFailed:
+    """A chunk's write failed in a way retrying cannot help (a full or read-only disk)."""
+    where = (f"; the shards already written in {rundir.root} are kept: free some space (or make it writable) "
+             "and run the same command again to resume") if rundir else ""
+    return ChunkFailed(f"cannot write the chunk of seeds {task.seeds}: {failure.message}{where}",
+                       task.start, task.n, failure.detail)
+
+
 def _retry(task: ChunkTask, failure: Failure, retries: int, rundir: RunDir | None,
            warn: Callable[[str], None] | None) -> ChunkTask:
+    if failure.fatal:
+        raise _stopped(task, failure, rundir)
+    resume = f"; the shards already written in {rundir.root} are kept: run the same command again to resume" if rundir else ""
+    if failure.message == task.last_failure:  # deterministic: a rule error, or a game that never ends
+        raise ChunkFailed(f"the chunk of seeds {task.seeds} failed twice the same way: {failure.message}{resume}",
+                          task.start, task.n, failure.detail)
     if task.attempt > retries:
-        resume = f"; the shards already written in {rundir.root} are kept: run the same command again to resume" if rundir else ""
         raise ChunkFailed(
             f"the chunk of seeds {task.seeds} failed {task.attempt} time(s), last: {failure.message}{resume}",
             task.start, task.n, failure.detail,
         )
     if warn:
         warn(f"chunk of seeds {task.seeds} failed ({failure.message}); retrying ({task.attempt} of {retries})")
-    return ChunkTask(task.start, task.n, task.attempt + 1, task.out, task.return_tables, task.fault)
+    return ChunkTask(task.start, task.n, task.attempt + 1, task.out, task.return_tables, failure.message, task.run)
 
 
 def _concat(tables: list[pa.Table]) -> pa.Table:
@@ -320,6 +391,8 @@ def run_games(
     address: str | None = None,
     out: str | Path | None = None,
     plugins: Sequence[str] = (),
+    decks_dir: str | Path | None = None,
+    restart: bool = False,
 ) -> pa.Table:
     """Play ``games`` games (seeds ``seed`` .. ``seed + games - 1``) and return the games table,
     one row per game, sorted by seed. The notebook entry point::
@@ -328,18 +401,20 @@ def run_games(
         t = run_games(20_000, decks=("red_vanguard", "green_grove"), workers=2)
         t.to_pandas().groupby("first_player").winner.mean()
 
-    Same arguments as ``battlesim simulate`` (``plugins``: its ``--plugin`` modules); ``out``
-    also writes (and resumes) a run directory.
+    Same arguments as ``battlesim simulate`` (``plugins``: its ``--plugin`` modules; ``decks_dir``:
+    its ``--decks``); ``out`` also writes (and resumes, or with ``restart`` starts over) a run directory.
     Raises ``RunError`` with a one-line message on bad input.
     """
     config = RunConfig(
         ruleset=ruleset, games=games, seed=seed, decks=tuple(decks) if decks else None,  # type: ignore[arg-type]
         agents=tuple(agents), chunk=chunk, params=dict(params or {}),  # type: ignore[arg-type]
         cards_dir=str(cards_dir) if cards_dir else None, plugins=tuple(plugins),
+        decks_dir=str(decks_dir) if decks_dir else None,
     )
     if len(config.agents) != 2 or (config.decks is not None and len(config.decks) != 2):
         raise RunError("decks and agents take two names, seat 0's and seat 1's")
-    result = simulate(config, Path(out) if out else None, backend=backend, workers=workers, address=address)
+    result = simulate(config, Path(out) if out else None, backend=backend, workers=workers, address=address,
+                      restart=restart)
     assert result.table is not None
     return result.table
 
@@ -368,3 +443,35 @@ def summarize(result: RunResult, config: RunConfig, decks: tuple[str, str]) -> d
         "chunk": result.chunk,
         "games_played": result.games_played,
     }
+
+
+def recorded_run(root: Path | str) -> tuple[RunConfig, Game]:
+    """The run a run directory holds, loaded again as it was played (``replay RUNDIR``): its
+    decks, agents, parameters, card and deck folders and plugins. Refused in one line if the
+    directory holds no run, or if any file the run read has changed since (its games would
+    not be the ones replayed)."""
+    root = Path(root)
+    try:
+        if not root.is_dir():
+            raise RunDirError(f"{root}: not a run directory")
+        record = read_record(root)
+    except RunDirError as e:
+        raise RunError(str(e)) from None
+    if record is None:
+        raise RunError(f"{root}: not a run directory (no {RECORD})")
+    ident, options, load = record["identity"], record["identity"]["options"], record["identity"].get("load") or {}
+    try:
+        config = RunConfig(ruleset=str(options["ruleset"]), games=record["games"], seed=record["seed"],
+                           decks=tuple(options["decks"]), agents=tuple(options["agents"]),  # type: ignore[arg-type]
+                           params=dict(options.get("params") or {}), cards_dir=load.get("cards_dir"),
+                           decks_dir=load.get("decks_dir"), plugins=tuple(load.get("plugins") or ()))
+    except (KeyError, TypeError, ValueError) as e:
+        raise RunError(f"{root / RECORD}: not a run record this battlesim wrote ({type(e).__name__}: {e})") from None
+    game = load_game(config)
+    decks = resolve_decks(game, config)
+    now = run_identity(game, ruleset=config.ruleset, seed=config.seed, decks=decks, agents=config.agents,
+                       params=config.params, plugins=config.plugins)
+    diff = now.difference(ident)
+    if diff is not None:
+        raise RunError(f"{root} cannot be replayed as it was played: {diff}")
+    return config, game

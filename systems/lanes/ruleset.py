@@ -137,6 +137,22 @@ class LanesGame:
             "died_round": w.g.card_died[b, seat, pos],
         }
 
+    def source_files(self, decks: Sequence[str]) -> dict[str, Path]:
+        """Every data file a run of ``decks`` rests on, by a name that does not depend on where
+        the folders are (a run directory's identity hashes their contents): the parameter file,
+        every card file (the plugins' too: they share one catalog) and the two decks' files."""
+        from battlesim.data import data_dir
+
+        files = {"ruleset lanes.toml": data_dir() / "rulesets" / "lanes.toml"}
+        for p in sorted(self.cards.cards_dir.glob("*.toml")):
+            files[f"card file {p.name}"] = p
+        for f in extend("lanes").card_dirs:
+            for p in sorted(f.cards.glob("*.toml")) if f.cards else []:
+                files[f"card file {p.name} (plugin {f.source})"] = p
+        for d in decks:
+            files[f"deck {d}"] = self.cards.deck(d).path
+        return files
+
     def scenario(self, path: Path):
         """A scenario file loaded against this game (docs/scenarios.md)."""
         from battlesim.systems.lanes.scenario import load_scenario
