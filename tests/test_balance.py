@@ -28,12 +28,12 @@ def test_wilson_known_values():
     assert o["ci"][0] <= o["win_rate"] <= o["ci"][1]
 
 
-def test_diff_ci_known_values():
-    d, ci = bal.diff_ci(60, 100, 40, 100)
-    se = math.sqrt(0.6 * 0.4 / 100 * 2)
+def test_newcombe_difference_known_values():
+    # Newcombe (1998), Table II, example (a): 56/70 - 48/80, method 10 gives 0.0524 to 0.3339
+    d, ci = bal.newcombe_diff(56, 70, 48, 80)
     assert d == pytest.approx(0.2)
-    assert ci == pytest.approx([0.2 - 1.959964 * se, 0.2 + 1.959964 * se], abs=1e-6)
-    assert bal.diff_ci(1, 2, 0, 0) == (None, None)
+    assert ci == pytest.approx([0.0524, 0.3339], abs=1e-4)
+    assert bal.newcombe_diff(1, 2, 0, 0) == (None, None)
 
 
 def _bt_data(true_r, home, n_per_pair=20000):
@@ -53,7 +53,7 @@ def test_bradley_terry_recovers_ratings_and_first_seat_term():
     true_r = np.array([1.0, 0.0, -1.0])
     true_r -= true_r.mean()
     f, s, y = _bt_data(true_r, 0.3)
-    r, h = bal.bradley_terry(f, s, y, 3, ridge=1e-9)
+    r, h, se, h_se = bal.bradley_terry(f, s, y, 3, ridge=1e-9)
     assert r == pytest.approx(true_r, abs=1e-4)
     assert h == pytest.approx(0.3, abs=1e-4)
 
@@ -66,8 +66,8 @@ def test_bradley_terry_total_dominance_stays_finite_and_ordered():
             f += [i, j]
             s += [j, i]
             y += [1.0, 0.0]
-    r, h = bal.bradley_terry(np.array(f), np.array(s), np.array(y), 3)
-    assert np.all(np.isfinite(r)) and math.isfinite(h)
+    r, h, se, _ = bal.bradley_terry(np.array(f), np.array(s), np.array(y), 3)
+    assert np.all(np.isfinite(r)) and math.isfinite(h) and np.all(np.isfinite(se))
     assert r[0] > r[1] > r[2]
     assert abs(h) < 1e-3
     assert r.sum() == pytest.approx(0.0, abs=1e-9)
