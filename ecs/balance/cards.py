@@ -154,6 +154,25 @@ def card_stats(runs: Sequence["PairRun"], min_games: int = 200, alpha: float = F
     return out
 
 
+def min_games_hint(runs: Sequence["PairRun"], min_games: int) -> dict[str, Any]:
+    """Why ``--min-games`` left no card, and a value that would not: the cards drawn at all, the
+    most games any was drawn in, and the median of their counts (a ``--min-games`` that reports
+    about half of them, enough for Holm's correction to have a family worth the name)."""
+    drawn = sorted(c["games_drawn"] for c in card_stats(runs, min_games=1))
+    return {"min_games": min_games, "cards_drawn": len(drawn),
+            "most_games_drawn": drawn[-1] if drawn else 0,
+            "suggested_min_games": drawn[(len(drawn) - 1) // 2] if drawn else None}
+
+
+def no_cards_message(hint: dict[str, Any]) -> str:
+    """One line for a user whose ``--min-games`` left no card to report."""
+    if not hint["cards_drawn"]:
+        return "no card was drawn in any game: nothing to report about cards"
+    return (f"no card was drawn in at least {hint['min_games']:,} games (--min-games): the most drawn of "
+            f"{hint['cards_drawn']} cards was drawn in {hint['most_games_drawn']:,}; try --min-games "
+            f"{hint['suggested_min_games']} (reports about half of them) or more --games-per-pairing")
+
+
 def outliers(cards: list[dict[str, Any]], top: int = 10) -> list[dict[str, Any]]:
     """Flagged cards (Holm-adjusted early-draw test), strongest |early_impact| first."""
     return [c for c in cards if c["outlier"]][:top]

@@ -27,7 +27,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from battlesim.ecs.balance.cards import EARLY_ROUND, FLAG_ALPHA, card_stats, outliers  # noqa: F401  (part of this module's API)
+from battlesim.ecs.balance.cards import (  # noqa: F401  (part of this module's API)
+    EARLY_ROUND,
+    FLAG_ALPHA,
+    card_stats,
+    min_games_hint,
+    outliers,
+)
 from battlesim.ecs.balance.pairs import (  # noqa: F401  (part of this module's API)
     PairRun,
     pair_name,
@@ -36,7 +42,7 @@ from battlesim.ecs.balance.pairs import (  # noqa: F401  (part of this module's 
     resolve_deck_list,
     run_round_robin,
 )
-from battlesim.ecs.balance.stats import (  # noqa: F401
+from battlesim.ecs.balance.stats import (
     Z95,
     mean_ci,
     newcombe_diff,
@@ -44,7 +50,7 @@ from battlesim.ecs.balance.stats import (  # noqa: F401
     rate,
     wilson_obj,
 )
-from battlesim.ecs.runs.runner import RunError
+from battlesim.ecs.runs.runner import Progress, RunError
 
 DEFAULT_GAMES_PER_PAIRING = 200
 DEFAULT_MIN_GAMES = 200
@@ -310,11 +316,15 @@ def analyze(runs: Sequence[PairRun], decks: Sequence[str], min_games: int = DEFA
             meta: dict[str, Any] | None = None) -> dict[str, Any]:
     """The ``balance.json`` object of a round-robin's runs."""
     deck_obj, matchups = deck_stats(runs, decks)
+    cards = card_stats(runs, min_games)
+    meta = {**(meta or {}), "early_round": EARLY_ROUND, "flag_alpha": FLAG_ALPHA}
+    if not cards:  # say why, and what would report some
+        meta["no_cards"] = min_games_hint(runs, min_games)
     return {
-        "meta": {**(meta or {}), "early_round": EARLY_ROUND, "flag_alpha": FLAG_ALPHA},
+        "meta": meta,
         "decks": deck_obj,
         "matchups": matchups,
-        "cards": card_stats(runs, min_games),
+        "cards": cards,
         "game": game_stats(runs),
     }
 
@@ -342,7 +352,7 @@ class BalanceSpec:
 
 def measure(spec: BalanceSpec, out: Path | str, *, workers: int = 1,
             on_pair: Callable[[int, int, str, str], None] | None = None, report: bool = True,
-            warn: Callable[[str], None] | None = None) -> dict[str, Any]:
+            warn: Callable[[str], None] | None = None, progress: Progress | None = None) -> dict[str, Any]:
     """Play (or resume) the round-robin of ``spec`` into ``out``, write ``balance.json`` and,
     with ``report`` (and matplotlib), ``report.html`` there; returns the JSON-safe result.
 
@@ -352,7 +362,7 @@ def measure(spec: BalanceSpec, out: Path | str, *, workers: int = 1,
         raise RunError(f"--min-games must be at least 1 (got {spec.min_games})")
     runs = run_round_robin(spec.decks, spec.games_per_pairing, out, ruleset=spec.ruleset, agents=spec.agents,
                            seed=spec.seed, cards_dir=spec.cards_dir, params=spec.params, workers=workers,
-                           on_pair=on_pair, plugins=spec.plugins)
+                           on_pair=on_pair, plugins=spec.plugins, progress=progress)
     result = clean(analyze(runs, spec.decks, spec.min_games, spec.meta()))
     write_json(result, out)
     if report:

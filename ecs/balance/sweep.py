@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 from pydantic import BaseModel, ValidationError
 
 from battlesim.ecs.balance.measure import BalanceSpec, clean, measure
-from battlesim.ecs.runs.runner import RunConfig, RunError, load_game
+from battlesim.ecs.runs.runner import Progress, RunConfig, RunError, load_game
 
 SWEEP_JSON = "sweep.json"
 
@@ -172,6 +172,8 @@ def summarize_point(params: dict[str, Any], name: str, r: dict[str, Any]) -> dic
         "decks": {k: {"win_rate": v["vs_field"]["win_rate"], "ci": v["vs_field"]["ci"], "games": v["vs_field"]["games"],
                       "bt_rating": v["bt_rating"]} for k, v in d["decks"].items()},
         "outliers": [c["card"] for c in r["cards"] if c["outlier"]],
+        "cards_reported": len(r["cards"]),
+        "no_cards": r["meta"].get("no_cards"),
     }
 
 
@@ -179,7 +181,7 @@ def run_sweep(spec: BalanceSpec, axes: Sequence[Axis], out: Path | str, *, worke
               on_start: Callable[[list[dict[str, Any]]], None] | None = None,
               on_point: Callable[[int, int, dict[str, Any]], None] | None = None,
               on_pair: Callable[[int, int, str, str], None] | None = None, reports: bool = True,
-              warn: Callable[[str], None] | None = None) -> dict[str, Any]:
+              warn: Callable[[str], None] | None = None, progress: Progress | None = None) -> dict[str, Any]:
     """Play (or resume) every point of the grid and write ``OUT/sweep.json``; returns it.
 
     ``spec.params`` holds fixed overrides shared by every point; the axes' names must not be
@@ -200,7 +202,7 @@ def run_sweep(spec: BalanceSpec, axes: Sequence[Axis], out: Path | str, *, worke
             on_point(i, len(grid), params)
         name = point_name(params)
         r = measure(replace(spec, params={**spec.params, **params}), out / name, workers=workers,
-                    on_pair=on_pair, report=reports, warn=warn)
+                    on_pair=on_pair, report=reports, warn=warn, progress=progress)
         rows.append(summarize_point(params, name, r))
     meta = {**spec.meta(), "axes": {a.name: list(a.values) for a in axes},
             "defaults": {a.name: defaults[a.name] for a in axes}, "points": len(grid)}
