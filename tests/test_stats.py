@@ -147,7 +147,8 @@ def test_cmh_test_matches_statsmodels_stratified_table():
         assert r["rd"][0] == pytest.approx(np.sum(w * (a / n1 - c / n0)) / w.sum(), rel=1e-12, abs=1e-15)
 
 
-def _bt_games(true_r: np.ndarray, home: float, games_per_pair: int, seed: int):
+def _bt_games(true_r: np.ndarray, home: float, games_per_pair: int, seed: int, draws: float = 0.0):
+    """Simulated games; a share ``draws`` of them scored 0.5 (a draw is half a win, as in balance)."""
     rng = np.random.default_rng(seed)
     first, second = [], []
     for i in range(len(true_r)):
@@ -157,18 +158,20 @@ def _bt_games(true_r: np.ndarray, home: float, games_per_pair: int, seed: int):
                 second += [j] * games_per_pair
     first, second = np.array(first), np.array(second)
     p = 1 / (1 + np.exp(-(true_r[first] - true_r[second] + home)))
-    return first, second, (rng.random(len(p)) < p).astype(np.float64)
+    y = (rng.random(len(p)) < p).astype(np.float64)
+    return first, second, np.where(rng.random(len(p)) < draws, 0.5, y)
 
 
-@pytest.mark.parametrize("n_teams,games_per_pair,seed", [(2, 40, 0), (3, 25, 1), (5, 60, 2)])
-def test_bradley_terry_matches_a_statsmodels_logistic_regression(n_teams, games_per_pair, seed):
+@pytest.mark.parametrize("n_teams,games_per_pair,seed,draws", [(2, 40, 0, 0.0), (3, 25, 1, 0.0), (5, 60, 2, 0.0),
+                                                               (4, 50, 3, 0.15)])
+def test_bradley_terry_matches_a_statsmodels_logistic_regression(n_teams, games_per_pair, seed, draws):
     """Same design as a binomial GLM: +1 for the first deck, -1 for the second, 1 for the first
     seat; sum(ratings) = 0 as deviation coding (the last deck's column folded into the others
     with -1). Coefficients, standard errors and so the 1.96 SE intervals agree."""
     from battlesim.ecs.balance.measure import bradley_terry
 
     true_r = np.linspace(0.8, -0.8, n_teams)
-    f, s, y = _bt_games(true_r, 0.25, games_per_pair, seed)
+    f, s, y = _bt_games(true_r, 0.25, games_per_pair, seed, draws)
     fit = bradley_terry(f, s, y, n_teams)
 
     D = n_teams
