@@ -208,7 +208,7 @@ def deck_stats(runs: Sequence[PairRun], decks: Sequence[str]) -> tuple[dict[str,
         deck_out[d] = {
             "vs_field": field,
             "bt_rating": float(ratings[i]),
-            "bt_rating_ci": [float(x) for x in ratings_ci[i]],
+            "bt_rating_ci": [float(x) for x in ratings_ci[i]] if len(score) else None,
             "first": wilson_obj(fp_wins[i], fp_games[i]),
             "second": wilson_obj(sp_wins[i], sp_games[i]),
             "first_player_advantage": first_adv,
@@ -219,8 +219,8 @@ def deck_stats(runs: Sequence[PairRun], decks: Sequence[str]) -> tuple[dict[str,
     overall = wilson_obj(fpw, int(decided.sum()))
     overall["note"] = "win rate of the player who played first, among decided games"
     bt = {"ratings": {d: float(ratings[idx[d]]) for d in decks},
-          "ratings_ci": {d: [float(x) for x in ratings_ci[idx[d]]] for d in decks},
-          "first_seat": home, "first_seat_ci": fit.first_seat_ci(),
+          "ratings_ci": {d: [float(x) for x in ratings_ci[idx[d]]] if len(score) else None for d in decks},
+          "first_seat": home, "first_seat_ci": fit.first_seat_ci() if len(score) else None,
           "first_seat_win_prob_even": float(1 / (1 + math.exp(-home))),
           "note": "log-odds; ratings constrained to sum to 0; intervals are estimate +/- 1.96 SE of that fit"}
     return ({"decks": deck_out, "first_player": overall, "bradley_terry": bt}, matchups)
