@@ -53,7 +53,7 @@ def test_bradley_terry_recovers_ratings_and_first_seat_term():
     true_r = np.array([1.0, 0.0, -1.0])
     true_r -= true_r.mean()
     f, s, y = _bt_data(true_r, 0.3)
-    r, h, se, h_se = bal.bradley_terry(f, s, y, 3, ridge=1e-9)
+    r, h, _, _ = bal.bradley_terry(f, s, y, 3, ridge=1e-9)
     assert r == pytest.approx(true_r, abs=1e-4)
     assert h == pytest.approx(0.3, abs=1e-4)
 
