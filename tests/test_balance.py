@@ -28,12 +28,12 @@ def test_wilson_known_values():
     assert o["ci"][0] <= o["win_rate"] <= o["ci"][1]
 
 
-def test_diff_ci_known_values():
-    d, ci = bal.diff_ci(60, 100, 40, 100)
-    se = math.sqrt(0.6 * 0.4 / 100 * 2)
+def test_newcombe_difference_known_values():
+    # Newcombe (1998), Table II, example (a): 56/70 - 48/80, method 10 gives 0.0524 to 0.3339
+    d, ci = bal.newcombe_diff(56, 70, 48, 80)
     assert d == pytest.approx(0.2)
-    assert ci == pytest.approx([0.2 - 1.959964 * se, 0.2 + 1.959964 * se], abs=1e-6)
-    assert bal.diff_ci(1, 2, 0, 0) == (None, None)
+    assert ci == pytest.approx([0.0524, 0.3339], abs=1e-4)
+    assert bal.newcombe_diff(1, 2, 0, 0) == (None, None)
 
 
 def _bt_data(true_r, home, n_per_pair=20000):
@@ -53,7 +53,7 @@ def test_bradley_terry_recovers_ratings_and_first_seat_term():
     true_r = np.array([1.0, 0.0, -1.0])
     true_r -= true_r.mean()
     f, s, y = _bt_data(true_r, 0.3)
-    r, h = bal.bradley_terry(f, s, y, 3, ridge=1e-9)
+    r, h, _, _ = bal.bradley_terry(f, s, y, 3, ridge=1e-9)
     assert r == pytest.approx(true_r, abs=1e-4)
     assert h == pytest.approx(0.3, abs=1e-4)
 
@@ -66,8 +66,8 @@ def test_bradley_terry_total_dominance_stays_finite_and_ordered():
             f += [i, j]
             s += [j, i]
             y += [1.0, 0.0]
-    r, h = bal.bradley_terry(np.array(f), np.array(s), np.array(y), 3)
-    assert np.all(np.isfinite(r)) and math.isfinite(h)
+    r, h, se, _ = bal.bradley_terry(np.array(f), np.array(s), np.array(y), 3)
+    assert np.all(np.isfinite(r)) and math.isfinite(h) and np.all(np.isfinite(se))
     assert r[0] > r[1] > r[2]
     assert abs(h) < 1e-3
     assert r.sum() == pytest.approx(0.0, abs=1e-9)
@@ -338,3 +338,96 @@ def test_cards_dir_missing_a_deck_card_is_an_error_naming_deck_and_card(tmp_path
                                  "--cards", str(tmp_path / "cards"), "--out", str(tmp_path / "out")])
     assert r.exit_code == 2
     assert PLANTED in r.output and "deck" in r.output
+
+
+# ---------------------------------------------------------------- progress, report path, --min-games hint
+
+
+class _Recorder:
+    """A progress callback that records what the runs report into it."""
+
+    def __init__(self) -> None:
+        self.played = 0
+        self.resumed = 0
+
+    def __call__(self, games: int, resumed: bool = False) -> None:
+        if resumed:
+            self.resumed += games
+        else:
+            self.played += games
+
+
+def test_one_progress_callback_sees_every_pairing_of_the_round_robin(tmp_path):
+    """issue 12: "`balance` and `sweep`: one progress bar with ETA" -- one callback for the
+    whole round-robin, fed by every pairing: its total is pairings x games, fresh or resumed."""
+    spec = bal.BalanceSpec(decks=DECKS, games_per_pairing=10, min_games=1)
+    rec = _Recorder()
+    bal.measure(spec, tmp_path, progress=rec, report=False)
+    assert (rec.played, rec.resumed) == (2 * 10, 0)
+    again = _Recorder()
+    bal.measure(spec, tmp_path, progress=again, report=False)
+    assert (again.played, again.resumed) == (0, 2 * 10)
+
+
+def test_the_bar_adds_up_runs_resumed_after_runs_played():
+    """A bar over several runs: a later pairing found finished adds to what is done (it used to
+    set the count, as if it were the only run)."""
+    import io
+
+    from rich.console import Console
+
+    from battlesim.ecs.cli.progress import RunProgress, run_progress
+
+    bar = RunProgress(48, console=Console(file=io.StringIO(), force_terminal=True))
+    bar(24)
+    bar(24, resumed=True)
+    task = bar.bar.tasks[0]
+    assert task.completed == 48 and task.fields["played"] == 24
+    bar.describe("pairing 2/2: [/x] vs b")  # user text, never markup: no error
+    with run_progress(10, show=False) as none:
+        assert none is None
+
+
+def test_balance_prints_the_report_path_at_the_end(real_run):
+    """issue 12: "the path of `report.html` printed at the end"."""
+    pytest.importorskip("matplotlib")
+    out, _ = real_run
+    r = CliRunner().invoke(app, ["balance", "--decks", ",".join(DECKS), "--games-per-pairing", "24",
+                                 "--min-games", "5", "--seed", "3", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert r.output.rstrip().splitlines()[-1] == f"report: {out / 'report.html'}"
+
+
+def test_min_games_that_leaves_no_card_says_so_and_suggests_a_value_that_works(real_run):
+    """issue 12: "When `--min-games` leaves no card, say so and suggest a value"."""
+    out, _ = real_run
+    args = ["balance", "--decks", ",".join(DECKS), "--games-per-pairing", "24", "--seed", "3", "--out", str(out)]
+    r = CliRunner().invoke(app, args + ["--min-games", "100000", "--json"])
+    assert r.exit_code == 0, r.output
+    res = json.loads(r.stdout)
+    hint = res["meta"]["no_cards"]
+    assert res["cards"] == [] and hint["min_games"] == 100000 and hint["cards_drawn"] > 10
+    suggested = hint["suggested_min_games"]
+    assert 1 <= suggested <= hint["most_games_drawn"] < 100000
+    r = CliRunner().invoke(app, args + ["--min-games", "100000"])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 0 and "no card was drawn in at least 100,000 games" in text
+    assert f"try --min-games {suggested}" in text
+    r = CliRunner().invoke(app, args + ["--min-games", str(suggested), "--json"])
+    res = json.loads(r.stdout)
+    assert len(res["cards"]) * 2 >= hint["cards_drawn"]  # about half of them, or more
+    assert "no_cards" not in res["meta"]
+
+
+def test_real_run_bradley_terry_intervals(real_run):
+    """Bradley-Terry ratings get intervals: rating +/- 1.96 SE, with the constraint documented."""
+    _, res = real_run
+    bt = res["decks"]["bradley_terry"]
+    for d in DECKS:
+        lo, hi = bt["ratings_ci"][d]
+        assert lo < bt["ratings"][d] < hi
+        assert res["decks"]["decks"][d]["bt_rating_ci"] == [lo, hi]
+        assert (hi - lo) / 2 == pytest.approx((bt["ratings_ci"][DECKS[0]][1] - bt["ratings_ci"][DECKS[0]][0]) / 2)
+    lo, hi = bt["first_seat_ci"]
+    assert lo < bt["first_seat"] < hi
+    assert "sum to 0" in bt["note"]

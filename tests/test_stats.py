@@ -73,3 +73,148 @@ def test_mean_and_paired_difference_intervals():
     assert d == pytest.approx(0.2)
     assert (ci[1] - ci[0]) / 2 == pytest.approx(1.959964 * math.sqrt((0.8 - 0.04) / 100))
     assert paired_rate_diff(0, 0, 0) == (None, None)
+
+
+# ---------------------------------------------------------------- against statsmodels, same inputs
+# statsmodels is a test dependency (pyproject's `test` extra): each primitive is checked against
+# an independent, widely used implementation on the same numbers, not only against our own
+# hand-worked values.
+
+sm_proportion = pytest.importorskip("statsmodels.stats.proportion")
+sm_multitest = pytest.importorskip("statsmodels.stats.multitest")
+sm_contingency = pytest.importorskip("statsmodels.stats.contingency_tables")
+sm_api = pytest.importorskip("statsmodels.api")
+
+# (successes, trials) pairs including the small and extreme counts where Wald's interval fails
+COUNTS = [(0, 1), (1, 1), (0, 10), (10, 10), (1, 7), (3, 12), (50, 100), (7, 20), (199, 200), (1234, 5000)]
+
+
+@pytest.mark.parametrize("k,n", COUNTS)
+def test_wilson_matches_statsmodels(k, n):
+    from battlesim.ecs.balance.stats import wilson
+
+    lo, hi = sm_proportion.proportion_confint(k, n, alpha=0.05, method="wilson")
+    assert wilson(k, n) == pytest.approx((lo, hi), abs=1e-12)
+
+
+@pytest.mark.parametrize("a", COUNTS)
+@pytest.mark.parametrize("b", COUNTS[::3])
+def test_newcombe_difference_matches_statsmodels(a, b):
+    """Card impact's interval: Newcombe (1998) method 10, as statsmodels' "newcomb"."""
+    from battlesim.ecs.balance.stats import newcombe_diff
+
+    (k1, n1), (k2, n2) = a, b
+    d, ci = newcombe_diff(k1, n1, k2, n2)
+    lo, hi = sm_proportion.confint_proportions_2indep(k1, n1, k2, n2, method="newcomb", compare="diff", alpha=0.05)
+    assert d == pytest.approx(k1 / n1 - k2 / n2, abs=1e-15)
+    assert ci == pytest.approx([lo, hi], abs=1e-9)
+    assert -1.0 <= ci[0] <= d <= ci[1] <= 1.0
+
+
+def test_newcombe_without_trials_on_a_side_is_none():
+    from battlesim.ecs.balance.stats import newcombe_diff
+
+    assert newcombe_diff(1, 2, 0, 0) == (None, None)
+    assert newcombe_diff(0, 0, 1, 2) == (None, None)
+
+
+def test_holm_matches_statsmodels():
+    rng = np.random.default_rng(12)
+    for m in (1, 2, 7, 40):
+        p = rng.uniform(0, 0.2, m) ** 2
+        p[rng.integers(0, m)] = p[0]  # ties
+        expected = sm_multitest.multipletests(p, alpha=0.05, method="holm")[1]
+        assert holm(p) == pytest.approx(expected, abs=1e-12)
+
+
+def test_cmh_test_matches_statsmodels_stratified_table():
+    """The p-value of mantel_haenszel is the Cochran-Mantel-Haenszel test without continuity
+    correction (statsmodels' StratifiedTable.test_null_odds(correction=False)); its risk difference
+    is the Mantel-Haenszel weighted mean of the strata's differences (weights n1 n0 / N)."""
+    rng = np.random.default_rng(3)
+    for groups in range(20):
+        S = int(rng.integers(1, 12))
+        n1, n0 = rng.integers(1, 40, S), rng.integers(1, 40, S)
+        base = rng.uniform(0.1, 0.9, S)
+        a = rng.binomial(n1, np.clip(base + 0.15 * (groups % 3), 0, 1))
+        c = rng.binomial(n0, base)
+        r = mantel_haenszel(np.zeros(S, dtype=np.int64), a, n1, c, n0, 1)
+        # statsmodels' 2x2 tables: rows exposed / unexposed, columns success / failure
+        tables = np.stack([np.array([[a[s], n1[s] - a[s]], [c[s], n0[s] - c[s]]]) for s in range(S)], axis=2)
+        st = sm_contingency.StratifiedTable(tables.astype(np.float64))
+        assert r["p"][0] == pytest.approx(st.test_null_odds(correction=False).pvalue, rel=1e-9, abs=1e-15)
+        w = n1 * n0 / (n1 + n0)
+        assert r["rd"][0] == pytest.approx(np.sum(w * (a / n1 - c / n0)) / w.sum(), rel=1e-12, abs=1e-15)
+
+
+def _bt_games(true_r: np.ndarray, home: float, games_per_pair: int, seed: int, draws: float = 0.0):
+    """Simulated games; a share ``draws`` of them scored 0.5 (a draw is half a win, as in balance)."""
+    rng = np.random.default_rng(seed)
+    first, second = [], []
+    for i in range(len(true_r)):
+        for j in range(len(true_r)):
+            if i != j:
+                first += [i] * games_per_pair
+                second += [j] * games_per_pair
+    first, second = np.array(first), np.array(second)
+    p = 1 / (1 + np.exp(-(true_r[first] - true_r[second] + home)))
+    y = (rng.random(len(p)) < p).astype(np.float64)
+    return first, second, np.where(rng.random(len(p)) < draws, 0.5, y)
+
+
+@pytest.mark.parametrize("n_teams,games_per_pair,seed,draws", [(2, 40, 0, 0.0), (3, 25, 1, 0.0), (5, 60, 2, 0.0),
+                                                               (4, 50, 3, 0.15)])
+def test_bradley_terry_matches_a_statsmodels_logistic_regression(n_teams, games_per_pair, seed, draws):
+    """Same design as a binomial GLM: +1 for the first deck, -1 for the second, 1 for the first
+    seat; sum(ratings) = 0 as deviation coding (the last deck's column folded into the others
+    with -1). Coefficients, standard errors and so the 1.96 SE intervals agree."""
+    from battlesim.ecs.balance.measure import bradley_terry
+
+    true_r = np.linspace(0.8, -0.8, n_teams)
+    f, s, y = _bt_games(true_r, 0.25, games_per_pair, seed, draws)
+    fit = bradley_terry(f, s, y, n_teams)
+
+    D = n_teams
+    X = np.zeros((len(y), D))
+    X[np.arange(len(y)), f] += 1.0
+    X[np.arange(len(y)), s] -= 1.0
+    design = np.column_stack([X[:, : D - 1] - X[:, [D - 1]], np.ones(len(y))])
+    glm = sm_api.GLM(y, design, family=sm_api.families.Binomial()).fit()
+    coef = np.append(glm.params[: D - 1], -glm.params[: D - 1].sum())
+    cov = glm.cov_params()[: D - 1, : D - 1]
+    se = np.append(np.sqrt(np.diag(cov)), np.sqrt(cov.sum()))
+    assert fit.ratings == pytest.approx(coef, abs=2e-4)
+    assert fit.first_seat == pytest.approx(glm.params[D - 1], abs=2e-4)
+    assert fit.ratings_se == pytest.approx(se, rel=2e-3)
+    assert fit.first_seat_se == pytest.approx(glm.bse[D - 1], rel=2e-3)
+    lo, hi = fit.ratings_ci().T
+    assert lo == pytest.approx(coef - 1.959964 * se, abs=2e-3) and hi == pytest.approx(coef + 1.959964 * se, abs=2e-3)
+
+
+def _exact_coverage(interval, n1: int, n2: int, p1: float, p2: float) -> float:
+    """The exact probability that ``interval(k1, n1, k2, n2)`` covers p1 - p2 (every outcome enumerated)."""
+    def pmf(k: int, n: int, p: float) -> float:
+        return math.comb(n, k) * p ** k * (1 - p) ** (n - k)
+
+    cover = 0.0
+    for k1 in range(n1 + 1):
+        for k2 in range(n2 + 1):
+            lo, hi = interval(k1, n1, k2, n2)
+            if lo <= p1 - p2 <= hi:
+                cover += pmf(k1, n1, p1) * pmf(k2, n2, p2)
+    return cover
+
+
+def test_why_newcombe_not_wald_for_card_impact_small_counts():
+    """A card drawn in few games with a low win rate: Wald's interval covers the true difference
+    far less often than it claims; Newcombe's stays near 95% (exact enumeration, no sampling)."""
+    from battlesim.ecs.balance.stats import newcombe_diff
+
+    def wald(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float]:
+        a, b = k1 / n1, k2 / n2
+        h = 1.959964 * math.sqrt(a * (1 - a) / n1 + b * (1 - b) / n2)
+        return a - b - h, a - b + h
+
+    for n1, n2, p1, p2 in [(20, 20, 0.05, 0.1), (10, 300, 0.9, 0.5), (8, 100, 0.1, 0.45), (15, 200, 0.05, 0.5)]:
+        assert _exact_coverage(lambda *a: newcombe_diff(*a)[1], n1, n2, p1, p2) >= 0.93
+        assert _exact_coverage(wald, n1, n2, p1, p2) < 0.90

@@ -157,3 +157,25 @@ def test_points_play_the_same_seeds_and_a_rerun_resumes(tiny):
     r = CliRunner().invoke(app, args)
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout) == res
+
+
+def test_sweep_prints_its_report_path_and_points_without_cards(tiny, tmp_path):
+    """issue 12: "the path of `report.html` printed at the end" and "When `--min-games` leaves no
+    card, say so and suggest a value" -- for sweep, per point (on a copy: the games resume)."""
+    import shutil
+
+    pytest.importorskip("matplotlib")
+    src, _, args = tiny
+    out = tmp_path / "copy"
+    shutil.copytree(src, out)
+    args = [str(out) if a == str(src) else a for a in args if a != "--json"]
+    args[args.index("--min-games") + 1] = "100000"
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    lines = r.output.rstrip().splitlines()
+    assert lines[-1].startswith(f"report: {out / 'sweep.html'}")
+    res = json.loads((out / "sweep.json").read_text())
+    for p in res["points"]:
+        assert p["cards_reported"] == 0
+        assert any(line.startswith(f"{p['dir']}: no card was drawn in at least 100,000 games") and
+                   f"try --min-games {p['no_cards']['suggested_min_games']}" in line for line in lines)

@@ -4,12 +4,13 @@ outlier flag with its false-positive control (docs/balance.md "Cards").
 Two comparisons per card, for two different jobs:
 
 - ``impact`` = drawn WR - never-drawn WR over every game that had the card in its deck (17lands'
-  IWD, the number the issue names), with a plain 95% interval. Descriptive, and confounded:
+  IWD, the number the issue names), with Newcombe's 95% interval (sound for a card drawn in few
+  games, or never drawn in few). Descriptive, and confounded:
   a card is more likely to be drawn at all in a longer game, so its "drawn" games are longer
   games, whoever tends to win those.
 - ``early_impact`` = WR when drawn by the end of round ``EARLY_ROUND`` - WR when not, among
   games still running at that round's draw, compared within strata of the same pairing, seat
-  and turn order (Mantel-Haenszel), with a plain 95% interval and the CMH test's p-value.
+  and turn order (Mantel-Haenszel), with Sato's 95% interval and the CMH test's p-value.
   Every player has seen the same number of cards by then (apart from draw effects), so whether
   this card is among them is decided by the shuffle alone: a randomized comparison, like
   17lands' opening-hand win rate but over more cards. This is what the flag uses.
@@ -26,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from battlesim.ecs.balance.stats import diff_ci, holm, mantel_haenszel, rate
+from battlesim.ecs.balance.stats import holm, mantel_haenszel, newcombe_diff, rate
 from battlesim.ecs.runs.runner import RunError
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ def card_stats(runs: Sequence["PairRun"], min_games: int = 200, alpha: float = F
     out = []
     for i in np.flatnonzero(reported):
         name = str(names[i])
-        impact, ci = diff_ci(k_dr[i], n_dr[i], k_nd[i], n_nd[i])
+        impact, ci = newcombe_diff(k_dr[i], n_dr[i], k_nd[i], n_nd[i])
         has = bool(np.isfinite(mh["rd"][i]))
         out.append({
             "card": name,
@@ -151,6 +152,25 @@ def card_stats(runs: Sequence["PairRun"], min_games: int = 200, alpha: float = F
     out.sort(key=lambda c: (not c["outlier"], -abs(c["early_impact"]) if c["early_impact"] is not None else 1.0,
                             c["card"]))
     return out
+
+
+def min_games_hint(runs: Sequence["PairRun"], min_games: int) -> dict[str, Any]:
+    """Why ``--min-games`` left no card, and a value that would not: the cards drawn at all, the
+    most games any was drawn in, and the median of their counts (a ``--min-games`` that reports
+    about half of them, enough for Holm's correction to have a family worth the name)."""
+    drawn = sorted(c["games_drawn"] for c in card_stats(runs, min_games=1))
+    return {"min_games": min_games, "cards_drawn": len(drawn),
+            "most_games_drawn": drawn[-1] if drawn else 0,
+            "suggested_min_games": drawn[(len(drawn) - 1) // 2] if drawn else None}
+
+
+def no_cards_message(hint: dict[str, Any]) -> str:
+    """One line for a user whose ``--min-games`` left no card to report."""
+    if not hint["cards_drawn"]:
+        return "no card was drawn in any game: nothing to report about cards"
+    return (f"no card was drawn in at least {hint['min_games']:,} games (--min-games): the most drawn of "
+            f"{hint['cards_drawn']} cards was drawn in {hint['most_games_drawn']:,}; try --min-games "
+            f"{hint['suggested_min_games']} (reports about half of them) or more --games-per-pairing")
 
 
 def outliers(cards: list[dict[str, Any]], top: int = 10) -> list[dict[str, Any]]:

@@ -11,7 +11,8 @@
   ``report.html``): ``battlesim balance`` runs it once, ``battlesim sweep`` once per point.
 
 Win rates count a draw as a non-win (the draw rate is reported beside them). Intervals are
-95%: Wilson for a proportion, the normal approximation for a difference of proportions.
+95%: Wilson for a proportion, Newcombe's hybrid score interval for a difference of two
+independent proportions, estimate +/- 1.96 SE for Bradley-Terry ratings.
 """
 
 from __future__ import annotations
@@ -20,13 +21,19 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from battlesim.ecs.balance.cards import EARLY_ROUND, FLAG_ALPHA, card_stats, outliers  # noqa: F401  (part of this module's API)
+from battlesim.ecs.balance.cards import (  # noqa: F401  (part of this module's API)
+    EARLY_ROUND,
+    FLAG_ALPHA,
+    card_stats,
+    min_games_hint,
+    outliers,
+)
 from battlesim.ecs.balance.pairs import (  # noqa: F401  (part of this module's API)
     PairRun,
     pair_name,
@@ -35,15 +42,15 @@ from battlesim.ecs.balance.pairs import (  # noqa: F401  (part of this module's 
     resolve_deck_list,
     run_round_robin,
 )
-from battlesim.ecs.balance.stats import (  # noqa: F401
+from battlesim.ecs.balance.stats import (
     Z95,
-    diff_ci,
     mean_ci,
+    newcombe_diff,
     paired_rate_diff,
     rate,
     wilson_obj,
 )
-from battlesim.ecs.runs.runner import RunError
+from battlesim.ecs.runs.runner import Progress, RunError
 
 DEFAULT_GAMES_PER_PAIRING = 200
 DEFAULT_MIN_GAMES = 200
@@ -52,15 +59,38 @@ DEFAULT_MIN_GAMES = 200
 # ---------------------------------------------------------------- statistics
 
 
+class BradleyTerry(NamedTuple):
+    """A Bradley-Terry fit: ratings (sum 0) and the first-seat term, each with its standard error."""
+
+    ratings: np.ndarray
+    first_seat: float
+    ratings_se: np.ndarray
+    first_seat_se: float
+
+    def ratings_ci(self, z: float = Z95) -> np.ndarray:
+        """(n_teams, 2) 95% intervals: rating +/- z SE."""
+        return np.stack([self.ratings - z * self.ratings_se, self.ratings + z * self.ratings_se], axis=1)
+
+    def first_seat_ci(self, z: float = Z95) -> list[float]:
+        return [self.first_seat - z * self.first_seat_se, self.first_seat + z * self.first_seat_se]
+
+
 def bradley_terry(first: np.ndarray, second: np.ndarray, score: np.ndarray, n_teams: int,
-                  ridge: float = 1e-3, iters: int = 100) -> tuple[np.ndarray, float]:
-    """Bradley-Terry ratings with a first-seat term, by Newton iterations.
+                  ridge: float = 1e-3, iters: int = 100) -> BradleyTerry:
+    """Bradley-Terry ratings with a first-seat term, by Newton iterations, with standard errors.
 
     Each observation is one game (or an aggregate with fractional ``score``): the deck that
     played first ``first[k]``, the deck that played second ``second[k]``, and the first deck's
-    score (1 win, 0 loss, 0.5 draw). Model: P(first wins) = sigmoid(r[first] - r[second] + h).
-    Returns the ratings (natural-log odds scale, centred on 0) and h. A small ridge on the
-    ratings keeps a deck that never lost finite.
+    score (1 win, 0 loss, 0.5 draw). Model: P(first wins) = sigmoid(r[first] - r[second] + h),
+    a logistic regression on columns +1 (first deck), -1 (second deck) and 1 (the first seat).
+
+    Ratings are only defined up to a constant, so they are fitted under the constraint
+    sum(r) = 0 (natural-log odds, centred on 0). The standard errors are those of that
+    constrained maximum-likelihood fit: the inverse Fisher information in the free
+    parameters (r_0 .. r_{n-2}, h, with r_{n-1} = -sum of the others), mapped back to every
+    rating -- the same numbers as a binomial GLM on the deviation-coded design (checked
+    against statsmodels in tests/test_stats.py). A small ridge on the ratings keeps a deck
+    that never lost finite (its interval is then wide, not infinite).
     """
     first = np.asarray(first, dtype=np.int64)
     second = np.asarray(second, dtype=np.int64)
@@ -74,22 +104,30 @@ def bradley_terry(first: np.ndarray, second: np.ndarray, score: np.ndarray, n_te
     beta = np.zeros(p)
     reg = np.full(p, ridge)
     reg[n_teams] = 1e-9
+    c = np.zeros(p)
+    c[:n_teams] = 1.0
     for _ in range(iters):
         eta = X @ beta
         mu = 1.0 / (1.0 + np.exp(-eta))
         w = mu * (1 - mu)
         grad = X.T @ (y - mu) - reg * beta
         hess = (X * w[:, None]).T @ X + np.diag(reg)
-        # ratings are only defined up to a constant: pin their sum to 0
-        c = np.zeros(p)
-        c[:n_teams] = 1.0
-        hess += np.outer(c, c)
-        step = np.linalg.solve(hess, grad - c * (c @ beta))
+        # pin the ratings' sum to 0
+        step = np.linalg.solve(hess + np.outer(c, c), grad - c * (c @ beta))
         beta += step
         if np.max(np.abs(step)) < 1e-10:
             break
-    r = beta[:n_teams] - beta[:n_teams].mean()
-    return r, float(beta[n_teams])
+    beta[:n_teams] -= beta[:n_teams].mean()
+    mu = 1.0 / (1.0 + np.exp(-(X @ beta)))
+    info = (X * (mu * (1 - mu))[:, None]).T @ X + np.diag(reg)
+    # free parameters -> all: r_i = f_i (i < n-1), r_{n-1} = -sum(f), h = h
+    Z = np.zeros((p, p - 1))
+    Z[: n_teams - 1, : n_teams - 1] = np.eye(n_teams - 1)
+    Z[n_teams - 1, : n_teams - 1] = -1.0
+    Z[n_teams, p - 2] = 1.0
+    cov = Z @ np.linalg.inv(Z.T @ info @ Z) @ Z.T
+    se = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    return BradleyTerry(beta[:n_teams].copy(), float(beta[n_teams]), se[:n_teams], float(se[n_teams]))
 
 
 def _col(t: pa.Table, name: str) -> np.ndarray:
@@ -140,7 +178,9 @@ def deck_stats(runs: Sequence[PairRun], decks: Sequence[str]) -> tuple[dict[str,
     first = np.concatenate(first_l) if first_l else np.zeros(0, np.int64)
     second = np.concatenate(second_l) if second_l else np.zeros(0, np.int64)
     score = np.concatenate(score_l) if score_l else np.zeros(0)
-    ratings, home = bradley_terry(first, second, score, D) if len(score) else (np.zeros(D), 0.0)
+    fit = (bradley_terry(first, second, score, D) if len(score)
+           else BradleyTerry(np.zeros(D), 0.0, np.full(D, np.nan), math.nan))
+    ratings, home, ratings_ci = fit.ratings, fit.first_seat, fit.ratings_ci()
 
     matchups: dict[str, Any] = {}
     for a in decks:
@@ -164,10 +204,11 @@ def deck_stats(runs: Sequence[PairRun], decks: Sequence[str]) -> tuple[dict[str,
         i = idx[d]
         field = wilson_obj(wins[i].sum(), games[i].sum())
         field["draws"] = int(draws[i].sum())
-        first_adv, first_ci = diff_ci(fp_wins[i], fp_games[i], sp_wins[i], sp_games[i])
+        first_adv, first_ci = newcombe_diff(fp_wins[i], fp_games[i], sp_wins[i], sp_games[i])
         deck_out[d] = {
             "vs_field": field,
             "bt_rating": float(ratings[i]),
+            "bt_rating_ci": [float(x) for x in ratings_ci[i]] if len(score) else None,
             "first": wilson_obj(fp_wins[i], fp_games[i]),
             "second": wilson_obj(sp_wins[i], sp_games[i]),
             "first_player_advantage": first_adv,
@@ -177,8 +218,11 @@ def deck_stats(runs: Sequence[PairRun], decks: Sequence[str]) -> tuple[dict[str,
     fpw = int((score[decided] == 1).sum())
     overall = wilson_obj(fpw, int(decided.sum()))
     overall["note"] = "win rate of the player who played first, among decided games"
-    bt = {"ratings": {d: float(ratings[idx[d]]) for d in decks}, "first_seat": home,
-          "first_seat_win_prob_even": float(1 / (1 + math.exp(-home)))}
+    bt = {"ratings": {d: float(ratings[idx[d]]) for d in decks},
+          "ratings_ci": {d: [float(x) for x in ratings_ci[idx[d]]] if len(score) else None for d in decks},
+          "first_seat": home, "first_seat_ci": fit.first_seat_ci() if len(score) else None,
+          "first_seat_win_prob_even": float(1 / (1 + math.exp(-home))),
+          "note": "log-odds; ratings constrained to sum to 0; intervals are estimate +/- 1.96 SE of that fit"}
     return ({"decks": deck_out, "first_player": overall, "bradley_terry": bt}, matchups)
 
 
@@ -272,11 +316,15 @@ def analyze(runs: Sequence[PairRun], decks: Sequence[str], min_games: int = DEFA
             meta: dict[str, Any] | None = None) -> dict[str, Any]:
     """The ``balance.json`` object of a round-robin's runs."""
     deck_obj, matchups = deck_stats(runs, decks)
+    cards = card_stats(runs, min_games)
+    meta = {**(meta or {}), "early_round": EARLY_ROUND, "flag_alpha": FLAG_ALPHA}
+    if not cards:  # say why, and what would report some
+        meta["no_cards"] = min_games_hint(runs, min_games)
     return {
-        "meta": {**(meta or {}), "early_round": EARLY_ROUND, "flag_alpha": FLAG_ALPHA},
+        "meta": meta,
         "decks": deck_obj,
         "matchups": matchups,
-        "cards": card_stats(runs, min_games),
+        "cards": cards,
         "game": game_stats(runs),
     }
 
@@ -306,7 +354,8 @@ class BalanceSpec:
 
 def measure(spec: BalanceSpec, out: Path | str, *, workers: int = 1,
             on_pair: Callable[[int, int, str, str], None] | None = None, report: bool = True,
-            warn: Callable[[str], None] | None = None, restart: bool = False) -> dict[str, Any]:
+            warn: Callable[[str], None] | None = None, restart: bool = False,
+            progress: Progress | None = None) -> dict[str, Any]:
     """Play (or resume; with ``restart``, start over) the round-robin of ``spec`` into ``out``, write ``balance.json`` and,
     with ``report`` (and matplotlib), ``report.html`` there; returns the JSON-safe result.
 
@@ -317,7 +366,7 @@ def measure(spec: BalanceSpec, out: Path | str, *, workers: int = 1,
     runs = run_round_robin(spec.decks, spec.games_per_pairing, out, ruleset=spec.ruleset, agents=spec.agents,
                            seed=spec.seed, cards_dir=spec.cards_dir, params=spec.params, workers=workers,
                            on_pair=on_pair, plugins=spec.plugins, decks_dir=spec.decks_dir, restart=restart,
-                           warn=warn)
+                           warn=warn, progress=progress)
     result = clean(analyze(runs, spec.decks, spec.min_games, spec.meta()))
     write_json(result, out)
     if report:

@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 import pyarrow as pa
 import pyarrow.dataset as ds
 
-from battlesim.ecs.runs.runner import RunConfig, RunError, load_game, simulate
+from battlesim.ecs.runs.runner import Progress, RunConfig, RunError, load_game, simulate
 
 PAIR_SEED_STRIDE = 1_000_000
 
@@ -75,9 +75,11 @@ def run_round_robin(
     decks_dir: str | None = None,
     restart: bool = False,
     warn: Callable[[str], None] | None = None,
+    progress: Progress | None = None,
 ) -> list[PairRun]:
     """Play (or resume; with ``restart``, start over) every ordered pairing into
-    ``out/pairs/<a>__<b>``; ``warn`` hears of retried chunks and bad shards."""
+    ``out/pairs/<a>__<b>``; ``warn`` hears of retried chunks and bad shards; ``progress`` is
+    called as by ``simulate`` for every pairing in turn (one bar for the whole round-robin)."""
     if games_per_pairing < 1:
         raise RunError(f"--games-per-pairing must be at least 1 (got {games_per_pairing})")
     out = Path(out)
@@ -94,7 +96,7 @@ def run_round_robin(
                            agents=tuple(agents), cards_dir=cards_dir, params=dict(params or {}),  # type: ignore[arg-type]
                            plugins=tuple(plugins), decks_dir=decks_dir)
         pdir = out / "pairs" / pair_name(a, b)
-        simulate(config, pdir, game=game, workers=workers, keep_table=False, restart=restart, warn=warn)
+        simulate(config, pdir, progress, game=game, workers=workers, keep_table=False, restart=restart, warn=warn)
         g = ds.dataset(pdir / "games", format="parquet").to_table().sort_by("seed")
         c = ds.dataset(pdir / "cards", format="parquet").to_table() if (pdir / "cards").is_dir() else None
         runs.append(PairRun(a, b, s, g, c))

@@ -16,6 +16,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402,F401
 import numpy as np  # noqa: E402
 
+from battlesim.ecs.balance.cards import no_cards_message  # noqa: E402
+
 
 def _png(fig) -> str:
     buf = io.BytesIO()
@@ -165,6 +167,11 @@ def _ci_text(v: float | None, ci: list[float] | None, signed: bool = False) -> s
     return _pct(v, signed) + (f" [{_pct(ci[0], signed)}, {_pct(ci[1], signed)}]" if ci else "")
 
 
+def _num_ci(v: float, ci: list[float] | None) -> str:
+    """A log-odds number with its interval, e.g. ``+0.31 [+0.12, +0.50]``."""
+    return f"{v:+.2f}" + (f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else "")
+
+
 def render(r: dict[str, Any]) -> str:
     """The page: matchups, decks, first-player advantage, cards (flagged first), game measures."""
     meta, g = r["meta"], r["game"]
@@ -173,7 +180,7 @@ def render(r: dict[str, Any]) -> str:
     for d in decks:
         o = r["decks"]["decks"][d]
         f = o["vs_field"]
-        deck_rows.append([d, f"{o['bt_rating']:+.2f}", _ci_text(f["win_rate"], f["ci"]), f"{f['games']:,}",
+        deck_rows.append([d, _num_ci(o["bt_rating"], o.get("bt_rating_ci")), _ci_text(f["win_rate"], f["ci"]), f"{f['games']:,}",
                           _ci_text(o["first_player_advantage"], o["first_player_advantage_ci"], True)])
     card_rows, flags = [], []
     for c in r["cards"]:
@@ -184,9 +191,10 @@ def render(r: dict[str, Any]) -> str:
                           _pct(c["drawn_wr"]), _pct(c["not_drawn_wr"]), _pct(c["played_wr"]), _pct(c["in_deck_wr"]),
                           f"{c['games_drawn']:,}", f"{c.get('games_drawn_early', 0):,}", _pct(c["play_rate"]),
                           "-" if c["avg_round_played"] is None else f"{c['avg_round_played']:.1f}"])
-    fp = r["decks"]["first_player"]
+    fp, bt = r["decks"]["first_player"], r["decks"]["bradley_terry"]
     fp_line = (f"The first player wins {_ci_text(fp['win_rate'], fp['ci'])} of decided games; Bradley-Terry "
-               f"first-seat term {r['decks']['bradley_terry']['first_seat']:+.2f} (log-odds)." if fp["games"] else "")
+               f"first-seat term {_num_ci(bt['first_seat'], bt.get('first_seat_ci'))} (log-odds; ratings sum to 0)."
+               if fp["games"] else "")
     game_rows = [
         ["games", f"{g['games']:,}"],
         ["balance (1 - |first WR - second WR|)", f"{g['balance']:.3f}"],
@@ -215,6 +223,8 @@ def render(r: dict[str, Any]) -> str:
     card_table = ("<table><thead><tr>" + "".join(f"<th>{html.escape(x)}</th>" for x in card_head)
                   + f"</tr></thead><tbody>{body}</tbody></table>")
     n_flag = sum(flags)
+    no_cards = (f'<p class="note"><b>{html.escape(no_cards_message(meta["no_cards"]))}</b></p>'
+                if meta.get("no_cards") else "")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>{STYLE}</style></head><body>
@@ -222,14 +232,14 @@ def render(r: dict[str, Any]) -> str:
 <p class="lead">Agents {html.escape(", ".join(meta.get("agents", [])))}, seed {meta.get("seed")}, parameter overrides:
 {html.escape(params)}. Win rates count draws as non-wins; intervals are 95%.</p>
 <h2>Matchups</h2>{heatmap(r)}
-<h2>Decks</h2>{_table(["deck", "BT rating", "win rate vs field [95% CI]", "games", "first-player advantage [95% CI]"], deck_rows)}
+<h2>Decks</h2>{_table(["deck", "BT rating [95% CI]", "win rate vs field [95% CI]", "games", "first-player advantage [95% CI]"], deck_rows)}
 <h2>First-player advantage</h2><p>{html.escape(fp_line)}</p>{first_player(r)}
 <h2>Cards: {n_flag} flagged of {len(card_rows)}</h2>
 <p class="note">Early impact: win rate when the card was drawn by the end of round {er} minus when it was not,
 compared within the same pairing, seat and turn order (a comparison the shuffle randomizes). A card is flagged
 (red) when that difference survives Holm's correction over all {len(card_rows)} cards (family-wise 5%). Impact:
 drawn at any time minus never drawn, over all games; it is confounded by game length. See docs/balance.md.</p>
-{forest(r["cards"], er)}
+{no_cards}{forest(r["cards"], er)}
 <div class="scroll">{card_table}</div>
 <h2>Game</h2>{rounds_hist(g)}{_table(["measure", "value"], game_rows)}
 <p class="note">{html.escape(dec_note)}</p>

@@ -1,6 +1,7 @@
 """Interval and test primitives for balance numbers (plain numpy, vectorized over many cards).
 
-Rates and differences (Wilson, normal approximation) for decks and games; for cards, a
+Rates and differences (Wilson; Newcombe's hybrid score interval for two independent rates) for
+decks and games; for cards, a
 stratified risk difference (Mantel-Haenszel, with Sato's variance, valid for many small strata
 as well as few large ones), the Cochran-Mantel-Haenszel test, and Holm's correction, because a
 report of dozens of cards at 95% each flags a few by chance alone. docs/balance.md has the
@@ -17,7 +18,7 @@ import numpy as np
 Z95 = 1.959963984540054
 
 
-def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     """95% Wilson score interval for k successes in n trials."""
     if n == 0:
         return (float("nan"), float("nan"))
@@ -40,14 +41,25 @@ def wilson_obj(k: int, n: int) -> dict[str, Any]:
             "ci": [lo, hi] if n else None}
 
 
-def diff_ci(k1: int, n1: int, k2: int, n2: int, z: float = Z95) -> tuple[float | None, list[float] | None]:
-    """p1 - p2 with a normal-approximation interval (None when a side has no games)."""
+def newcombe_diff(k1: int, n1: int, k2: int, n2: int, z: float = Z95) -> tuple[float | None, list[float] | None]:
+    """p1 - p2 of two independent proportions with Newcombe's hybrid score interval (None when a
+    side has no trials).
+
+    Newcombe, R. G. (1998), "Interval estimation for the difference between independent
+    proportions: comparison of eleven methods", Statistics in Medicine 17, 873-890, method 10:
+    each side's Wilson interval (l_i, u_i), then
+    ``[d - sqrt((p1 - l1)^2 + (u2 - p2)^2), d + sqrt((u1 - p1)^2 + (p2 - l2)^2)]``.
+    Why not the plain normal (Wald) interval: with few games on a side or a rate near 0 or 1
+    (a card drawn in a handful of games, one never lost with) Wald's interval is too narrow
+    and can leave [-1, 1]; Newcombe's keeps close to its 95% coverage there and stays inside.
+    """
     if not n1 or not n2:
         return None, None
     p1, p2 = k1 / n1, k2 / n2
+    l1, u1 = wilson(int(k1), int(n1), z)
+    l2, u2 = wilson(int(k2), int(n2), z)
     d = p1 - p2
-    se = math.sqrt(p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2)
-    return d, [d - z * se, d + z * se]
+    return d, [d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)]
 
 
 def normal_two_sided_p(z: np.ndarray) -> np.ndarray:

@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 from pydantic import BaseModel, ValidationError
 
 from battlesim.ecs.balance.measure import BalanceSpec, clean, measure
-from battlesim.ecs.runs.runner import RunConfig, RunError, load_game
+from battlesim.ecs.runs.runner import Progress, RunConfig, RunError, load_game
 
 SWEEP_JSON = "sweep.json"
 
@@ -173,6 +173,8 @@ def summarize_point(params: dict[str, Any], name: str, r: dict[str, Any]) -> dic
         "decks": {k: {"win_rate": v["vs_field"]["win_rate"], "ci": v["vs_field"]["ci"], "games": v["vs_field"]["games"],
                       "bt_rating": v["bt_rating"]} for k, v in d["decks"].items()},
         "outliers": [c["card"] for c in r["cards"] if c["outlier"]],
+        "cards_reported": len(r["cards"]),
+        "no_cards": r["meta"].get("no_cards"),
     }
 
 
@@ -180,7 +182,8 @@ def run_sweep(spec: BalanceSpec, axes: Sequence[Axis], out: Path | str, *, worke
               on_start: Callable[[list[dict[str, Any]]], None] | None = None,
               on_point: Callable[[int, int, dict[str, Any]], None] | None = None,
               on_pair: Callable[[int, int, str, str], None] | None = None, reports: bool = True,
-              warn: Callable[[str], None] | None = None, restart: bool = False) -> dict[str, Any]:
+              warn: Callable[[str], None] | None = None, restart: bool = False,
+              progress: Progress | None = None) -> dict[str, Any]:
     """Play (or resume; with ``restart``, start over) every point of the grid and write ``OUT/sweep.json``; returns it.
 
     ``spec.params`` holds fixed overrides shared by every point; the axes' names must not be
@@ -201,7 +204,7 @@ def run_sweep(spec: BalanceSpec, axes: Sequence[Axis], out: Path | str, *, worke
             on_point(i, len(grid), params)
         name = point_name(params)
         r = measure(replace(spec, params={**spec.params, **params}), out / name, workers=workers,
-                    on_pair=on_pair, report=reports, warn=warn, restart=restart)
+                    on_pair=on_pair, report=reports, warn=warn, restart=restart, progress=progress)
         rows.append(summarize_point(params, name, r))
     meta = {**spec.meta(), "axes": {a.name: list(a.values) for a in axes},
             "defaults": {a.name: defaults[a.name] for a in axes}, "points": len(grid)}

@@ -25,6 +25,23 @@ app = typer.Typer(
 err = Console(stderr=True)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from battlesim import __version__
+
+        typer.echo(f"battlesim {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _global_options(
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                 help="Print battlesim's version and exit."),
+) -> None:
+    # the options before any command (only --version); the app's help text is Typer(help=...)
+    return None
+
+
 class UserError(Exception):
     pass
 

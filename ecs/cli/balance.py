@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from battlesim.ecs.balance.cards import no_cards_message
 from battlesim.ecs.cli.app import (
     PLUGIN_OPTION,
     UserError,
@@ -20,6 +21,7 @@ from battlesim.ecs.cli.app import (
     stop_run,
     warn,
 )
+from battlesim.ecs.cli.progress import run_progress
 from battlesim.ecs.datafiles import DataError
 from battlesim.ecs.runs.runner import (
     ChunkFailed,
@@ -60,18 +62,26 @@ def balance(
             min_games=min_games, params=parse_params(param), cards_dir=str(cards) if cards else None,
             plugins=tuple(plugin), decks_dir=_dir(decks_dir))
 
-        def on_pair(i: int, n: int, a: str, b: str) -> None:
-            if not quiet and not as_json:
-                err.print(f"[dim]pairing {i + 1}/{n}: {a} vs {b}[/]", highlight=False)
+        talk = not quiet and not as_json
+        with run_progress(len(bal.pairings(spec.decks)) * games_per_pairing, talk) as bar:
 
-        result = bal.measure(spec, out, workers=workers, on_pair=on_pair, warn=warn, restart=restart)
+            def on_pair(i: int, n: int, a: str, b: str) -> None:
+                if bar:
+                    bar.describe(f"pairing {i + 1}/{n}: {a} vs {b}")
+                elif talk:
+                    err.print(f"pairing {i + 1}/{n}: {a} vs {b}", highlight=False, markup=False, style="dim")
+
+            result = bal.measure(spec, out, workers=workers, on_pair=on_pair, warn=warn, restart=restart, progress=bar)
     except (ChunkFailed, KeyboardInterrupt, UserError, RunError, DataError) as e:
         stop_run(e, out, "pairings")
     path = out / "balance.json"
+    report = out / "report.html"
     if as_json:
         sys.stdout.write(path.read_text(encoding="utf-8"))
+        if not quiet and report.is_file():
+            err.print(f"report: {report}", highlight=False, markup=False, soft_wrap=True)
         return
-    _print_balance(result, path)
+    _print_balance(result, path, report if report.is_file() else None)
 
 
 @app.command(epilog="Example: battlesim sweep --param anchor_hp=20,25,30 --param creep_attack=1,2 "
@@ -127,23 +137,30 @@ def sweep(
             min_games=min_games, params=fixed, cards_dir=str(cards) if cards else None, plugins=tuple(plugin),
             decks_dir=_dir(decks_dir))
         talk = not quiet and not as_json
+        n_pairs = len(bal.pairings(spec.decks))
+        n_points = len(sw.points(swept))
+        here = {"point": ""}
 
         def on_start(grid: list[dict[str, Any]]) -> None:
             if talk:
-                n_pairs = len(bal.pairings(spec.decks))
                 err.print(f"sweep: {len(grid)} point(s) x {n_pairs} pairings x {games_per_pairing} games = "
-                          f"{len(grid) * n_pairs * games_per_pairing:,} games into {out}", highlight=False)
+                          f"{len(grid) * n_pairs * games_per_pairing:,} games into {out}", highlight=False, markup=False)
 
-        def on_point(i: int, n: int, params: dict[str, Any]) -> None:
-            if talk:
-                err.print(f"[bold]point {i + 1}/{n}:[/] {sw.point_name(params)}", highlight=False)
+        with run_progress(n_points * n_pairs * games_per_pairing, talk) as bar:
 
-        def on_pair(i: int, n: int, a: str, b: str) -> None:
-            if talk:
-                err.print(f"[dim]  pairing {i + 1}/{n}: {a} vs {b}[/]", highlight=False)
+            def on_point(i: int, n: int, params: dict[str, Any]) -> None:
+                here["point"] = f"point {i + 1}/{n} {sw.point_name(params)}"
+                if not bar and talk:
+                    err.print(here["point"], highlight=False, markup=False, style="bold")
 
-        result = sw.run_sweep(spec, swept, out, workers=workers, on_start=on_start, on_point=on_point, on_pair=on_pair,
-                              warn=warn, restart=restart)
+            def on_pair(i: int, n: int, a: str, b: str) -> None:
+                if bar:
+                    bar.describe(f"{here['point']}, pairing {i + 1}/{n}: {a} vs {b}")
+                elif talk:
+                    err.print(f"  pairing {i + 1}/{n}: {a} vs {b}", highlight=False, markup=False, style="dim")
+
+            result = sw.run_sweep(spec, swept, out, workers=workers, on_start=on_start, on_point=on_point,
+                                  on_pair=on_pair, warn=warn, restart=restart, progress=bar)
     except (ChunkFailed, KeyboardInterrupt, UserError, RunError, DataError) as e:
         stop_run(e, out, "points")
     written = [out / sw.SWEEP_JSON]
@@ -153,10 +170,13 @@ def sweep(
         warn("matplotlib is not installed: no sweep.png or sweep.html (pip install matplotlib)")
     else:
         written += [sweep_report.write_plot(result, out), sweep_report.write_html(result, out)]
+    report = out / "sweep.html"
     if as_json:
         sys.stdout.write((out / sw.SWEEP_JSON).read_text(encoding="utf-8"))
+        if not quiet and report.is_file():
+            err.print(f"report: {report}", highlight=False, markup=False, soft_wrap=True)
         return
-    _print_sweep(result, written)
+    _print_sweep(result, written, report if report.is_file() else None)
 
 
 def _dir(path: Optional[Path]) -> Optional[str]:
@@ -181,7 +201,7 @@ def _print_params(ruleset: str) -> None:
     Console().print(t)
 
 
-def _print_sweep(r: dict[str, Any], written: list[Path]) -> None:
+def _print_sweep(r: dict[str, Any], written: list[Path], report: Path | None) -> None:
     from rich import box
 
     from battlesim.ecs.balance.sweep_report import deck_rows, table_rows
@@ -204,10 +224,17 @@ def _print_sweep(r: dict[str, Any], written: list[Path]) -> None:
         d.add_row(*row)
     console.print(d)
     console.print("  ".join(f"P{i + 1}: {h}" for i, h in enumerate(dhead[1:])), highlight=False)
-    console.print("written: " + ", ".join(str(p) for p in written), highlight=False)
+    for p in r["points"]:
+        if p.get("no_cards"):
+            console.print(f"{p['dir']}: {no_cards_message(p['no_cards'])}", highlight=False, markup=False,
+                          soft_wrap=True)
+    console.print("written: " + ", ".join(str(p) for p in written), highlight=False, markup=False, soft_wrap=True)
+    if report:
+        console.print(f"report: {report} (each point's own: {report.parent}/<point>/report.html)",
+                      highlight=False, markup=False, soft_wrap=True)
 
 
-def _print_balance(r: dict[str, Any], path: Path) -> None:
+def _print_balance(r: dict[str, Any], path: Path, report: Path | None) -> None:
     console = Console()
     decks_ = r["meta"]["decks"]
     wide = len(decks_) > 3  # many decks: column numbers and no intervals (they are in balance.json)
@@ -224,13 +251,14 @@ def _print_balance(r: dict[str, Any], path: Path) -> None:
         m.add_row(f"{i + 1} {a}" if wide else a, *cells)
     console.print(m)
     t = Table(title="decks (sorted by Bradley-Terry rating)")
-    for col in ("deck", "BT rating", "win rate vs field [95% CI]", "first-player advantage"):
+    for col in ("deck", "BT rating [95% CI]", "win rate vs field [95% CI]", "first-player advantage"):
         t.add_column(col, justify="left" if col == "deck" else "right")
     for d in sorted(decks_, key=lambda d: -r["decks"]["decks"][d]["bt_rating"]):
         o = r["decks"]["decks"][d]
         f = o["vs_field"]
         adv = o["first_player_advantage"]
-        t.add_row(d, f"{o['bt_rating']:+.2f}", f"{f['win_rate']:.1%} [{f['ci'][0]:.1%}-{f['ci'][1]:.1%}]",
+        bt_ci = o.get("bt_rating_ci")
+        t.add_row(d, f"{o['bt_rating']:+.2f}" + (f" [{bt_ci[0]:+.2f}, {bt_ci[1]:+.2f}]" if bt_ci else ""), f"{f['win_rate']:.1%} [{f['ci'][0]:.1%}-{f['ci'][1]:.1%}]",
                   "-" if adv is None else f"{adv:+.1%}")
     console.print(t)
     fp = r["decks"]["first_player"]
@@ -263,7 +291,11 @@ def _print_balance(r: dict[str, Any], path: Path) -> None:
                         f"{c['p_holm']:.2g}", imp, f"{c['games_drawn']:,}",
                         "-" if c["play_rate"] is None else f"{c['play_rate']:.0%}")
         console.print(c_t)
+    elif r["meta"].get("no_cards"):
+        console.print(no_cards_message(r["meta"]["no_cards"]), highlight=False, markup=False, soft_wrap=True)
     else:
         console.print(f"no card outliers among {len(r['cards'])} cards drawn in at least {r['meta']['min_games']} games "
                       f"(Holm-adjusted early-draw test at {r['meta'].get('flag_alpha', 0.05)})")
-    console.print(f"written to {path}")
+    console.print(f"written to {path}", highlight=False, markup=False, soft_wrap=True)
+    if report:
+        console.print(f"report: {report}", highlight=False, markup=False, soft_wrap=True)

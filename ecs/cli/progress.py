@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
@@ -45,23 +47,35 @@ def _rate(task) -> float | None:
 
 class RunProgress:
     """One progress bar for the whole run, on stderr: games done, games/s, elapsed, ETA.
-    Games found finished in a resumed run directory count as done but not in the speed."""
 
-    def __init__(self, games: int, console: Console | None = None) -> None:
+    One bar also serves a run made of several runs (the pairings of ``balance``, the points x
+    pairings of ``sweep``): ``games`` is the total of all of them, each run reports into it, and
+    ``describe`` names the part being played. Games found finished in a resumed run directory
+    count as done but not in the speed (so the ETA is that of the games still to play)."""
+
+    def __init__(self, games: int, console: Console | None = None, label: str = "simulating") -> None:
         self.bar = Progress(
-            TextColumn("[bold]simulating"), BarColumn(), MofNCompleteColumn(), _Speed(),
-            TimeElapsedColumn(), _Eta(),
+            # the label may hold deck names: plain text, never rich markup
+            TextColumn("{task.fields[label]}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(),
+            _Speed(), TimeElapsedColumn(), _Eta(),
             console=console or err, transient=True,
         )
         self.played = 0
-        self.task = self.bar.add_task("games", total=games, played=0, started=time.monotonic())
+        self.task = self.bar.add_task("games", total=games, played=0, started=time.monotonic(), label=label)
 
     def __call__(self, games: int, resumed: bool = False) -> None:
-        if resumed:  # before anything is played: these count as done, not in the speed
-            self.bar.update(self.task, completed=games, started=time.monotonic())
+        if resumed:  # these count as done, not in the speed
+            if self.played:
+                self.bar.update(self.task, advance=games)
+            else:  # nothing played yet: the speed starts now
+                self.bar.update(self.task, advance=games, started=time.monotonic())
         else:
             self.played += games
             self.bar.update(self.task, advance=games, played=self.played)
+
+    def describe(self, label: str) -> None:
+        """Name the part of the run being played (shown left of the bar)."""
+        self.bar.update(self.task, label=label)
 
     def __enter__(self) -> "RunProgress":
         self.bar.__enter__()
@@ -69,3 +83,14 @@ class RunProgress:
 
     def __exit__(self, *exc: Any) -> None:
         self.bar.__exit__(*exc)
+
+
+@contextmanager
+def run_progress(games: int, show: bool = True) -> Iterator[RunProgress | None]:
+    """The bar of a command that plays ``games`` games, or None when it is not wanted (``show``
+    off: --quiet or --json) or stderr is not a terminal (a log file gets no bar frames)."""
+    if not show or not err.is_terminal:
+        yield None
+        return
+    with RunProgress(games) as bar:
+        yield bar

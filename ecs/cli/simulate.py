@@ -11,6 +11,7 @@ from typing import Any, Optional
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from battlesim.ecs.cli.app import (
     PLUGIN_OPTION,
@@ -129,8 +130,12 @@ def _print_summary(s: dict[str, Any], out: Optional[Path]) -> None:
     n = s["games"]
     t.add_row("games", f"{n:,}")
     for seat in range(2):
-        t.add_row(f"wins seat {seat} ({s['decks'][seat]})", f"{s['wins'][seat]:,}  ({s['wins'][seat] / n:.1%})")
+        lo, hi = s["win_rates_ci"][seat]
+        t.add_row(Text(f"wins seat {seat} ({s['decks'][seat]})"),
+                  f"{s['wins'][seat]:,}  ({s['win_rates'][seat]:.1%}  [95% CI {lo:.1%} - {hi:.1%}])")
     t.add_row("draws", f"{s['draws']:,}  ({s['draws'] / n:.1%})")
+    if s["params"]:
+        t.add_row("parameter overrides", Text(", ".join(f"{k}={v}" for k, v in s["params"].items())))
     if s["first_player_win_rate"] is not None:
         lo, hi = s["first_player_win_rate_ci"]
         t.add_row("first-player win rate (decided games)", f"{s['first_player_win_rate']:.1%}  [95% CI {lo:.1%} - {hi:.1%}]")

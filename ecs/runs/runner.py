@@ -397,9 +397,9 @@ def run_games(
     """Play ``games`` games (seeds ``seed`` .. ``seed + games - 1``) and return the games table,
     one row per game, sorted by seed. The notebook entry point::
 
-        from battlesim.ecs.runs.runner import run_games
-        t = run_games(20_000, decks=("red_vanguard", "green_grove"), workers=2)
-        t.to_pandas().groupby("first_player").winner.mean()
+        import battlesim
+        t = battlesim.run_games(20_000, decks=("red_vanguard", "green_grove"), workers=2)
+        t.group_by(["first_player", "winner"]).aggregate([("seed", "count")])  # pyarrow, no pandas
 
     Same arguments as ``battlesim simulate`` (``plugins``: its ``--plugin`` modules; ``decks_dir``:
     its ``--decks``); ``out`` also writes (and resumes, or with ``restart`` starts over) a run directory.
@@ -420,7 +420,12 @@ def run_games(
 
 
 def summarize(result: RunResult, config: RunConfig, decks: tuple[str, str]) -> dict[str, Any]:
-    """The run's headline numbers (the CLI's table and its ``--json`` object)."""
+    """The run's headline numbers (the CLI's table and its ``--json`` object).
+
+    Each deck's win rate (a draw is a non-win) carries its 95% Wilson interval, like the
+    first player's, so a reader sees at once whether a difference is more than the luck of
+    the draw; ``params`` echoes the ruleset parameter overrides (``--param``), so the JSON
+    alone says which rules the numbers are for."""
     t = result.tally
     n = t.games
     decided = t.wins[0] + t.wins[1]
@@ -431,7 +436,10 @@ def summarize(result: RunResult, config: RunConfig, decks: tuple[str, str]) -> d
         "seed": config.seed,
         "decks": list(decks),
         "agents": list(config.agents),
+        "params": dict(sorted(config.params.items())),
         "wins": list(t.wins),
+        "win_rates": [w / n if n else None for w in t.wins],
+        "win_rates_ci": [list(wilson(w, n)) if n else None for w in t.wins],
         "draws": t.draws,
         "first_player_wins": t.first_player_wins,
         "first_player_win_rate": t.first_player_wins / decided if decided else None,
