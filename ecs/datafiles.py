@@ -157,6 +157,11 @@ def explain(err: dict[str, Any], known_fields: Iterable[str] = ()) -> str:
         sign = {"greater_than_equal": ">=", "greater_than": ">", "less_than_equal": "<=", "less_than": "<"}[kind]
         bound = next(iter(ctx.values()), "?")
         return f"must be {sign} {bound}, got {shown}"
+    if kind == "string_pattern_mismatch":
+        return f"expected a name without control characters (tabs, newlines, escapes), got {shown}"
+    if kind in ("string_too_short", "string_too_long"):
+        n = ctx.get("min_length") if kind == "string_too_short" else ctx.get("max_length")
+        return f"expected {'at least' if kind == 'string_too_short' else 'at most'} {n} characters"
     if kind in ("too_short", "too_long"):
         lo, hi = ctx.get("min_length"), ctx.get("max_length")
         want = f"{'at least ' + str(lo) if kind == 'too_short' else 'at most ' + str(hi)}"

@@ -7,7 +7,7 @@ deck (lanes.md "Deck Building" and "Heroes").
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Sequence
 
@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from battlesim.components.keywords import KEYWORDS, STATUSES
 from battlesim.data import data_dir
-from battlesim.ecs.datafiles import DataError, fail, key_line, read_toml, validate
+from battlesim.ecs.datafiles import DataError, did_you_mean, fail, key_line, printable, read_toml, validate
 from battlesim.ecs.effects import EffectTable
 from battlesim.ecs.plugin import extend, plugins_summary
 from battlesim.ecs.world import Catalog
@@ -44,12 +44,19 @@ BOARD_TYPES = ("unit", "hero", "creep", "token")
 MAIN_DECK_TYPES = ("unit", "spell", "improvement")
 
 Faction = Literal["Red", "Blue", "Green", "Black"]
+KEYWORD_MAX = 1000
+NAME_MAX = 80
+# a name is printed in tables, logs and replays: no control characters (tabs, escapes, newlines)
+NAME_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]+$"
+# catalog ids are int16 (decks, hands and effects store them), and -1 means "none"
+MAX_CARDS = int(np.iinfo(np.int16).max)
 
 
 def _registered(kind: str, name: str) -> str:
     reg = {"trigger": EXECUTOR.triggers, "opcode": EXECUTOR.opcodes, "selector": EXECUTOR.selectors}[kind]
     if name not in reg:
-        raise ValueError(f"unknown {kind} {name!r}; known: {', '.join(reg)}; {plugins_summary()}")
+        raise ValueError(f"unknown {kind} {printable(name)!r}{did_you_mean(name, reg)}; known: {', '.join(reg)}; "
+                         f"{plugins_summary()}")
     return name
 
 
@@ -89,9 +96,9 @@ class EffectSpec(BaseModel):
                     and fname in REQUIRED_PARAMS.get(self.op, ()):
                 raise ValueError(f"op {self.op!r} needs {fname!r}")
         if self.status is not None and self.status not in STATUSES:
-            raise ValueError(f"unknown status {self.status!r}; known: {', '.join(STATUSES)}; {plugins_summary()}")
+            raise ValueError(f"unknown status {printable(self.status)!r}{did_you_mean(self.status, STATUSES)}; known: {', '.join(STATUSES)}; {plugins_summary()}")
         if self.keyword is not None and self.keyword not in KEYWORDS:
-            raise ValueError(f"unknown keyword {self.keyword!r}; known: {', '.join(KEYWORDS)}; {plugins_summary()}")
+            raise ValueError(f"unknown keyword {printable(self.keyword)!r}{did_you_mean(self.keyword, KEYWORDS)}; known: {', '.join(KEYWORDS)}; {plugins_summary()}")
         if self.op == "enchant_anchor":
             if (self.keyword is None) == (self.stat is None):
                 raise ValueError("enchant_anchor takes either a keyword (armor, retaliate, regeneration) or stat = 'attack'")
@@ -140,7 +147,7 @@ class CardSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=NAME_MAX, pattern=NAME_PATTERN)
     type: Literal["unit", "hero", "creep", "spell", "equipment", "improvement", "token"]
     faction: Faction | None = None
     rarity: Literal["Common", "Rare", "Epic", "Legendary"] = "Common"
@@ -204,10 +211,14 @@ class CardSpec(BaseModel):
             raise ValueError("equipment cannot grant 'shield' or 'rapid_deployment' (grant them with an on_equip effect)")
         for k, v in self.keywords.items():
             if k not in KEYWORDS:
-                raise ValueError(f"unknown keyword {k!r}; known: {', '.join(KEYWORDS)}; {plugins_summary()}")
+                raise ValueError(f"unknown keyword {printable(k)!r}{did_you_mean(k, KEYWORDS)}; known: "
+                                 f"{', '.join(KEYWORDS)}; {plugins_summary()}")
             if isinstance(v, bool) != (KEYWORDS[k].value == "tag"):
                 kind = "true/false" if KEYWORDS[k].value == "tag" else "a number"
-                raise ValueError(f"keyword {k!r} takes {kind}")
+                raise ValueError(f"keyword {k!r} takes {kind}, got {str(v).lower()}")
+            if not isinstance(v, bool) and not -KEYWORD_MAX <= v <= KEYWORD_MAX:
+                # stored as int16; far beyond any card, so a typo is caught rather than wrapped
+                raise ValueError(f"keyword {k!r} = {v}: expected a number from -{KEYWORD_MAX} to {KEYWORD_MAX}")
         return self
 
     @property
@@ -235,7 +246,7 @@ class DeckSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=NAME_MAX, pattern=NAME_PATTERN)
     description: str = ""
     heroes: list[str]
     creep: str
@@ -245,9 +256,9 @@ class DeckSpec(BaseModel):
     @field_validator("cards", "equipment")
     @classmethod
     def _positive(cls, v: dict[str, int]) -> dict[str, int]:
-        bad = [k for k, n in v.items() if n < 1]
+        bad = [k for k, n in v.items() if not 1 <= n <= 1000]
         if bad:
-            raise ValueError(f"card counts must be >= 1 (got {bad[0]!r} = {v[bad[0]]})")
+            raise ValueError(f"card counts must be 1 or more (got {printable(bad[0])!r} = {v[bad[0]]})")
         return v
 
 
@@ -271,13 +282,19 @@ class CardSet:
     decks: dict[str, Deck]
     cards_dir: Path
     decks_dir: Path
+    # deck files that did not load: their error is raised when the deck is asked for, so one
+    # bad deck file does not block the commands that do not use it
+    broken: dict[str, DataError] = field(default_factory=dict)
 
     def deck(self, deck_id: str) -> Deck:
+        if deck_id in self.broken:
+            raise self.broken[deck_id]
         try:
             return self.decks[deck_id]
         except KeyError:
             raise DataError(
-                f"unknown deck {deck_id!r}; available: {', '.join(sorted(self.decks))} ({plugins_summary()})"
+                f"unknown deck {printable(deck_id)!r}{did_you_mean(deck_id, self.decks)}; "
+                f"available: {', '.join(sorted(self.decks))} ({plugins_summary()})"
             ) from None
 
 
@@ -304,6 +321,8 @@ def load_cards(cards_dir: Path, extra_dirs: Sequence[Path] = ()) -> tuple[dict[s
             spec = validate(CardSpec, item, path, text, item=label)
             if spec.name in specs:
                 raise fail(path, text, spec.name, f"duplicate card name (also in {origin[spec.name]})")
+            if len(specs) >= MAX_CARDS - 1:  # one id is kept for the scenarios' inline unit
+                raise fail(path, text, spec.name, f"more than {MAX_CARDS - 1} cards: card ids are 16-bit")
             specs[spec.name] = spec
             origin[spec.name] = path
     for spec in specs.values():
@@ -313,7 +332,8 @@ def load_cards(cards_dir: Path, extra_dirs: Sequence[Path] = ()) -> tuple[dict[s
         for sig in spec.signature:
             s = specs.get(sig)
             if s is None:
-                raise fail(path, texts[path], spec.name, f"signature card {sig!r} is not defined")
+                raise fail(path, texts[path], spec.name, f"signature card {printable(sig)!r} is not defined"
+                                                         f"{did_you_mean(sig, specs)}")
             if s.type != "unit":
                 raise fail(path, texts[path], spec.name, f"signature card {sig!r} must be a unit")
             if s.faction != spec.faction:
@@ -327,7 +347,8 @@ def load_cards(cards_dir: Path, extra_dirs: Sequence[Path] = ()) -> tuple[dict[s
                 made = specs.get(eff.card)
                 path = origin[spec.name]
                 if made is None:
-                    raise fail(path, texts[path], spec.name, f"effect {eff.op!r} names unknown card {eff.card!r}")
+                    raise fail(path, texts[path], spec.name, f"effect {eff.op!r} names unknown card "
+                                                             f"{printable(eff.card)!r}{did_you_mean(eff.card, specs)}")
                 if made.type not in ("unit", "token", "creep"):
                     raise fail(path, texts[path], spec.name, f"{eff.op!r} can only make units or tokens, not {eff.card!r}")
     return specs, origin
@@ -408,7 +429,8 @@ def load_deck(path: Path, specs: dict[str, CardSpec], catalog: Catalog, params: 
         if card is None:
             line = key_line(text, name) if where == "cards" else None
             loc = f"{path}:{line}" if line else str(path)
-            raise DataError(f"{loc}: deck {spec.name!r}: unknown card {name!r} in {where}")
+            raise DataError(f"{loc}: deck {spec.name!r}: unknown card {printable(name)!r} in {where}"
+                            f"{did_you_mean(name, specs)}")
         wanted = (want,) if isinstance(want, str) else want
         if card.type not in wanted:
             raise bad(None, f"deck {spec.name!r}: {name!r} in {where} is a {card.type}, not a {' or '.join(wanted)}")
@@ -482,11 +504,17 @@ def load_card_set(
     specs[INLINE_CARD] = CardSpec(name=INLINE_CARD, type="token", health=1)
     catalog = compile_catalog(specs)
     decks: dict[str, Deck] = {}
+    broken: dict[str, DataError] = {}
+    seen: dict[str, Path] = {}
     for d, source in [(decks_dir, None), *((f.decks, f.source) for f in plugin_files if f.decks)]:
         if not d.is_dir():
             raise DataError(f"{d}: deck directory not found")
         for p in sorted(d.glob("*.toml")):
-            if p.stem in decks:
-                raise DataError(f"{p}: deck {p.stem!r} (plugin {source}) is already defined in {decks[p.stem].path}")
-            decks[p.stem] = load_deck(p, specs, catalog, params)
-    return CardSet(catalog, specs, decks, cards_dir, decks_dir)
+            if p.stem in seen:
+                raise DataError(f"{p}: deck {p.stem!r} (plugin {source}) is already defined in {seen[p.stem]}")
+            seen[p.stem] = p
+            try:
+                decks[p.stem] = load_deck(p, specs, catalog, params)
+            except DataError as e:
+                broken[p.stem] = e
+    return CardSet(catalog, specs, decks, cards_dir, decks_dir, broken)
