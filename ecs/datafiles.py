@@ -95,6 +95,11 @@ def did_you_mean(name: object, known: Iterable[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
+def a_or_an(word: str) -> str:
+    """``"a unit"``, ``"an improvement"``: messages read as sentences."""
+    return f"{'an' if word[:1].lower() in 'aeio' else 'a'} {word}"  # (u: "a unit", "a unique card")
+
+
 def line_of(text: str, name: str, key: str = "name") -> int | None:
     """1-based line where ``key = "name"`` appears in ``text`` (None if not found)."""
     pat = re.compile(rf'^\s*{re.escape(key)}\s*=\s*["\']{re.escape(name)}["\']', re.M)
@@ -112,17 +117,19 @@ def validate(model: type[M], raw: Any, path: Path, text: str = "", item: str | N
     try:
         return model.model_validate(raw, strict=True)
     except ValidationError as e:
-        errors = e.errors()
+        # a misspelled field shows up twice, as unknown and as missing: name the misspelling
+        errors = sorted(e.errors(), key=lambda x: x["type"] != "extra_forbidden")
         err = errors[0]
         loc = [p for p in err["loc"] if not (isinstance(p, str) and p in _UNION_ARMS)]
-        field = ".".join(str(p) for p in loc) or "(item)"
+        field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
         line = line_of(text, item) if item and text else None
         if line is None and loc and text:
             line = key_line(text, str(loc[-1] if err["type"] == "extra_forbidden" else loc[0]))
         what = f"{printable(item)!r}: " if item else ""
         more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
         message = explain(err, _fields_at(model, err["loc"][:-1]))
-        raise DataError(f"{_where(path, line)}: {what}field {printable(field)!r}: {message}{more}") from None
+        where = f"field {printable(field)!r}: " if field else ""  # (a rule over several fields has none)
+        raise DataError(f"{_where(path, line)}: {what}{where}{message}{more}") from None
 
 
 # pydantic names the arm of a union it tried ("int", "bool") in an error's location: not a field

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from battlesim.ecs.cli import balance, bench, catalog, scenario, simulate  # noqa: F401  (register the commands)
-from battlesim.ecs.cli.app import app
+import sys
 
-__all__ = ["app", "main"]
+from battlesim.ecs.cli.app import app, run
+
+__all__ = ["app", "main", "run"]
 
 
 def main() -> None:
-    app()
+    sys.exit(run())

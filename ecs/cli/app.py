@@ -94,3 +94,25 @@ def parse_pair(value: str, what: str) -> tuple[str, str]:
 
 def warn(message: str) -> None:
     say("warning:", "yellow", message)
+
+
+def run(argv: Optional[list[str]] = None) -> int:
+    """Run the command line on ``argv`` (default: ``sys.argv[1:]``) and return its exit status.
+
+    A usage error (``--games abc``, an unknown option or command) is one line on stderr, like
+    every other bad input, instead of click's usage box; ``--help`` and a bare ``battlesim``
+    still show the help."""
+    try:
+        status = app(args=argv, standalone_mode=False, prog_name="battlesim")
+    except typer.Abort:
+        say("interrupted", "bold red", "")
+        return 130
+    except typer.TyperException as e:
+        if type(e).__name__ == "NoArgsIsHelpError" or not hasattr(e, "format_message"):
+            e.show()  # type: ignore[attr-defined]
+            return int(getattr(e, "exit_code", 2))
+        ctx = getattr(e, "ctx", None)
+        where = ctx.command_path if ctx is not None else "battlesim"
+        say("error:", "bold red", f"{e.format_message()} (see `{where} --help`)")
+        return int(getattr(e, "exit_code", 2))
+    return status if isinstance(status, int) else 0

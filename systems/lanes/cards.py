@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from battlesim.components.keywords import KEYWORDS, STATUSES
 from battlesim.data import data_dir
-from battlesim.ecs.datafiles import DataError, did_you_mean, fail, key_line, printable, read_toml, validate
+from battlesim.ecs.datafiles import DataError, a_or_an, did_you_mean, fail, key_line, printable, read_toml, validate
 from battlesim.ecs.effects import EffectTable
 from battlesim.ecs.plugin import extend, plugins_summary
 from battlesim.ecs.world import Catalog
@@ -433,7 +433,8 @@ def load_deck(path: Path, specs: dict[str, CardSpec], catalog: Catalog, params: 
                             f"{did_you_mean(name, specs)}")
         wanted = (want,) if isinstance(want, str) else want
         if card.type not in wanted:
-            raise bad(None, f"deck {spec.name!r}: {name!r} in {where} is a {card.type}, not a {' or '.join(wanted)}")
+            raise bad(None, f"deck {spec.name!r}: {name!r} in {where} is {a_or_an(card.type)}, "
+                            f"not {' or '.join(a_or_an(t) for t in wanted)}")
         return card
 
     # lanes.md: "Each deck must include exactly 5 Hero cards in dedicated deck builder slots"

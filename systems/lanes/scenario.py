@@ -16,7 +16,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from battlesim.components.keywords import KEYWORDS, STATUSES
-from battlesim.ecs.datafiles import DataError, did_you_mean, printable, read_toml, validate
+from battlesim.ecs.datafiles import DataError, a_or_an, did_you_mean, printable, read_toml, validate
 from battlesim.ecs.decisions import PassAgent
 from battlesim.ecs.esper_bridge import component_class, load, snapshot
 from battlesim.ecs.plugin import plugins_summary
@@ -53,8 +53,8 @@ class Scenario:
                                 f"{did_you_mean(name, (n for n in cat.names if n != INLINE_CARD))}")
         kind = self.game.cards.specs[name].type
         if types and kind not in types:
-            raise ScenarioError(f"{self.path}: {where}: {printable(name)!r} is a {kind}, it cannot be {as_what} "
-                                f"(expected a {' or '.join(types)})")
+            raise ScenarioError(f"{self.path}: {where}: {printable(name)!r} is {a_or_an(kind)}, it cannot be {as_what} "
+                                f"(expected {' or '.join(a_or_an(t) for t in types)})")
         return cat.index[name]
 
     def _decks(self) -> tuple[str, str]:
