@@ -17,11 +17,10 @@ import sys
 import traceback
 from collections import Counter
 from contextlib import redirect_stderr, redirect_stdout
-from pathlib import Path
-
-import pytest
 
 import fuzz_inputs as fz
+import pytest
+
 from battlesim.ecs.cli import run
 from battlesim.ecs.datafiles import DataError
 
@@ -104,7 +103,7 @@ def test_every_malformed_input_gets_one_line_and_exit_2(cases):
         if problem:
             problems.append(f"[{case.kind}] {case.what}: {problem}")
     kinds = sorted({k for k, _ in tally})
-    print("\nfuzz (seed %d): " % SEED + "; ".join(
+    print(f"\nfuzz (seed {SEED}): " + "; ".join(
         f"{k}: " + ", ".join(f"{o} {tally[k, o]}" for o in ("refused", "accepted", "traceback") if tally[k, o])
         for k in kinds))
     assert len(cases) >= 300
@@ -136,7 +135,7 @@ def test_the_installed_command_prints_one_line(argv, tmp_path):
     # the real script, in a real process: stderr is one line, exit status 2
     env = {**os.environ, "COLUMNS": "80"}
     p = subprocess.run([sys.executable, "-m", "battlesim.ecs.cli", *argv], capture_output=True, text=True,
-                       timeout=120, cwd=tmp_path, env=env)
+                       timeout=120, check=False, cwd=tmp_path, env=env)
     assert p.returncode == 2, p.stderr
     assert len(p.stderr.strip().splitlines()) == 1, p.stderr
     assert p.stderr.startswith("error: ") and "Traceback" not in p.stderr

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from battlesim.ecs.cli import balance, bench, catalog, scenario, simulate  # noqa: F401  (register the commands)
 import sys
 
+from battlesim.ecs.cli import balance, bench, catalog, scenario, simulate  # noqa: F401  (register the commands)
 from battlesim.ecs.cli.app import app, run
 
 __all__ = ["app", "main", "run"]

@@ -16,7 +16,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from battlesim.components.keywords import KEYWORDS, STATUSES
-from battlesim.ecs.datafiles import DataError, a_or_an, did_you_mean, printable, read_toml, validate
+from battlesim.ecs.datafiles import a_or_an, did_you_mean, printable, read_toml, validate
 from battlesim.ecs.decisions import PassAgent
 from battlesim.ecs.esper_bridge import component_class, load, snapshot
 from battlesim.ecs.plugin import plugins_summary
