@@ -109,7 +109,8 @@ NUMBERS = [k for k, v in KEYWORDS.items() if v.value == "number"]
 def _mutate_card(rng: random.Random, card: dict[str, Any]) -> tuple[str, str | None]:
     """Break ``card`` in place; returns (what was done, text the message must contain)."""
     op = rng.choice(["wrong_type", "out_of_range", "misspelled_field", "missing", "bad_word", "flag_number",
-                     "number_flag", "unknown_keyword", "control_name", "bad_effect", "health_true"])
+                     "number_flag", "unknown_keyword", "control_name", "bad_effect", "health_true",
+                     "bad_ability"])
     if op == "wrong_type":
         f = rng.choice(["cost", "attack", "health", "tier", "gold", "duration"])
         card[f] = rng.choice(["3", 1.5, [1], {"a": 1}, True])
@@ -155,6 +156,12 @@ def _mutate_card(rng: random.Random, card: dict[str, Any]) -> tuple[str, str | N
             eff = {"trigger": "on_play", "op": misspell(rng, "damage"), "select": "chosen", "amount": 1}
         card["effects"] = [*card.get("effects", []), eff]
         return f"effect {eff}", "did you mean"
+    if op == "bad_ability":
+        eff = rng.choice([{"op": misspell(rng, "summon"), "card": "Restless Bones"},
+                          {"op": "damage", "select": misspell(rng, "all_enemies"), "amount": 1},
+                          {"op": "damage", "select": "chosen", "amount": "2"}])
+        card["ability"] = {"cooldown": 1, "effects": [eff]}
+        return f"ability effect {eff}", None
     card["health"] = True
     return "health = true", "true"
 
@@ -173,8 +180,8 @@ def card_case(rng: random.Random, tmp: Path, i: int) -> Case:
             (d / fname).write_text(dumps(content), encoding="utf-8")
         else:
             (d / fname).write_text((CARDS / fname).read_text(encoding="utf-8"), encoding="utf-8")
-    return Case("card file", f"{name} card {k}: {what}", argv=["simulate", "--cards", str(d), "--games", "1", "--quiet"],
-                hint=hint)
+    argv = ["simulate", "--cards", str(d), "--games", "1", "--quiet"]
+    return Case("card file", f"{name} card {k}: {what}", argv=argv, hint=hint)
 
 
 # ----------------------------------------------------------------------------- whole files
@@ -335,8 +342,8 @@ def scenario_case(rng: random.Random, tmp: Path, i: int) -> Case:
         units += [_inline(cell), _inline(cell)]
     elif op == "fourth_improvement":
         side, lane = rng.randrange(2), rng.randrange(3)
-        sc["improvements"] = [*sc.get("improvements", []),
-                              *({"side": side, "lane": lane, "card": rng.choice(types["improvement"])} for _ in range(4))]
+        four = [{"side": side, "lane": lane, "card": rng.choice(types["improvement"])} for _ in range(4)]
+        sc["improvements"] = [*sc.get("improvements", []), *four]
     elif op == "unit_as_improvement":
         sc["improvements"] = [*sc.get("improvements", []), {"side": 0, "lane": 0, "card": rng.choice(types["unit"])}]
     elif op == "spell_as_unit":

@@ -142,6 +142,24 @@ def test_more_cards_than_ids_allow(tmp_path, monkeypatch):
     assert f"more than {shipped} cards" in msg and "'Test Pikeman'" in msg and "16-bit" in msg
 
 
+def test_every_shipped_deck_loads(lanes):
+    # issue 12: "One bad deck file must not block commands that do not use it." A broken deck is
+    # only reported when used, so the shipped ones are checked here, all of them, at once
+    assert lanes.cards.broken == {}
+    assert set(lanes.deck_ids()) == {p.stem for p in (data_dir() / "decks" / "lanes").glob("*.toml")}
+
+
+def test_decks_names_a_broken_deck_file(tmp_path, monkeypatch, lanes):
+    # issue 12: "One bad deck file must not block commands that do not use it."
+    monkeypatch.setattr(lanes.cards, "broken", {"zz_bad": DataError("zz_bad.toml: deck 'Bad': needs 5 heroes")})
+    from battlesim.ecs.cli import catalog
+
+    monkeypatch.setattr(catalog, "load_game", lambda config: lanes)
+    status, out, err = cli("decks")
+    assert status == 0 and "red_vanguard" in out.split()
+    assert one_line(err) == "warning: deck 'zz_bad' cannot be used: zz_bad.toml: deck 'Bad': needs 5 heroes"
+
+
 # -- nonsense -------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("change, words", [

@@ -25,6 +25,8 @@ Lane = Annotated[int, Field(ge=0, le=LANES - 1)]
 Pos = Annotated[int, Field(ge=0, le=POSITIONS - 1)]
 Side = Literal[0, 1]
 Stacks = Annotated[int, Field(ge=0, le=STACKS_MAX)]
+# one side's mana pool per lane (lanes.md "Hero Abilities": mana comes from the lane's pool)
+LaneMana = Annotated[list[Annotated[int, Field(ge=0, le=100)]], Field(min_length=LANES, max_length=LANES)]
 
 
 def _keyword_values(keywords: dict[str, int | bool], where: str) -> None:
@@ -86,15 +88,16 @@ class ImprovementSpec(BaseModel):
 class PlayersSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    gold: list[Annotated[int, Field(ge=0, le=GOLD_MAX)]] = Field(default_factory=lambda: [0, 0], min_length=2, max_length=2)
+    gold: list[Annotated[int, Field(ge=0, le=GOLD_MAX)]] = Field(
+        default_factory=lambda: [0, 0], min_length=2, max_length=2)
     resources: list[Annotated[int, Field(ge=0, le=100)]] = Field(
         default_factory=lambda: [10, 10], min_length=2, max_length=2)
     initiative: Side = 0
-    lane_mana: list[Annotated[list[Annotated[int, Field(ge=0, le=100)]], Field(min_length=LANES, max_length=LANES)]] = Field(
-        default_factory=lambda: [[5, 5, 5], [5, 5, 5]], min_length=2, max_length=2)
+    lane_mana: list[LaneMana] = Field(default_factory=lambda: [[5, 5, 5], [5, 5, 5]], min_length=2, max_length=2)
     hand: list[list[str]] = Field(default_factory=lambda: [[], []], min_length=2, max_length=2)
     # lanes.md "Shop Tiers": tiers 1 to 5
-    shop_tier: list[Annotated[int, Field(ge=1, le=5)]] = Field(default_factory=lambda: [1, 1], min_length=2, max_length=2)
+    shop_tier: list[Annotated[int, Field(ge=1, le=5)]] = Field(
+        default_factory=lambda: [1, 1], min_length=2, max_length=2)
     # each player's equipment deck (default: their deck's)
     equipment: list[list[str]] | None = Field(None, min_length=2, max_length=2)
 
@@ -118,7 +121,8 @@ class Step(BaseModel):
         if self.target is not None:
             side, lane, pos = self.target
             if side not in (0, 1) or not 0 <= lane < LANES or not 0 <= pos < POSITIONS:
-                raise ValueError(f"target {self.target}: expected [side 0-1, lane 0-{LANES - 1}, pos 0-{POSITIONS - 1}]")
+                raise ValueError(f"target {self.target}: expected [side 0-1, lane 0-{LANES - 1}, "
+                                 f"pos 0-{POSITIONS - 1}]")
         return self
 
 
