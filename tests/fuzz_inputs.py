@@ -334,7 +334,8 @@ def scenario_case(rng: random.Random, tmp: Path, i: int) -> Case:
     ops = ["same_cell", "fourth_improvement", "unit_as_improvement", "spell_as_unit", "unit_as_equipment",
            "big_hand", "hero_in_hand", "negative_gold", "negative_stacks", "negative_timer", "shop_tier_0",
            "lane_mana_shape", "missing_deck", "one_deck", "expect_shape", "bad_buy", "bad_target", "flag_number",
-           "health_true", "six_heroes", "misspelled_key", "misspelled_step", "unknown_card", "off_board", "chain"]
+           "health_true", "six_heroes", "misspelled_key", "misspelled_step", "unknown_card", "off_board", "chain",
+           "above_max_health"]
     op = rng.choice(ops)
     hint = None
     if op == "same_cell":
@@ -384,6 +385,8 @@ def scenario_case(rng: random.Random, tmp: Path, i: int) -> Case:
         hint = "takes true/false"
     elif op == "health_true":
         units.append(_inline(_free_cell(sc, rng), health=True))
+    elif op == "above_max_health":
+        units.append(_inline(_free_cell(sc, rng), max_health=1))
     elif op == "six_heroes":
         heroes = rng.sample(types["hero"], 6)
         sc["units"] = [{"side": 0, "lane": k % 3, "pos": k // 3, "card": h} for k, h in enumerate(heroes)]

@@ -213,6 +213,66 @@ def test_printable_escapes_every_control_character():
     assert printable("Ærø — ok [x]") == "Ærø — ok [x]"
 
 
+# -- scenarios ------------------------------------------------------------------------------
+
+def _unit(side: int, lane: int, pos: int, more: str = "") -> str:
+    return f"[[units]]\nside = {side}\nlane = {lane}\npos = {pos}\nattack = 1\nhealth = 2\n{more}\n"
+
+
+def _improvement(card: str, more: str = "") -> str:
+    return f'[[improvements]]\nside = 0\nlane = 1\ncard = "{card}"\n{more}\n'
+
+
+SCENARIOS = [
+    # issue 12: "scenarios: two units in one cell"
+    (_unit(0, 1, 2) + _unit(0, 1, 2), "units[0] and units[1] both stand at side 0 lane 1 pos 2"),
+    # issue 12: "more units or heroes than slots"
+    ("".join(f'[[units]]\nside = 0\nlane = {k % 3}\npos = {k // 3}\ncard = "{h}"\n' for k, h in enumerate(
+        ["Morvane the Pale", "Lysandra Nightveil", "Draven Hollowcrown", "Ysolde Gravesinger", "Kethric Blackthorn",
+         "Ithra Tidecaller"])), "more than 5 heroes on side 0"),
+    (_unit(0, 3, 0), "field 'units[0].lane': must be <= 2, got 3"),
+    # issue 12: "an oversized hand"
+    ("[players]\nhand = [[" + ", ".join(['"Pale Acolyte"'] * 11) + "], []]\n", "11 cards, a hand holds at most 10"),
+    # issue 12: "missing decks"
+    ('decks = ["red_vangard", "blue_tide"]\n', "unknown deck 'red_vangard'; did you mean 'red_vanguard'?"),
+    ('decks = ["red_vanguard"]\n', "field 'decks': expected at least 2 items, got 1"),
+    # issue 12: "bad shop indices"
+    ('[[steps]]\ndo = "shop"\nbuy = [[3], []]\n', "field 'steps[0].buy[0][0]': must be <= 2, got 3"),
+    # issue 12: "an `[expect]` of the wrong shape"
+    ("[expect]\nunits = 5\n", "field 'expect.units': expected a list"),
+    ("[expect]\nunitz = 5\n", "field 'expect.unitz': unknown field; did you mean 'units'?"),
+    ("[[expect.units]]\nside = 0\n", "field 'expect.units[0].lane': missing"),
+    # issue 12: "a 4th improvement in a lane"
+    (_improvement("Altar of Bones") * 4, "improvements: 4 in side 0 lane 1, at most 3 per lane per player"),
+    # issue 12: "a lane mana table of the wrong shape"
+    ("[players]\nlane_mana = [[1, 2], [1, 2, 3]]\n", "field 'players.lane_mana[0]': expected at least 3 items"),
+    # issue 12: "nonsense: a unit or spell held as equipment or placed as an improvement"
+    (_unit(0, 0, 0, 'equipment = "Pale Acolyte"'), "'Pale Acolyte' is a unit, it cannot be held as equipment"),
+    (_unit(0, 0, 0, 'equipment = "Murder"'), "'Murder' is a spell, it cannot be held as equipment"),
+    (_improvement("Murder"), "'Murder' is a spell, it cannot be placed as an improvement"),
+    (_improvement("Pale Acolyte"), "'Pale Acolyte' is a unit, it cannot be placed as an improvement"),
+    # issue 12: "negative gold, stacks or timers"
+    ("[players]\ngold = [-5, 0]\n", "field 'players.gold[0]': must be >= 0, got -5"),
+    (_unit(0, 0, 0, "statuses = { stunned = -1 }"), "field 'units[0].statuses.stunned': must be >= 0, got -1"),
+    (_improvement("Altar of Bones", "timer = -2"), "field 'improvements[0].timer': must be >= 0, got -2"),
+    # issue 12: "a number for a flag keyword (`taunt = 5`), `health = true`, shop tier 0"
+    (_unit(0, 0, 0, "keywords = { taunt = 5 }"), "keyword 'taunt' takes true/false, got 5"),
+    (_unit(0, 0, 0).replace("health = 2", "health = true"), "field 'units[0].health': expected a whole number"),
+    ("[players]\nshop_tier = [0, 1]\n", "field 'players.shop_tier[0]': must be >= 1, got 0"),
+    (_unit(0, 0, 0, "max_health = 1"), "health 2 is above max_health 1"),
+]
+
+
+@pytest.mark.parametrize("body, words", SCENARIOS, ids=[w[:40] for _, w in SCENARIOS])
+def test_a_scenario_no_game_could_hold_is_refused(tmp_path, body, words):
+    f = tmp_path / "s.toml"
+    f.write_text('ruleset = "lanes"\nrule = "issue 12"\n' + body)
+    status, _, err = cli("scenario", str(f))
+    line = one_line(err)
+    assert status == 2 and str(f) in line
+    assert words in line, line
+
+
 # -- the command line -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("deck", ["[/x]", "battlesim[ray]", "[bold]red[/bold]"])

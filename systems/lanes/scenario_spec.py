@@ -61,6 +61,8 @@ class UnitSpec(BaseModel):
     def _inline_needs_stats(self) -> "UnitSpec":
         if self.card is None and (self.attack is None or self.health is None):
             raise ValueError("an inline unit (no 'card') needs 'attack' and 'health'")
+        if self.health is not None and self.max_health is not None and self.health > self.max_health:
+            raise ValueError(f"health {self.health} is above max_health {self.max_health}")
         _keyword_values(self.keywords, "keyword")
         return self
 
