@@ -137,7 +137,10 @@ def default_chunk(games: int, workers: int = 1) -> int:
 def resolve_decks(game: Game, config: RunConfig) -> tuple[str, str]:
     decks = tuple(config.decks or game.default_decks())
     known = game.deck_ids()
+    broken = getattr(getattr(game, "cards", None), "broken", {})  # deck files that did not validate
     for d in decks:
+        if d in broken:
+            raise broken[d]
         if d not in known:
             raise RunError(f"unknown deck {d!r}; available: {', '.join(known)} ({plugins_summary()})")
     return decks  # type: ignore[return-value]

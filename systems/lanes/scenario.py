@@ -60,6 +60,8 @@ class Scenario:
     def _decks(self) -> tuple[str, str]:
         known = self.game.deck_ids()
         for d in self.spec.decks or ():
+            if d in self.game.cards.broken:
+                raise self.game.cards.broken[d]
             if d not in known:
                 raise ScenarioError(f"{self.path}: decks: unknown deck {printable(d)!r}{did_you_mean(d, known)}; "
                                     f"available: {', '.join(known)}")
