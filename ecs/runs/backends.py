@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Any
 
+from battlesim.ecs.datafiles import DataError
 from battlesim.ecs.runs.chunks import CRASH_EXIT_CODE, ChunkOutput, ChunkPlayer, ChunkTask, RunSetup
 
 RAY_MISSING = "the ray backend needs Ray, which is not installed: pip install 'battlesim[ray]'"
@@ -35,6 +36,7 @@ class BackendError(ValueError):
 class Failure:
     message: str  # one line
     detail: str = ""  # traceback, if any
+    bad_data: bool = False  # a DataError (an effect chain that never quiets): the same on every retry
 
 
 def _one_line(exc: BaseException) -> str:
@@ -59,7 +61,7 @@ class InlineBackend:
         try:
             return task, self.player.play(task, in_process=True)
         except Exception as e:  # noqa: BLE001 - a chunk's failure is reported, then retried or not
-            return task, Failure(_one_line(e), traceback.format_exc())
+            return task, Failure(_one_line(e), traceback.format_exc(), isinstance(e, DataError))
 
     def close(self) -> None:
         self.queue.clear()
@@ -103,7 +105,7 @@ def _worker_main(conn, setup: RunSetup) -> None:  # pragma: no cover - runs in t
             out = player.play(task)
             msg: tuple = ("ok", out)
         except Exception as e:  # noqa: BLE001
-            msg = ("error", _one_line(e), traceback.format_exc())
+            msg = ("error", _one_line(e), traceback.format_exc(), isinstance(e, DataError))
         try:
             conn.send(msg)
         except (BrokenPipeError, OSError):
@@ -173,7 +175,7 @@ class ProcessBackend:
                         return task, msg[1]
                     if msg[0] == "init_error":  # the same for every worker: no point retrying
                         raise BackendError(f"a worker could not load the ruleset: {msg[1]}")
-                    return task, Failure(msg[1], msg[2])
+                    return task, Failure(msg[1], msg[2], bool(msg[3]))
             for w in busy:
                 if w.proc.sentinel in ready and not w.conn.poll():
                     return self._died(w)
@@ -257,7 +259,8 @@ class RayBackend:
             return task, self.ray.get(ref)
         except Exception as e:  # noqa: BLE001 - RayTaskError, WorkerCrashedError...
             cause = getattr(e, "cause", None)
-            return task, Failure(_one_line(cause if isinstance(cause, BaseException) else e), str(e))
+            err = cause if isinstance(cause, BaseException) else e
+            return task, Failure(_one_line(err), str(e), isinstance(err, DataError))
 
     def close(self) -> None:
         for ref in self.inflight:

@@ -291,6 +291,8 @@ def _execute(config: RunConfig, setup: RunSetup, chunk: int, rundir: RunDir | No
 
 def _retry(task: ChunkTask, failure: Failure, retries: int, rundir: RunDir | None,
            warn: Callable[[str], None] | None) -> ChunkTask:
+    if failure.bad_data:  # bad card data fails the same way every time: one line, no retry
+        raise RunError(failure.message.split(": ", 1)[-1])
     if task.attempt > retries:
         resume = f"; the shards already written in {rundir.root} are kept: run the same command again to resume" if rundir else ""
         raise ChunkFailed(
