@@ -414,6 +414,38 @@ def scenario_case(rng: random.Random, tmp: Path, i: int) -> Case:
     return Case("scenario file", f"{src.name}: {op}", argv=["scenario", str(path)], hint=hint)
 
 
+JUNK = [True, False, -1, 0, 7, 40000, -2**63, 2**63 - 1, 1.5, 1e308, "", "x", "[/x]", "\x1b[2J", [], [1], [[]], {},
+        {"a": 1}, "red_vanguard", "Normark Spearman", "combat"]
+
+
+def _leaves(v: Any, path: tuple = ()) -> list[tuple]:
+    out = [path] if path else []
+    if isinstance(v, dict):
+        for k, x in v.items():
+            out += _leaves(x, (*path, k))
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            out += _leaves(x, (*path, i))
+    return out
+
+
+def any_value_case(rng: random.Random, tmp: Path, i: int) -> Case:
+    """A shipped scenario with any one value replaced by any junk: it may happen to make sense
+    (exit 0), but it never gives a traceback, and when refused, one line."""
+    src = rng.choice(sorted(SCENARIOS.glob("*.toml")))
+    sc = tomllib.loads(src.read_text())
+    path = rng.choice(_leaves(sc))
+    value = rng.choice(JUNK)
+    node = sc
+    for p in path[:-1]:
+        node = node[p]
+    node[path[-1]] = value
+    f = tmp / f"junk{i}.toml"
+    f.write_text(dumps(sc), encoding="utf-8")
+    return Case("scenario value", f"{src.name}: {'.'.join(map(str, path))} = {value!r}", argv=["scenario", str(f)],
+                extra={"may_pass": True})
+
+
 # ----------------------------------------------------------------------------- the command line
 
 def cli_case(rng: random.Random, tmp: Path, i: int) -> Case:

@@ -83,7 +83,7 @@ class Scenario:
         g.hero_status[0] = 0
         for seat in range(2):
             if len(p.hand[seat]) > g.hand.shape[2]:
-                # lanes.md: "Maximum hand size: 10 cards"
+                # the ruleset's hand_limit (not in the rules text; docs/rules/lanes.md: a full hand burns draws)
                 raise ScenarioError(f"{self.path}: players.hand[{seat}]: {len(p.hand[seat])} cards, a hand holds at "
                                     f"most {g.hand.shape[2]}")
             for h, name in enumerate(p.hand[seat]):
