@@ -292,6 +292,13 @@ def test_warnings_print_user_text_as_is():
     assert one_line(err.getvalue()) == "warning: pip install 'battlesim[ray]' [/x]"
 
 
+@pytest.mark.parametrize("command, text", [("simulate", "'battlesim[ray]'"), ("scenario", "the file's [expect]")])
+def test_help_prints_brackets_as_written(command, text):
+    # issue 12: "`battlesim[ray]` prints as `battlesim`"
+    status, out, _ = cli(command, "--help")
+    assert status == 0 and text in " ".join(out.replace("│", " ").split())
+
+
 @pytest.mark.parametrize("argv, words", [
     (["simulate", "--games", "abc"], ["'--games'", "battlesim simulate --help"]),
     (["simulate", "--bogus"], ["--bogus"]),

@@ -25,7 +25,7 @@ from battlesim.ecs.runs.runner import (
 def scenario(
     file: Path = typer.Argument(..., help="A scenario file (TOML); see docs/scenarios.md."),
     as_json: bool = typer.Option(False, "--json", help="Print the resulting state as one JSON object."),
-    check: bool = typer.Option(False, "--check", help="Compare with the file's [expect]; exit 1 on a mismatch."),
+    check: bool = typer.Option(False, "--check", help="Compare with the file's \\[expect]; exit 1 on a mismatch."),
     plugin: list[str] = PLUGIN_OPTION,
 ) -> None:
     """Set up a board, run steps (combat, round start/end, shop, plays, abilities) and show the state.

@@ -52,7 +52,8 @@ def simulate_cmd(
         help=f"Games per batch (default {DEFAULT_CHUNK:,}; with workers, at most that, split evenly between them; when resuming, the run directory's). Changes speed and memory, never results."),
     out: Optional[Path] = typer.Option(None, help="Write Parquet shards (games and cards tables, one per chunk) to this run directory; rerunning resumes."),
     workers: int = typer.Option(1, "--workers", "-w", help="Local worker processes (1: play in this process). With --backend ray and no --address: the local Ray's CPUs."),
-    backend: str = typer.Option("local", help="local (this machine) or ray (pip install 'battlesim[ray]')."),
+    # (help texts are rich markup: \\[ keeps "[ray]" from being read as a style)
+    backend: str = typer.Option("local", help="local (this machine) or ray (pip install 'battlesim\\[ray]')."),
     address: Optional[str] = typer.Option(None, help="Ray cluster to join (--backend ray), e.g. auto or ray://head:10001."),
     retries: int = typer.Option(DEFAULT_RETRIES, help="Times a failing chunk is played again before the run stops."),
     as_json: bool = typer.Option(False, "--json", help="Print exactly one JSON object on stdout instead of the table."),
