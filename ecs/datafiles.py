@@ -120,11 +120,11 @@ def validate(model: type[M], raw: Any, path: Path, text: str = "", item: str | N
         # a misspelled field shows up twice, as unknown and as missing: name the misspelling
         errors = sorted(e.errors(), key=lambda x: x["type"] != "extra_forbidden")
         err = errors[0]
-        loc = [p for p in err["loc"] if not (isinstance(p, str) and p in _UNION_ARMS)]
+        loc = [p for p in err["loc"] if not _is_arm(p)]
         field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
         line = line_of(text, item) if item and text else None
         if line is None and loc and text:
-            line = key_line(text, str(loc[-1] if err["type"] == "extra_forbidden" else loc[0]))
+            line = locate(text, loc)
         what = f"{printable(item)!r}: " if item else ""
         more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
         message = explain(err, _fields_at(model, err["loc"][:-1]))
@@ -132,8 +132,38 @@ def validate(model: type[M], raw: Any, path: Path, text: str = "", item: str | N
         raise DataError(f"{_where(path, line)}: {what}{where}{message}{more}") from None
 
 
-# pydantic names the arm of a union it tried ("int", "bool") in an error's location: not a field
-_UNION_ARMS = {"int", "bool", "str", "float", "list[int]", "list[str]", "dict[str,int]"}
+# pydantic names the arm of a union it tried ("int", "bool", "list[str]") in an error's location
+_UNION_ARMS = {"int", "bool", "str", "float"}
+_ARM = re.compile(r"^(function-[a-z-]+|literal|list|dict|tuple|set|constrained-[a-z]+)\[")
+
+
+def _is_arm(part: object) -> bool:
+    return isinstance(part, str) and (part in _UNION_ARMS or bool(_ARM.match(part)))
+
+
+def locate(text: str, loc: list) -> int | None:
+    """1-based line of the value at ``loc`` (``["units", 3, "health"]``) in TOML ``text``:
+    the 4th ``[[units]]`` table, then its ``health = ...`` line; as deep as can be found."""
+    start, line = 0, None
+    for k, part in enumerate(loc):
+        if not isinstance(part, str):
+            continue
+        key = re.escape(part)
+        nxt = loc[k + 1] if k + 1 < len(loc) else None
+        if isinstance(nxt, int):  # an array of tables: its (nxt+1)-th header
+            heads = list(re.finditer(rf"^\s*\[\[\s*([\w.-]+\.)?{key}\s*\]\]", text[start:], re.M))
+            if len(heads) > nxt:
+                start += heads[nxt].start()
+                line = text.count("\n", 0, start) + 1
+                continue
+            if heads:
+                break
+        m = re.search(rf'^\s*(\[\s*([\w.-]+\.)?{key}\s*\]|["\']?{key}["\']?\s*=)', text[start:], re.M)
+        if m is None:
+            break
+        start += m.start()
+        line = text.count("\n", 0, start) + 1
+    return line
 
 _EXPECTED = {
     "int_type": "a whole number", "int_parsing": "a whole number", "int_from_float": "a whole number",

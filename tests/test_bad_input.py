@@ -273,6 +273,18 @@ def test_a_scenario_no_game_could_hold_is_refused(tmp_path, body, words):
     assert words in line, line
 
 
+def test_a_scenario_error_names_the_line_of_the_value(tmp_path):
+    # issue 12: "Messages: file and line, ..., the field"
+    f = tmp_path / "s.toml"
+    second = _unit(0, 0, 1).replace("health = 2", "health = true")
+    text = ('ruleset = "lanes"\nrule = "issue 12"\n' + _unit(0, 0, 0) + second
+            + "[expect]\nunits = [{ side = 0, lane = 0, pos = 0, health = 2 }]\n")
+    f.write_text(text)
+    line = text.split("\n").index("health = true") + 1
+    status, _, err = cli("scenario", str(f))
+    assert status == 2 and f"{f}:{line}: field 'units[1].health'" in one_line(err)
+
+
 # -- the command line -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("deck", ["[/x]", "battlesim[ray]", "[bold]red[/bold]"])
