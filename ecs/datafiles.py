@@ -123,7 +123,9 @@ def validate(model: type[M], raw: Any, path: Path, text: str = "", item: str | N
         loc = [p for p in err["loc"] if not _is_arm(p)]
         field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
         line = line_of(text, item) if item and text else None
-        if line is None and loc and text:
+        if line is not None and loc:
+            line = _line_in_item(text, line, loc)
+        elif line is None and loc and text:
             line = locate(text, loc)
         what = f"{printable(item)!r}: " if item else ""
         more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
@@ -139,6 +141,16 @@ _ARM = re.compile(r"^(function-[a-z-]+|literal|list|dict|tuple|set|constrained-[
 
 def _is_arm(part: object) -> bool:
     return isinstance(part, str) and (part in _UNION_ARMS or bool(_ARM.match(part)))
+
+
+def _line_in_item(text: str, line: int, loc: list) -> int:
+    """The line of field ``loc`` inside the table whose ``name = ...`` is on ``line`` (that line
+    when the field is not written there: a missing field)."""
+    lines = text.split("\n")
+    first = next((i for i in range(line - 1, -1, -1) if lines[i].lstrip().startswith("[")), line - 1)
+    last = next((i for i in range(line, len(lines)) if lines[i].lstrip().startswith("[")), len(lines))
+    inner = locate("\n".join(lines[first + 1:last]), loc)
+    return first + 1 + inner if inner is not None else line
 
 
 def locate(text: str, loc: list) -> int | None:

@@ -180,8 +180,10 @@ def test_nonsense_values_are_refused(tmp_path, change, words):
 def test_messages_name_file_line_card_field_and_suggest(tmp_path):
     # issue 12: "Messages: file and line, the card, the field, what was expected, in the project's
     # words (not pydantic's), with a "did you mean" for misspelled names."
-    msg = card_error(tmp_path, UNIT.replace("health = 3", "helth = 3"))
-    assert "zz_test.toml:3:" in msg and "'Test Pikeman'" in msg and "field 'helth'" in msg
+    text = UNIT.replace("health = 3", "helth = 3")
+    msg = card_error(tmp_path, text)
+    line = text.split("\n").index("helth = 3") + 1  # the field's own line
+    assert f"zz_test.toml:{line}:" in msg and "'Test Pikeman'" in msg and "field 'helth'" in msg
     assert "did you mean 'health'?" in msg and "Extra inputs" not in msg
     msg = card_error(tmp_path, UNIT.replace("health = 3", "health = 3\nkeywords = { tuant = true }"))
     assert "did you mean 'taunt'?" in msg
