@@ -17,6 +17,8 @@ from typing import Callable
 
 import numpy as np
 
+from battlesim.ecs.datafiles import DataError
+
 
 @dataclass(frozen=True)
 class Trigger:
@@ -207,8 +209,10 @@ class EffectTable:
         return m
 
 
-class EffectDepthError(RuntimeError):
-    pass
+class EffectDepthError(DataError):
+    """Effects that keep triggering each other (a card set whose chain never quiets): the card
+    files are at fault, not the engine, so it is reported like bad data, in one line naming the
+    game's seed and the card whose effect went one level too deep."""
 
 
 class Executor:
@@ -326,9 +330,12 @@ class Executor:
         self.depth += 1
         try:
             if self.depth > self.max_depth:
+                names = getattr(getattr(w, "catalog", None), "names", None)
+                card = int(ctx.card[0])
+                what = repr(names[card]) if names is not None and 0 <= card < len(names) else f"#{card}"
                 raise EffectDepthError(
-                    f"effects still triggering each other after {self.max_depth} levels "
-                    f"(trigger {trigger!r}, game with seed {int(w.seeds[ctx.game[0]])})"
+                    f"game with seed {int(w.seeds[ctx.game[0]])}: card {what}: effects still triggering each "
+                    f"other after {self.max_depth} levels (trigger {trigger!r}); a chain of effects must end"
                 )
             ops, sels = self._lists()
             slots, groups, pairs, amounts = table.program(tid)

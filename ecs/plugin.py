@@ -464,19 +464,25 @@ def load_plugins(modules: list[str] | tuple[str, ...] = (), entry_points_too: bo
 
 
 def _load_module(spec: str) -> PluginInfo | None:
+    """Import one ``--plugin``: a module by import path, or a ``.py`` file or package folder by
+    its path. A path's folder goes at the *end* of ``sys.path`` (for the plugin's own sibling
+    imports) and the plugin itself is loaded from its file: a folder put first would let any
+    stray file in it (a ``matplotlib.py`` next to the plugin) shadow an installed module."""
     name, path = _module_name(spec)
     if name in _LOADED:
         return None
-    if path is not None and str(path) not in sys.path:
-        sys.path.insert(0, str(path))
-    elif path is None and "" not in sys.path and str(Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))  # console scripts do not put the working directory there
+    where = str(path.parent) if path is not None else str(Path.cwd())
+    if where not in sys.path and (path is not None or "" not in sys.path):
+        sys.path.append(where)  # console scripts do not put the working directory there
     with _declaring(name):
         try:
-            if importlib.util.find_spec(name) is None:
-                raise PluginError(f"--plugin {spec}: no module {name!r} on the import path (sys.path); "
-                                  f"give an importable module name or a path to a .py file")
-            importlib.import_module(name)
+            if path is not None:
+                _import_file(name, path)
+            else:
+                if importlib.util.find_spec(name) is None:
+                    raise PluginError(f"--plugin {spec}: no module {name!r} on the import path (sys.path); "
+                                      f"give an importable module name or a path to a .py file")
+                importlib.import_module(name)
         except PluginError:
             raise
         except Exception as e:  # noqa: BLE001
@@ -485,13 +491,35 @@ def _load_module(spec: str) -> PluginInfo | None:
     return info
 
 
+def _import_file(name: str, path: Path) -> None:
+    """Import the module or package at ``path`` as ``name``, whatever ``sys.path`` holds."""
+    init = path / "__init__.py" if path.is_dir() else path
+    have = sys.modules.get(name)
+    if have is not None:
+        if Path(getattr(have, "__file__", "") or "").resolve() == init.resolve():
+            return
+        raise PluginError(f"--plugin {path}: a module named {name!r} is already imported "
+                          f"({getattr(have, '__file__', None) or 'built in'}); rename the plugin file")
+    locations = [str(path)] if path.is_dir() else None
+    spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=locations)
+    if spec is None or spec.loader is None:
+        raise PluginError(f"--plugin {path}: cannot be imported as a module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+
+
 def _module_name(spec: str) -> tuple[str, Path | None]:
-    """``pkg.mod`` -> (``pkg.mod``, None); ``dir/mod.py`` or ``dir/pkg`` -> (``mod``, dir)."""
+    """``pkg.mod`` -> (``pkg.mod``, None); ``dir/mod.py`` or ``dir/pkg`` -> (``mod``, its resolved path)."""
     p = Path(spec)
     if spec.endswith(".py") or (p.is_dir() and (p / "__init__.py").exists()):
-        if not p.exists():
+        if not p.is_file() and not p.is_dir():
             raise PluginError(f"--plugin {spec}: no such file")
-        return (p.stem if p.suffix == ".py" else p.name), p.resolve().parent
+        return (p.stem if p.suffix == ".py" else p.name), p.resolve()
     return spec, None
 
 

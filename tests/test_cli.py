@@ -197,7 +197,7 @@ def test_scenario_command_prints_state_and_checks_expectations(tmp_path):
 @pytest.mark.parametrize("body, message", [
     ('[[units]]\nside = 0\nlane = 0\npos = 0\ncard = "Nope"\n', "unknown card 'Nope'"),
     ('[[units]]\nside = 0\nlane = 0\npos = 0\nattack = 1\nhealth = 1\nkeywords = { flying = true }\n', "unknown keyword 'flying'"),
-    ('[[steps]]\ndo = "dance"\n', "steps.0.do"),
+    ('[[steps]]\ndo = "dance"\n', "steps[0].do"),
 ])
 def test_scenario_bad_input_is_one_line(tmp_path, body, message):
     f = tmp_path / "s.toml"

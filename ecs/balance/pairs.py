@@ -49,7 +49,10 @@ def resolve_deck_list(spec: str | None, ruleset: str = "lanes", cards_dir: str |
         decks = known
     else:
         decks = [d.strip() for d in spec.split(",") if d.strip()]
+        broken = getattr(getattr(game, "cards", None), "broken", {})  # deck files that did not validate
         for d in decks:
+            if d in broken:
+                raise broken[d]
             if d not in known:
                 raise RunError(f"unknown deck {d!r}; available: {', '.join(known)}")
         if len(set(decks)) != len(decks):

@@ -143,8 +143,12 @@ def check_points(spec: BalanceSpec, grid: Sequence[dict[str, Any]]) -> None:
     error names the point."""
     for params in grid:
         try:
-            load_game(RunConfig(ruleset=spec.ruleset, params={**spec.params, **params}, cards_dir=spec.cards_dir,
-                                decks_dir=spec.decks_dir))
+            game = load_game(RunConfig(ruleset=spec.ruleset, params={**spec.params, **params},
+                                       cards_dir=spec.cards_dir, decks_dir=spec.decks_dir))
+            broken = getattr(getattr(game, "cards", None), "broken", {})  # decks these parameters make illegal
+            for d in spec.decks:
+                if d in broken:
+                    raise broken[d]
         except (RunError, ValueError) as e:
             raise SweepError(f"--param {point_name(params)}: {e}") from None
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+
 from battlesim.ecs.cli import balance, bench, catalog, scenario, simulate  # noqa: F401  (register the commands)
 from battlesim.ecs.cli import compile as _compile  # noqa: F401  (battlesim compile)
-from battlesim.ecs.cli.app import app
+from battlesim.ecs.cli.app import app, run
 
-__all__ = ["app", "main"]
+__all__ = ["app", "main", "run"]
 
 
 def main() -> None:
-    app()
+    sys.exit(run())

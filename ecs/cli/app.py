@@ -12,7 +12,9 @@ from typing import Any, NoReturn, Optional
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
+from battlesim.ecs.datafiles import printable
 from battlesim.ecs.runs.runner import (
     ChunkFailed,
 )
@@ -53,8 +55,17 @@ PLUGIN_OPTION = typer.Option(
 )
 
 
-def fail(message: str) -> None:
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+def say(label: str, style: str, message: str, sep: str = " ") -> None:
+    """One line on stderr: a styled label, then ``message`` as plain text. The message holds
+    user text (deck names, paths, card names), so it is never read as rich markup
+    (``--deck '[/x]'``, ``battlesim[ray]``) and its control characters are shown escaped."""
+    line = Text(label, style=style)
+    line.append(sep + printable(str(message)))
+    err.print(line, highlight=False, soft_wrap=True, emoji=False, markup=False)
+
+
+def fail(message: str) -> NoReturn:
+    say("error:", "bold red", message)
     raise typer.Exit(2)
 
 
@@ -63,11 +74,11 @@ def stop_run(e: BaseException, out: Optional[Path], kept: str) -> NoReturn:
     its seed range named), Ctrl-C (exit 130; what was written stays for a resume) or bad input
     (exit 2, one line)."""
     if isinstance(e, ChunkFailed):
-        err.print(f"[bold red]run stopped:[/] {e}", highlight=False, soft_wrap=True)
+        say("run stopped:", "bold red", str(e))
         raise typer.Exit(1)
     if isinstance(e, KeyboardInterrupt):
         resume = f"; the {kept} written in {out} are kept: run the same command again to resume" if out else ""
-        err.print(f"[bold red]interrupted[/]{resume}", highlight=False, soft_wrap=True)
+        say("interrupted", "bold red", resume, sep="")
         raise typer.Exit(130)
     fail(str(e))
     raise typer.Exit(2)  # (fail raises it already)
@@ -99,4 +110,26 @@ def parse_pair(value: str, what: str) -> tuple[str, str]:
 
 
 def warn(message: str) -> None:
-    err.print(f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True)
+    say("warning:", "yellow", message)
+
+
+def run(argv: Optional[list[str]] = None) -> int:
+    """Run the command line on ``argv`` (default: ``sys.argv[1:]``) and return its exit status.
+
+    A usage error (``--games abc``, an unknown option or command) is one line on stderr, like
+    every other bad input, instead of click's usage box; ``--help`` and a bare ``battlesim``
+    still show the help."""
+    try:
+        status = app(args=argv, standalone_mode=False, prog_name="battlesim")
+    except typer.Abort:
+        say("interrupted", "bold red", "")
+        return 130
+    except typer.TyperException as e:
+        if type(e).__name__ == "NoArgsIsHelpError" or not hasattr(e, "format_message"):
+            e.show()  # type: ignore[attr-defined]
+            return int(getattr(e, "exit_code", 2))
+        ctx = getattr(e, "ctx", None)
+        where = ctx.command_path if ctx is not None else "battlesim"
+        say("error:", "bold red", f"{e.format_message()} (see `{where} --help`)")
+        return int(getattr(e, "exit_code", 2))
+    return status if isinstance(status, int) else 0

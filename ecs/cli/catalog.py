@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from battlesim.ecs.cli.app import PLUGIN_OPTION, app, fail
+from battlesim.ecs.cli.app import PLUGIN_OPTION, app, fail, warn
 from battlesim.ecs.datafiles import DataError
 from battlesim.ecs.decisions import agent_names
 from battlesim.ecs.runs.runner import (
@@ -39,6 +39,9 @@ def decks(ruleset: str = typer.Option("lanes", help="Rule system."),
         return
     for d in game.deck_ids():
         typer.echo(d)
+    # a deck file that does not validate is left out, and said so (it fails only where it is used)
+    for name, e in sorted(getattr(getattr(game, "cards", None), "broken", {}).items()):
+        warn(f"deck {name!r} cannot be used: {e}")
 
 
 @app.command()

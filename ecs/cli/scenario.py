@@ -10,9 +10,10 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from battlesim.ecs.cli.app import PLUGIN_OPTION, UserError, app, err, fail
-from battlesim.ecs.datafiles import DataError
+from battlesim.ecs.cli.app import PLUGIN_OPTION, UserError, app, fail, say
+from battlesim.ecs.datafiles import DataError, printable, read_toml
 from battlesim.ecs.runs.runner import (
     RunConfig,
     RunError,
@@ -24,30 +25,25 @@ from battlesim.ecs.runs.runner import (
 def scenario(
     file: Path = typer.Argument(..., help="A scenario file (TOML); see docs/scenarios.md."),
     as_json: bool = typer.Option(False, "--json", help="Print the resulting state as one JSON object."),
-    check: bool = typer.Option(False, "--check", help="Compare with the file's [expect]; exit 1 on a mismatch."),
+    check: bool = typer.Option(False, "--check", help="Compare with the file's \\[expect]; exit 1 on a mismatch."),
     plugin: list[str] = PLUGIN_OPTION,
 ) -> None:
     """Set up a board, run steps (combat, round start/end, shop, plays, abilities) and show the state.
 
     Lets a designer check any rule or card by hand; the same files are the rules tests.
     """
-    import tomllib
-
     try:
-        try:
-            ruleset = tomllib.loads(file.read_text(encoding="utf-8")).get("ruleset", "lanes")
-        except OSError as e:
-            raise DataError(f"{file}: cannot read file: {e.strerror or e}") from None
-        except tomllib.TOMLDecodeError as e:
-            raise DataError(f"{file}: invalid TOML: {e}") from None
-        game = load_game(RunConfig(ruleset=str(ruleset), plugins=tuple(plugin)))
+        raw, _ = read_toml(file)
+        ruleset = raw.get("ruleset", "lanes")
+        if not isinstance(ruleset, str):
+            raise DataError(f"{file}: field 'ruleset': expected text in quotes, e.g. \"lanes\"")
+        game = load_game(RunConfig(ruleset=ruleset, plugins=tuple(plugin)))
         if not hasattr(game, "scenario"):
             raise UserError(f"ruleset {ruleset!r} has no scenarios")
         sc = game.scenario(file)
         state = sc.run()
     except (UserError, RunError, DataError) as e:
         fail(str(e))
-        return
     if as_json:
         sys.stdout.write(json.dumps(state) + "\n")
     else:
@@ -55,7 +51,7 @@ def scenario(
     if check:
         diffs = sc.check(state)
         for d in diffs:
-            err.print(f"[bold red]mismatch:[/] {d}", highlight=False, soft_wrap=True)
+            say("mismatch:", "bold red", d)
         if not as_json:
             Console().print("[green]matches \\[expect][/]" if not diffs else f"[red]{len(diffs)} mismatch(es)[/]")
         if diffs:
@@ -63,7 +59,7 @@ def scenario(
 
 
 def _print_state(state: dict[str, Any]) -> None:
-    console = Console()
+    console = Console(markup=False, emoji=False, highlight=False)
     head = f"round {state['round']}   gold {state['gold']}   resources {state['resources']}"
     if state.get("winner") is not None:
         head += f"   winner: side {state['winner']}"
@@ -84,8 +80,9 @@ def _print_state(state: dict[str, Any]) -> None:
         kw = ", ".join(k if v is True else f"{k} {v}" for k, v in x["keywords"].items())
         st = ", ".join(f"{k} {v}" for k, v in x["statuses"].items())
         name = x["name"] + (" (hero)" if x.get("hero") else "") + (f" [{x['equipment']}]" if x.get("equipment") else "")
-        u.add_row(str(x["side"]), str(x["lane"]), str(x["pos"]), name, str(x["attack"]),
-                  f"{x['health']}/{x['max_health']}", kw, st)
+        u.add_row(*(Text(printable(c)) for c in (str(x["side"]), str(x["lane"]), str(x["pos"]), name,
+                                                  str(x["attack"]), f"{x['health']}/{x['max_health']}", kw, st)))
     console.print(u)
     if state.get("improvements"):
-        console.print("improvements: " + ", ".join(f"{i['name']} (side {i['side']}, lane {i['lane']})" for i in state["improvements"]))
+        console.print(printable("improvements: " + ", ".join(f"{i['name']} (side {i['side']}, lane {i['lane']})"
+                                                             for i in state["improvements"])))

@@ -56,7 +56,8 @@ def simulate_cmd(
     out: Optional[str] = typer.Option(None, help="Write Parquet shards (games and cards tables, one per chunk) to this run directory; rerunning resumes."),
     restart: bool = typer.Option(False, "--restart", help="Empty the --out run directory and start the run over (when its options or any card, deck, ruleset or plugin file changed)."),
     workers: int = typer.Option(1, "--workers", "-w", help="Local worker processes (1: play in this process). With --backend ray and no --address: the local Ray's CPUs."),
-    backend: str = typer.Option("local", help="local (this machine) or ray (pip install 'battlesim[ray]')."),
+    # (help texts are rich markup: \\[ keeps "[ray]" from being read as a style)
+    backend: str = typer.Option("local", help="local (this machine) or ray (pip install 'battlesim\\[ray]')."),
     address: Optional[str] = typer.Option(None, help="Ray cluster to join (--backend ray), e.g. auto or ray://head:10001."),
     retries: int = typer.Option(DEFAULT_RETRIES, help="Times a failing chunk is played again before the run stops."),
     chunk_timeout: Optional[float] = typer.Option(

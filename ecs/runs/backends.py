@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Any
 
+from battlesim.ecs.datafiles import DataError
 from battlesim.ecs.runs.chunks import ChunkOutput, ChunkPlayer, ChunkTask, RunSetup, one_line
 
 RAY_MISSING = "the ray backend needs Ray, which is not installed: pip install 'battlesim[ray]'"
@@ -43,11 +44,12 @@ class Failure:
     message: str  # one line
     detail: str = ""  # traceback, if any
     fatal: bool = False  # retrying cannot help (a full disk): stop the run at once
+    bad_data: bool = False  # a DataError (an effect chain that never quiets): the same on every retry
 
 
 def failure_of(exc: BaseException) -> Failure:
     return Failure(one_line(exc), traceback.format_exc(),
-                   fatal=isinstance(exc, OSError) and exc.errno in DISK_ERRNOS)
+                   fatal=isinstance(exc, OSError) and exc.errno in DISK_ERRNOS, bad_data=isinstance(exc, DataError))
 
 
 def _timeout_failure(timeout: float) -> Failure:
@@ -117,7 +119,7 @@ def _worker_main(conn, setup: RunSetup) -> None:  # pragma: no cover - runs in t
             msg: tuple = ("ok", out)
         except Exception as e:  # noqa: BLE001
             f = failure_of(e)
-            msg = ("error", f.message, f.detail, f.fatal)
+            msg = ("error", f.message, f.detail, f.fatal, f.bad_data)
         try:
             conn.send(msg)
         except (BrokenPipeError, OSError):
@@ -198,7 +200,7 @@ class ProcessBackend:
                         return task, msg[1]
                     if msg[0] == "init_error":  # the same for every worker: no point retrying
                         raise BackendError(f"a worker could not load the ruleset: {msg[1]}")
-                    return task, Failure(msg[1], msg[2], msg[3])
+                    return task, Failure(msg[1], msg[2], msg[3], msg[4])
             for w in busy:
                 if w.proc.sentinel in ready and not w.conn.poll():
                     return self._died(w)
@@ -298,7 +300,7 @@ class RayBackend:
             cause = getattr(e, "cause", None)
             if isinstance(cause, BaseException):
                 f = failure_of(cause)
-                return task, Failure(f.message, str(e), f.fatal)
+                return task, Failure(f.message, str(e), f.fatal, f.bad_data)
             return task, Failure(one_line(e), str(e))
 
     def close(self) -> None:

@@ -152,7 +152,10 @@ def default_chunk(games: int, workers: int = 1) -> int:
 def resolve_decks(game: Game, config: RunConfig) -> tuple[str, str]:
     decks = tuple(config.decks or game.default_decks())
     known = game.deck_ids()
+    broken = getattr(getattr(game, "cards", None), "broken", {})  # deck files that did not validate
     for d in decks:
+        if d in broken:
+            raise broken[d]
         if d not in known:
             raise RunError(f"unknown deck {d!r}; available: {', '.join(known)} ({plugins_summary()})")
     return decks  # type: ignore[return-value]
@@ -354,6 +357,8 @@ def _stopped(task: ChunkTask, failure: Failure, rundir: RunDir | None) -> ChunkF
 
 def _retry(task: ChunkTask, failure: Failure, retries: int, rundir: RunDir | None,
            warn: Callable[[str], None] | None) -> ChunkTask:
+    if failure.bad_data:  # bad card data fails the same way every time: one line, no retry
+        raise RunError(failure.message.split(": ", 1)[-1])
     if failure.fatal:
         raise _stopped(task, failure, rundir)
     resume = f"; the shards already written in {rundir.root} are kept: run the same command again to resume" if rundir else ""

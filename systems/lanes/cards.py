@@ -7,7 +7,7 @@ deck (lanes.md "Deck Building" and "Heroes").
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Sequence
 
@@ -16,16 +16,24 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from battlesim.components.keywords import KEYWORDS, STATUSES
 from battlesim.data import data_dir
-from battlesim.ecs.datafiles import DataError, fail, key_line, read_toml, validate
+from battlesim.ecs.datafiles import (
+    DataError,
+    a_or_an,
+    did_you_mean,
+    fail,
+    key_line,
+    printable,
+    read_toml,
+    validate,
+)
 from battlesim.ecs.effects import EffectTable
 from battlesim.ecs.plugin import extend, plugins_summary
 from battlesim.ecs.world import Catalog
 from battlesim.systems.lanes import opcodes as _opcodes  # noqa: F401  (register the vocabulary)
 from battlesim.systems.lanes import selectors as _selectors  # noqa: F401  (register the vocabulary)
+from battlesim.systems.lanes.effect_spec import AbilitySpec, EffectSpec
 from battlesim.systems.lanes.params import LanesParams
 from battlesim.systems.lanes.vocabulary import (
-    AURA_KEYWORDS,
-    AURA_OPCODES,
     DIRECTIONS,
     DURATIONS,
     EXECUTOR,
@@ -44,95 +52,12 @@ BOARD_TYPES = ("unit", "hero", "creep", "token")
 MAIN_DECK_TYPES = ("unit", "spell", "improvement")
 
 Faction = Literal["Red", "Blue", "Green", "Black"]
-
-
-def _registered(kind: str, name: str) -> str:
-    reg = {"trigger": EXECUTOR.triggers, "opcode": EXECUTOR.opcodes, "selector": EXECUTOR.selectors}[kind]
-    if name not in reg:
-        raise ValueError(f"unknown {kind} {name!r}; known: {', '.join(reg)}; {plugins_summary()}")
-    return name
-
-
-class EffectSpec(BaseModel):
-    """One effect row: when (trigger), what (op), on whom (select), how much (amount) and the
-    op's own parameters. Checked against the registered vocabulary (systems/lanes/vocabulary.py,
-    selectors.py, opcodes.py); an unknown word is an error naming it."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    trigger: str
-    op: str
-    select: str | None = None
-    amount: int = Field(0, ge=-100, le=100)
-    stat: Literal["attack", "health", "both"] | None = None
-    duration: Literal["permanent", "round"] = "permanent"
-    status: str | None = None
-    keyword: str | None = None
-    card: str | None = None
-    direction: Literal["left", "right", "toward"] | None = None
-    range: int | None = Field(None, ge=1, le=5)
-
-    @model_validator(mode="after")
-    def _known(self) -> "EffectSpec":
-        _registered("trigger", self.trigger)
-        _registered("opcode", self.op)
-        if self.select is not None:
-            _registered("selector", self.select)
-        op = EXECUTOR.opcodes[self.op]
-        for fname in ("stat", "status", "keyword", "card", "direction", "range"):
-            if getattr(self, fname) is not None and fname not in op.params and not (
-                fname == "range" and self.select and self.select.endswith("_in_range")
-            ):
-                raise ValueError(f"op {self.op!r} takes no {fname!r} (it takes: {', '.join(op.params) or 'nothing'})")
-        for fname in op.params:
-            if fname in ("stat", "status", "keyword", "card", "direction") and getattr(self, fname) is None \
-                    and fname in REQUIRED_PARAMS.get(self.op, ()):
-                raise ValueError(f"op {self.op!r} needs {fname!r}")
-        if self.status is not None and self.status not in STATUSES:
-            raise ValueError(f"unknown status {self.status!r}; known: {', '.join(STATUSES)}; {plugins_summary()}")
-        if self.keyword is not None and self.keyword not in KEYWORDS:
-            raise ValueError(f"unknown keyword {self.keyword!r}; known: {', '.join(KEYWORDS)}; {plugins_summary()}")
-        if self.op == "enchant_anchor":
-            if (self.keyword is None) == (self.stat is None):
-                raise ValueError("enchant_anchor takes either a keyword (armor, retaliate, regeneration) or stat = 'attack'")
-            if self.keyword is not None and self.keyword not in ("armor", "retaliate", "regeneration"):
-                raise ValueError("an anchor can be enchanted with armor, retaliate or regeneration")
-            if self.stat is not None and self.stat != "attack":
-                raise ValueError("an anchor's lane aura gives attack")
-        if self.select and self.select.endswith("_in_range") and self.range is None:
-            raise ValueError(f"selector {self.select!r} needs 'range'")
-        if self.trigger == "while_in_lane":
-            if self.op not in AURA_OPCODES:
-                raise ValueError(f"a while_in_lane (aura) effect must be one of {AURA_OPCODES}, not {self.op!r}")
-            if self.op == "grant_keyword" and self.keyword not in AURA_KEYWORDS:
-                raise ValueError(f"auras may grant {AURA_KEYWORDS} only")
-            if self.op == "buff" and self.stat != "attack":
-                raise ValueError("an aura buff must have stat = 'attack'")
-        return self
-
-
-# Parameters an opcode cannot do without.
-REQUIRED_PARAMS = {
-    "buff": ("stat",), "grant_keyword": ("keyword",), "apply_status": ("status",), "summon": ("card",),
-    "push": ("direction",), "swap": ("direction",), "move_lane": ("direction",),
-}
-
-
-class AbilitySpec(BaseModel):
-    """An activated ability: a hero's active ability or an activated improvement.
-    lanes.md "Hero Abilities" (Cooldown X, Mana Cost, Targeting; Quickcast) and "Activated
-    Improvements" (cooldowns, charges, Quick)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    mana: int = Field(0, ge=0, le=20)
-    cooldown: int = Field(0, ge=0, le=20)
-    charges: int = Field(-1, ge=-1, le=20)
-    quickcast: bool = False
-    target: Literal["none", "enemy_unit", "ally_unit", "unit", "lane"] = "none"
-    range: Literal["lane", "any"] = "lane"
-    effects: list[dict] = Field(min_length=1)
-    text: str = ""
+KEYWORD_MAX = 1000
+NAME_MAX = 80
+# a name is printed in tables, logs and replays: no control characters (tabs, escapes, newlines)
+NAME_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]+$"
+# catalog ids are int16 (decks, hands and effects store them), and -1 means "none"
+MAX_CARDS = int(np.iinfo(np.int16).max)
 
 
 class CardSpec(BaseModel):
@@ -140,7 +65,7 @@ class CardSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=NAME_MAX, pattern=NAME_PATTERN)
     type: Literal["unit", "hero", "creep", "spell", "equipment", "improvement", "token"]
     faction: Faction | None = None
     rarity: Literal["Common", "Rare", "Epic", "Legendary"] = "Common"
@@ -205,10 +130,14 @@ class CardSpec(BaseModel):
                              "(grant them with an on_equip effect)")
         for k, v in self.keywords.items():
             if k not in KEYWORDS:
-                raise ValueError(f"unknown keyword {k!r}; known: {', '.join(KEYWORDS)}; {plugins_summary()}")
+                raise ValueError(f"unknown keyword {printable(k)!r}{did_you_mean(k, KEYWORDS)}; known: "
+                                 f"{', '.join(KEYWORDS)}; {plugins_summary()}")
             if isinstance(v, bool) != (KEYWORDS[k].value == "tag"):
                 kind = "true/false" if KEYWORDS[k].value == "tag" else "a number"
-                raise ValueError(f"keyword {k!r} takes {kind}")
+                raise ValueError(f"keyword {k!r} takes {kind}, got {str(v).lower()}")
+            if not isinstance(v, bool) and not -KEYWORD_MAX <= v <= KEYWORD_MAX:
+                # stored as int16; far beyond any card, so a typo is caught rather than wrapped
+                raise ValueError(f"keyword {k!r} = {v}: expected a number from -{KEYWORD_MAX} to {KEYWORD_MAX}")
         return self
 
     @property
@@ -236,7 +165,7 @@ class DeckSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=NAME_MAX, pattern=NAME_PATTERN)
     description: str = ""
     heroes: list[str]
     creep: str
@@ -246,9 +175,9 @@ class DeckSpec(BaseModel):
     @field_validator("cards", "equipment")
     @classmethod
     def _positive(cls, v: dict[str, int]) -> dict[str, int]:
-        bad = [k for k, n in v.items() if n < 1]
+        bad = [k for k, n in v.items() if not 1 <= n <= 1000]
         if bad:
-            raise ValueError(f"card counts must be >= 1 (got {bad[0]!r} = {v[bad[0]]})")
+            raise ValueError(f"card counts must be 1 or more (got {printable(bad[0])!r} = {v[bad[0]]})")
         return v
 
 
@@ -272,13 +201,19 @@ class CardSet:
     decks: dict[str, Deck]
     cards_dir: Path
     decks_dir: Path
+    # deck files that did not load: their error is raised when the deck is asked for, so one
+    # bad deck file does not block the commands that do not use it
+    broken: dict[str, DataError] = field(default_factory=dict)
 
     def deck(self, deck_id: str) -> Deck:
+        if deck_id in self.broken:
+            raise self.broken[deck_id]
         try:
             return self.decks[deck_id]
         except KeyError:
             raise DataError(
-                f"unknown deck {deck_id!r}; available: {', '.join(sorted(self.decks))} ({plugins_summary()})"
+                f"unknown deck {printable(deck_id)!r}{did_you_mean(deck_id, self.decks)}; "
+                f"available: {', '.join(sorted(self.decks))} ({plugins_summary()})"
             ) from None
 
 
@@ -305,6 +240,8 @@ def load_cards(cards_dir: Path, extra_dirs: Sequence[Path] = ()) -> tuple[dict[s
             spec = validate(CardSpec, item, path, text, item=label)
             if spec.name in specs:
                 raise fail(path, text, spec.name, f"duplicate card name (also in {origin[spec.name]})")
+            if len(specs) >= MAX_CARDS - 1:  # one id is kept for the scenarios' inline unit
+                raise fail(path, text, spec.name, f"more than {MAX_CARDS - 1} cards: card ids are 16-bit")
             specs[spec.name] = spec
             origin[spec.name] = path
     for spec in specs.values():
@@ -314,7 +251,8 @@ def load_cards(cards_dir: Path, extra_dirs: Sequence[Path] = ()) -> tuple[dict[s
         for sig in spec.signature:
             s = specs.get(sig)
             if s is None:
-                raise fail(path, texts[path], spec.name, f"signature card {sig!r} is not defined")
+                raise fail(path, texts[path], spec.name, f"signature card {printable(sig)!r} is not defined"
+                                                         f"{did_you_mean(sig, specs)}")
             if s.type != "unit":
                 raise fail(path, texts[path], spec.name, f"signature card {sig!r} must be a unit")
             if s.faction != spec.faction:
@@ -328,7 +266,8 @@ def load_cards(cards_dir: Path, extra_dirs: Sequence[Path] = ()) -> tuple[dict[s
                 made = specs.get(eff.card)
                 path = origin[spec.name]
                 if made is None:
-                    raise fail(path, texts[path], spec.name, f"effect {eff.op!r} names unknown card {eff.card!r}")
+                    raise fail(path, texts[path], spec.name, f"effect {eff.op!r} names unknown card "
+                                                             f"{printable(eff.card)!r}{did_you_mean(eff.card, specs)}")
                 if made.type not in ("unit", "token", "creep"):
                     raise fail(path, texts[path], spec.name, f"{eff.op!r} can only make units or tokens, not {eff.card!r}")
     return specs, origin
@@ -409,10 +348,12 @@ def load_deck(path: Path, specs: dict[str, CardSpec], catalog: Catalog, params: 
         if card is None:
             line = key_line(text, name) if where == "cards" else None
             loc = f"{path}:{line}" if line else str(path)
-            raise DataError(f"{loc}: deck {spec.name!r}: unknown card {name!r} in {where}")
+            raise DataError(f"{loc}: deck {spec.name!r}: unknown card {printable(name)!r} in {where}"
+                            f"{did_you_mean(name, specs)}")
         wanted = (want,) if isinstance(want, str) else want
         if card.type not in wanted:
-            raise bad(None, f"deck {spec.name!r}: {name!r} in {where} is a {card.type}, not a {' or '.join(wanted)}")
+            raise bad(None, f"deck {spec.name!r}: {name!r} in {where} is {a_or_an(card.type)}, "
+                            f"not {' or '.join(a_or_an(t) for t in wanted)}")
         return card
 
     # lanes.md: "Each deck must include exactly 5 Hero cards in dedicated deck builder slots"
@@ -483,11 +424,17 @@ def load_card_set(
     specs[INLINE_CARD] = CardSpec(name=INLINE_CARD, type="token", health=1)
     catalog = compile_catalog(specs)
     decks: dict[str, Deck] = {}
+    broken: dict[str, DataError] = {}
+    seen: dict[str, Path] = {}
     for d, source in [(decks_dir, None), *((f.decks, f.source) for f in plugin_files if f.decks)]:
         if not d.is_dir():
             raise DataError(f"{d}: deck directory not found")
         for p in sorted(d.glob("*.toml")):
-            if p.stem in decks:
-                raise DataError(f"{p}: deck {p.stem!r} (plugin {source}) is already defined in {decks[p.stem].path}")
-            decks[p.stem] = load_deck(p, specs, catalog, params)
-    return CardSet(catalog, specs, decks, cards_dir, decks_dir)
+            if p.stem in seen:
+                raise DataError(f"{p}: deck {p.stem!r} (plugin {source}) is already defined in {seen[p.stem]}")
+            seen[p.stem] = p
+            try:
+                decks[p.stem] = load_deck(p, specs, catalog, params)
+            except DataError as e:
+                broken[p.stem] = e
+    return CardSet(catalog, specs, decks, cards_dir, decks_dir, broken)

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from battlesim.data import data_dir
-from battlesim.ecs.datafiles import DataError, read_toml, validate
+from battlesim.ecs.datafiles import DataError, did_you_mean, read_toml, validate
 
 
 class LanesParams(BaseModel):
@@ -47,11 +47,14 @@ def load_params(path: Path | None = None, overrides: dict[str, Any] | None = Non
     """Load the parameter file and apply ``overrides``; unknown keys are errors naming the valid ones."""
     path = path or data_dir() / "rulesets" / "lanes.toml"
     raw, text = read_toml(path)
-    if overrides:
-        unknown = sorted(set(overrides) - set(LanesParams.model_fields))
-        if unknown:
-            raise DataError(
-                f"unknown lanes parameter(s) {unknown}; valid: {', '.join(LanesParams.model_fields)}"
-            )
-        raw = {**raw, **overrides}
-    return validate(LanesParams, raw, path, text)
+    params = validate(LanesParams, raw, path, text)
+    if not overrides:
+        return params
+    unknown = sorted(set(overrides) - set(LanesParams.model_fields))
+    if unknown:
+        raise DataError(
+            f"--param {unknown[0]}: unknown lanes parameter{did_you_mean(unknown[0], LanesParams.model_fields)}; "
+            f"valid: {', '.join(LanesParams.model_fields)}"
+        )
+    # the file is valid: what is wrong now is an override, so the error names --param, not the file
+    return validate(LanesParams, {**raw, **overrides}, Path("--param"))

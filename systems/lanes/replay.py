@@ -25,6 +25,7 @@ import esper
 import numpy as np
 
 from battlesim.ecs.damage import ATTACK, COMBAT, OVERFLOW, RETALIATE, SPELL, STATUS, DamageBatch
+from battlesim.ecs.datafiles import printable
 from battlesim.ecs.schedule import Phase, Schedule
 from battlesim.systems.lanes import stats as unit_stats
 from battlesim.systems.lanes.cards import FACTIONS
@@ -111,7 +112,7 @@ class ReplayLog:
                  write: Callable[[str], Any] = print, b: int = 0) -> None:
         self.w, self.b, self.write = w, b, write
         self.decks, self.agents = list(decks), [getattr(a, "name", str(a)) for a in agents]
-        self.names = list(w.catalog.names)
+        self.names = [printable(n) for n in w.catalog.names]  # a name must not drive the terminal
         self.round = 0
         self.phase, self.phase_shown = "", True
         self.bounced: dict[int, str] = {}  # slot -> name of a unit being bounced (its removal is no kill)

@@ -9,116 +9,31 @@ with dataclass components, then the game is loaded from it. See docs/scenarios.m
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import esper
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel
 
 from battlesim.components.keywords import KEYWORDS, STATUSES
-from battlesim.ecs.datafiles import DataError, read_toml, validate
+from battlesim.ecs.datafiles import a_or_an, did_you_mean, printable, read_toml, validate
 from battlesim.ecs.decisions import PassAgent
 from battlesim.ecs.esper_bridge import component_class, load, snapshot
 from battlesim.ecs.plugin import plugins_summary
 from battlesim.systems.lanes import board
-from battlesim.systems.lanes.cards import HERO, INLINE_CARD
+from battlesim.systems.lanes.cards import BOARD_TYPES, HERO, INLINE_CARD
 from battlesim.systems.lanes.scenario_error import ScenarioError
+from battlesim.systems.lanes.scenario_spec import (  # noqa: F401  (Step: tests build steps)
+    ExpectSpec,
+    ScenarioSpec,
+    Step,
+)
 from battlesim.systems.lanes.scenario_steps import run_step
 from battlesim.systems.lanes.state import ON_BOARD
 
 G = np.array([0])
-
-
-class UnitSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    side: Literal[0, 1]
-    lane: int = Field(ge=0, le=2)
-    pos: int = Field(ge=0, le=4)
-    card: str | None = None
-    name: str | None = None
-    attack: int | None = Field(None, ge=0)
-    health: int | None = Field(None, ge=1)
-    max_health: int | None = Field(None, ge=1)
-    hero: bool | None = None
-    creep: bool = False
-    faction: Literal["Red", "Blue", "Green", "Black"] | None = None
-    keywords: dict[str, int | bool] = Field(default_factory=dict)
-    statuses: dict[str, int] = Field(default_factory=dict)
-    equipment: str | None = None
-    bounty: int = 0
-
-    @model_validator(mode="after")
-    def _inline_needs_stats(self) -> "UnitSpec":
-        if self.card is None and (self.attack is None or self.health is None):
-            raise ValueError("an inline unit (no 'card') needs 'attack' and 'health'")
-        return self
-
-
-class AnchorSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    side: Literal[0, 1]
-    lane: int = Field(ge=0, le=2)
-    hp: int = Field(30, ge=0)
-    essence: int = Field(40, ge=0)
-    keywords: dict[str, int] = Field(default_factory=dict)
-    aura: int = 0
-
-
-class ImprovementSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    side: Literal[0, 1]
-    lane: int = Field(ge=0, le=2)
-    card: str
-    timer: int | None = None
-
-
-class PlayersSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    gold: list[int] = Field(default_factory=lambda: [0, 0], min_length=2, max_length=2)
-    resources: list[int] = Field(default_factory=lambda: [10, 10], min_length=2, max_length=2)
-    initiative: Literal[0, 1] = 0
-    lane_mana: list[list[int]] = Field(default_factory=lambda: [[5, 5, 5], [5, 5, 5]])
-    hand: list[list[str]] = Field(default_factory=lambda: [[], []])
-    shop_tier: list[int] = Field(default_factory=lambda: [1, 1])
-    equipment: list[list[str]] | None = None  # each player's equipment deck (default: their deck's)
-
-
-class Step(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    do: Literal["combat", "round_start", "round_end", "shop", "play", "ability", "activate", "creep_spawn"]
-    side: Literal[0, 1] | None = None
-    card: str | None = None
-    lane: int | None = Field(None, ge=0, le=2)
-    pos: int | None = Field(None, ge=0, le=4)
-    slot: int | None = Field(None, ge=0, le=2)
-    target: list[int] | None = Field(None, min_length=3, max_length=3)
-    caster: int | None = Field(None, ge=0, le=4)  # position of the casting hero in the spell's origin lane
-    buy: list[list[int]] | None = None
-    upgrade: list[bool] | None = None
-
-
-class ScenarioSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    ruleset: Literal["lanes"] = "lanes"
-    seed: int = 0
-    round: int = Field(1, ge=1)
-    decks: list[str] | None = None
-    description: str = ""
-    rule: str | list[str] = ""
-    units: list[UnitSpec] = Field(default_factory=list)
-    anchors: list[AnchorSpec] = Field(default_factory=list)
-    improvements: list[ImprovementSpec] = Field(default_factory=list)
-    players: PlayersSpec = Field(default_factory=PlayersSpec)
-    steps: list[Step] = Field(default_factory=list)
-    cards: list[dict] = Field(default_factory=list)  # extra cards for this scenario (card-file schema)
-    expect: dict[str, Any] | None = None
-    expect_error: str | None = None
+# what a hand may hold: the main deck's cards, and equipment bought in the shop
+HAND_TYPES = ("unit", "spell", "improvement", "equipment")
 
 
 class Scenario:
@@ -129,16 +44,32 @@ class Scenario:
         self.names: dict[int, str] = {}
         self.w = self._build()
 
-    def _card(self, name: str, where: str) -> int:
+    def _card(self, name: str, where: str, types: tuple[str, ...] = (), as_what: str = "") -> int:
+        """The catalog id of card ``name``; with ``types``, it must be one of them (a spell is
+        not placed as a unit, a unit is not held as equipment)."""
         cat = self.game.cards.catalog
-        if name not in cat.index:
-            raise ScenarioError(f"{self.path}: {where}: unknown card {name!r}")
+        if name not in cat.index or name == INLINE_CARD:
+            raise ScenarioError(f"{self.path}: {where}: unknown card {printable(name)!r}"
+                                f"{did_you_mean(name, (n for n in cat.names if n != INLINE_CARD))}")
+        kind = self.game.cards.specs[name].type
+        if types and kind not in types:
+            raise ScenarioError(f"{self.path}: {where}: {printable(name)!r} is {a_or_an(kind)}, it cannot be {as_what} "
+                                f"(expected {' or '.join(a_or_an(t) for t in types)})")
         return cat.index[name]
+
+    def _decks(self) -> tuple[str, str]:
+        known = self.game.deck_ids()
+        for d in self.spec.decks or ():
+            if d in self.game.cards.broken:
+                raise self.game.cards.broken[d]
+            if d not in known:
+                raise ScenarioError(f"{self.path}: decks: unknown deck {printable(d)!r}{did_you_mean(d, known)}; "
+                                    f"available: {', '.join(known)}")
+        return tuple(self.spec.decks) if self.spec.decks else self.game.default_decks()
 
     def _build(self):
         spec, game = self.spec, self.game
-        decks = tuple(spec.decks) if spec.decks else game.default_decks()
-        w = game.new_world(np.array([spec.seed]), decks, [PassAgent(), PassAgent()])
+        w = game.new_world(np.array([spec.seed]), self._decks(), [PassAgent(), PassAgent()])
         g = w.g
         g.round[0] = spec.round
         p = spec.players
@@ -151,19 +82,24 @@ class Scenario:
         g.hand[0] = -1
         g.hero_status[0] = 0
         for seat in range(2):
+            if len(p.hand[seat]) > g.hand.shape[2]:
+                # the ruleset's hand_limit (not in the rules text; docs/rules/lanes.md: a full hand burns draws)
+                raise ScenarioError(f"{self.path}: players.hand[{seat}]: {len(p.hand[seat])} cards, a hand holds at "
+                                    f"most {g.hand.shape[2]}")
             for h, name in enumerate(p.hand[seat]):
-                g.hand[0, seat, h] = self._card(name, f"players.hand[{seat}]")
+                g.hand[0, seat, h] = self._card(name, f"players.hand[{seat}]", HAND_TYPES, "held in a hand")
         if p.equipment is not None:
             g.equip_pool[0] = -1
             for seat in range(2):
                 if len(p.equipment[seat]) > g.equip_pool.shape[2]:
                     raise ScenarioError(f"{self.path}: players.equipment[{seat}]: at most {g.equip_pool.shape[2]} items")
                 for i, name in enumerate(p.equipment[seat]):
-                    g.equip_pool[0, seat, i] = self._card(name, f"players.equipment[{seat}]")
+                    g.equip_pool[0, seat, i] = self._card(name, f"players.equipment[{seat}]", ("equipment",),
+                                                          "in an equipment deck")
         self._place_units(w)
         self._set_anchors(w)
         for i, imp in enumerate(spec.improvements):
-            card = self._card(imp.card, f"improvements[{i}]")
+            card = self._card(imp.card, f"improvements[{i}]", ("improvement",), "placed as an improvement")
             s = board.add_improvement(w, np.array([0]), np.array([imp.side]), np.array([imp.lane]), np.array([card]))
             if imp.timer is not None:
                 w.c.timer[0, s] = imp.timer
@@ -177,11 +113,11 @@ class Scenario:
         arr = cat.arrays
         name = snapshot(w, 0)  # anchors come along
         C = component_class
-        next_hero = 0
+        next_hero = [0, 0]  # each side's roster slots, in file order
         entities = []
         for i, u in enumerate(self.spec.units):
             where = f"units[{i}]"
-            card = self._card(u.card, where) if u.card else cat.index[INLINE_CARD]
+            card = self._card(u.card, where, BOARD_TYPES, "placed as a unit") if u.card else cat.index[INLINE_CARD]
             hero = bool(arr.kind[card] == HERO) if u.hero is None else u.hero
             attack = int(arr.attack[card]) if u.attack is None else u.attack
             health = int(arr.health[card]) if u.health is None else u.health
@@ -194,24 +130,32 @@ class Scenario:
             kws.update(u.keywords)
             for k, v in kws.items():
                 if k not in KEYWORDS:
-                    raise ScenarioError(f"{self.path}: {where}: unknown keyword {k!r}; known: {', '.join(KEYWORDS)}; "
-                                        f"{plugins_summary()}")
+                    raise ScenarioError(f"{self.path}: {where}: unknown keyword {printable(k)!r}{did_you_mean(k, KEYWORDS)}; "
+                                        f"known: {', '.join(KEYWORDS)}; {plugins_summary()}")
+                if isinstance(v, (bool, np.bool_)) != (KEYWORDS[k].value == "tag"):
+                    kind = "true/false" if KEYWORDS[k].value == "tag" else "a number"
+                    raise ScenarioError(f"{self.path}: {where}: keyword {k!r} takes {kind}, got {v!r}")
                 comps.append(C(k)() if KEYWORDS[k].value == "tag" else C(k)(int(v)))
             for k, v in u.statuses.items():
                 if k not in STATUSES:
-                    raise ScenarioError(f"{self.path}: {where}: unknown status {k!r}; known: {', '.join(STATUSES)}")
+                    raise ScenarioError(f"{self.path}: {where}: unknown status {printable(k)!r}{did_you_mean(k, STATUSES)}; "
+                                        f"known: {', '.join(STATUSES)}")
                 comps.append(C(k)(int(v)))
             if hero:
-                comps += [C("hero")(), C("hero_index")(next_hero)]
+                k = next_hero[u.side]
+                if k >= w.g.hero_card.shape[2]:
+                    # lanes.md: "Each deck must include exactly 5 Hero cards"
+                    raise ScenarioError(f"{self.path}: {where}: more than {w.g.hero_card.shape[2]} heroes on side {u.side}")
+                comps += [C("hero")(), C("hero_index")(k)]
                 if arr.has_ability[card]:
                     comps.append(C("charges")(int(arr.ability_charges[card])))
-                w.g.hero_card[0, u.side, next_hero] = card
-                w.g.hero_status[0, u.side, next_hero] = ON_BOARD
-                next_hero += 1
+                w.g.hero_card[0, u.side, k] = card
+                w.g.hero_status[0, u.side, k] = ON_BOARD
+                next_hero[u.side] += 1
             if u.creep:
                 comps.append(C("creep")())
             if u.equipment:
-                eq = self._card(u.equipment, f"{where}.equipment")
+                eq = self._card(u.equipment, f"{where}.equipment", ("equipment",), "held as equipment")
                 comps.append(C("equipment")(eq))
             if u.bounty:
                 comps.append(C("bounty")(u.bounty))
@@ -328,10 +272,18 @@ def load_scenario(path: Path, game=None) -> Scenario:
 
     raw, text = read_toml(path)
     spec = validate(ScenarioSpec, raw, path, text)
+    if spec.expect is not None:
+        validate(_ExpectTable, {"expect": spec.expect}, path, text)
     game = game or get_ruleset(spec.ruleset).load()
     if spec.cards:
         game = with_cards(game, spec.cards, path, text)
     return Scenario(game, spec, path)
+
+
+class _ExpectTable(BaseModel):
+    """``[expect]`` under its own name, so an error's field reads ``expect.units.0.pos``."""
+
+    expect: ExpectSpec
 
 
 def with_cards(game, cards: list[dict], path: Path, text: str):
@@ -354,7 +306,7 @@ def with_cards(game, cards: list[dict], path: Path, text: str):
     old = game.cards
     # decks keep their cards by name: recompile their ids against the new catalog
     decks = {k: _reindex(d, old.catalog, catalog) for k, d in old.decks.items()}
-    return type(game)(game.params, CardSet(catalog, specs, decks, old.cards_dir, old.decks_dir))
+    return type(game)(game.params, CardSet(catalog, specs, decks, old.cards_dir, old.decks_dir, old.broken))
 
 
 def _reindex(deck, old, new):

@@ -243,7 +243,7 @@ def test_unique_cards_only_once(game, tmp_path, card):
     deck["cards"][card] = 2
     path = write(decks, deck, "two_copies")
     with pytest.raises(DataError) as e:
-        load_card_set(game.params, cards, decks)
+        load_card_set(game.params, cards, decks).deck("two_copies")
     check_error(e, path, "Red Vanguard", "2 copies of unique card", card, "max 1")
 
 
@@ -283,7 +283,7 @@ signature = ["Cinder Recruit", "Normark Spearman"]
     deck["heroes"] = deck["heroes"][:4] + ["Short Handed"]
     path = write(decks, deck)
     with pytest.raises(DataError) as e:
-        load_card_set(game.params, cards, decks)
+        load_card_set(game.params, cards, decks).deck("bad_deck")
     check_error(e, path, "Red Vanguard", "Short Handed", "3 signature cards")
 
 
@@ -314,15 +314,18 @@ def test_heroes_have_a_faction(game):
         assert spec.faction in ("Red", "Blue", "Green", "Black")
 
 
-def test_bad_deck_in_the_deck_directory_fails_the_whole_load(game, tmp_path):
+def test_bad_deck_in_the_deck_directory_fails_when_it_is_used(game, tmp_path):
     # DESIGN.md "Data files": "an error names the file, the card and the field"
+    # issue 12: "One bad deck file must not block commands that do not use it."
     decks = tmp_path / "decks"
     shutil.copytree(SHIPPED, decks)
     deck = base_deck()
     deck["cards"]["Normark Spearman"] = 5
     path = write(decks, deck, "zz_bad")
+    cs = load_card_set(game.params, None, decks)
+    assert cs.deck("red_vanguard").main.size >= 40  # the good decks load
     with pytest.raises(DataError) as e:
-        load_card_set(game.params, None, decks)
+        cs.deck("zz_bad")
     check_error(e, path, "Red Vanguard", "Normark Spearman", "5 copies")
 
 
