@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from battlesim.ecs.balance.stats import holm, mantel_haenszel, mean_ci, paired_rate_diff
+from battlesim.ecs.balance.stats import holm, mantel_haenszel, mean_ci, paired_rate_diff, wilson
 
 
 def test_one_stratum_is_the_plain_difference_and_the_pearson_test():
@@ -218,3 +218,11 @@ def test_why_newcombe_not_wald_for_card_impact_small_counts():
     for n1, n2, p1, p2 in [(20, 20, 0.05, 0.1), (10, 300, 0.9, 0.5), (8, 100, 0.1, 0.45), (15, 200, 0.05, 0.5)]:
         assert _exact_coverage(lambda *a: newcombe_diff(*a)[1], n1, n2, p1, p2) >= 0.93
         assert _exact_coverage(wald, n1, n2, p1, p2) < 0.90
+
+
+@pytest.mark.parametrize("n", [1, 3, 12, 40, 1000])
+def test_wilson_holds_its_estimate_at_zero_and_all(n):
+    """At k = 0 and k = n the estimate (0 or 1) is an end of its interval exactly: an interval
+    that misses its own estimate by a rounding error broke sweep's error bars (a negative yerr)."""
+    assert wilson(0, n)[0] == 0.0 and wilson(n, n)[1] == 1.0
+    assert wilson(0, n)[1] > 0.0 and wilson(n, n)[0] < 1.0

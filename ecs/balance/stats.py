@@ -26,7 +26,11 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     den = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / den
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # at k = 0 (k = n) the bound is 0 (1) exactly; in floating point centre - half comes out a
+    # hair above 0 (2.8e-17 at n = 12), which puts the estimate outside its own interval
+    lo = 0.0 if k == 0 else max(0.0, centre - half)
+    hi = 1.0 if k == n else min(1.0, centre + half)
+    return (lo, hi)
 
 
 def rate(k: float, n: float) -> float | None:
