@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from battlesim.ecs.datafiles import DataError
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.plugin import fingerprint
 from battlesim.ecs.ruleset import get_ruleset
@@ -169,6 +170,8 @@ class ChunkPlayer:
                 gcols, ccols = played["games"], played["cards"]
             else:
                 gcols, ccols = self.game.play(seeds, self.setup.decks, self.agents), None
+        except DataError:  # bad card data (an effect chain that never quiets) names its seed and card already
+            raise
         except Exception as e:  # noqa: BLE001 - name the game that fails, not just its chunk
             raise self._failing_game(seeds, e) from e
         seconds = time.perf_counter() - t0
