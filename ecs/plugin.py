@@ -54,6 +54,7 @@ from battlesim.ecs.damage import DamagePipeline, Stage, StageSpec
 from battlesim.ecs.datafiles import DataError
 from battlesim.ecs.decisions import AgentFactory, register_agent
 from battlesim.ecs.effects import Executor, Handler, Opcode, Selector, Trigger
+from battlesim.ecs.module_files import NotAModule, exec_file
 from battlesim.ecs.registry import Component, Presence, register_component
 
 __all__ = [
@@ -500,17 +501,10 @@ def _import_file(name: str, path: Path) -> None:
             return
         raise PluginError(f"--plugin {path}: a module named {name!r} is already imported "
                           f"({getattr(have, '__file__', None) or 'built in'}); rename the plugin file")
-    locations = [str(path)] if path.is_dir() else None
-    spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=locations)
-    if spec is None or spec.loader is None:
-        raise PluginError(f"--plugin {path}: cannot be imported as a module")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[name]
-        raise
+        exec_file(name, init, path if path.is_dir() else None)
+    except NotAModule:
+        raise PluginError(f"--plugin {path}: cannot be imported as a module") from None
 
 
 def _module_name(spec: str) -> tuple[str, Path | None]:

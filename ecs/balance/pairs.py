@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 import pyarrow as pa
 import pyarrow.dataset as ds
 
-from battlesim.ecs.runs.runner import Progress, RunConfig, RunError, load_game, simulate
+from battlesim.ecs.runs.runner import Progress, RunConfig, RunError, check_deck_names, load_game, simulate
 
 PAIR_SEED_STRIDE = 1_000_000
 
@@ -49,12 +49,7 @@ def resolve_deck_list(spec: str | None, ruleset: str = "lanes", cards_dir: str |
         decks = known
     else:
         decks = [d.strip() for d in spec.split(",") if d.strip()]
-        broken = getattr(getattr(game, "cards", None), "broken", {})  # deck files that did not validate
-        for d in decks:
-            if d in broken:
-                raise broken[d]
-            if d not in known:
-                raise RunError(f"unknown deck {d!r}; available: {', '.join(known)}")
+        check_deck_names(game, decks)
         if len(set(decks)) != len(decks):
             raise RunError(f"--decks names a deck twice ({spec!r})")
     if len(decks) < 2:

@@ -15,7 +15,6 @@ removes both for every other hash of the same ruleset.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import re
 import shutil
@@ -26,6 +25,8 @@ from types import ModuleType
 import llvmlite
 import numba
 import numpy as np
+
+from battlesim.ecs.module_files import exec_file
 
 HASH_CHARS = 16
 MARKER = "compiled"  # written next to the module once its machine code is in the cache
@@ -93,16 +94,7 @@ def import_engine(path: Path) -> ModuleType:
     mod = sys.modules.get(name)
     if mod is not None and Path(mod.__file__ or "") == path:
         return mod
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    try:
-        spec.loader.exec_module(mod)
-    except BaseException:
-        del sys.modules[name]
-        raise
-    return mod
+    return exec_file(name, path)
 
 
 def prune(root: Path, ruleset: str, keep: str) -> list[Path]:

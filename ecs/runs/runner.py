@@ -28,14 +28,14 @@ from typing import Any, Callable, Iterator, Protocol, Sequence
 
 import pyarrow as pa
 
-from battlesim.ecs.runs.backends import BackendError, Failure, make_backend
-from battlesim.ecs.runs.chunks import ChunkTask, RunSetup, Tally
-from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.balance.stats import wilson
-from battlesim.ecs.runs.identity import run_identity
-from battlesim.ecs.runs.rundir import RECORD, RunDir, RunDirError, read_record
+from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.plugin import PluginError, plugins_summary
 from battlesim.ecs.ruleset import Game, Ruleset, get_ruleset
+from battlesim.ecs.runs.backends import BackendError, Failure, make_backend
+from battlesim.ecs.runs.chunks import ChunkTask, RunSetup, Tally
+from battlesim.ecs.runs.identity import run_identity
+from battlesim.ecs.runs.rundir import RECORD, RunDir, RunDirError, read_record
 
 # Games per chunk, measured with random agents, one process, --out (cards table and Parquet
 # included), 32,768 and 65,536 games: 1,024 -> ~3,600 games/s (125 MB peak RSS), 2,048 -> ~4,800
@@ -149,8 +149,9 @@ def default_chunk(games: int, workers: int = 1) -> int:
     return max(1, math.ceil(games / n))
 
 
-def resolve_decks(game: Game, config: RunConfig) -> tuple[str, str]:
-    decks = tuple(config.decks or game.default_decks())
+def check_deck_names(game: Game, decks: Sequence[str]) -> None:
+    """Each named deck exists and its file validated (a broken deck file is an error only for the
+    runs that use it)."""
     known = game.deck_ids()
     broken = getattr(getattr(game, "cards", None), "broken", {})  # deck files that did not validate
     for d in decks:
@@ -158,6 +159,11 @@ def resolve_decks(game: Game, config: RunConfig) -> tuple[str, str]:
             raise broken[d]
         if d not in known:
             raise RunError(f"unknown deck {d!r}; available: {', '.join(known)} ({plugins_summary()})")
+
+
+def resolve_decks(game: Game, config: RunConfig) -> tuple[str, str]:
+    decks = tuple(config.decks or game.default_decks())
+    check_deck_names(game, decks)
     return decks  # type: ignore[return-value]
 
 

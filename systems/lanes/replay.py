@@ -143,13 +143,7 @@ class ReplayLog:
         def handle(w, *args: Any) -> None:
             if w is not self.w:
                 return
-            lines = FORMATTERS[event](self, w, *args)
-            if lines and not self.phase_shown:
-                self.write(f"-- {self.phase} --")
-                self.phase_shown = True
-            for line in lines:
-                self.write(line)
-            self._changes()
+            self._write_lines(FORMATTERS[event](self, w, *args))
         return handle
 
     def damage_run(self, pipeline, batch: DamageBatch) -> None:
@@ -166,6 +160,11 @@ class ReplayLog:
             return
         lines = [line for block in self._damage for line in block or ()]
         self._damage.clear()
+        self._write_lines(lines)
+
+    def _write_lines(self, lines: list[str]) -> None:
+        """Write an event's lines under its phase's header (written before the phase's first
+        line only), then the objectives the event changed."""
         if lines and not self.phase_shown:
             self.write(f"-- {self.phase} --")
             self.phase_shown = True
