@@ -24,7 +24,7 @@ from battlesim.ecs.cli.app import (
     stop_run,
     warn,
 )
-from battlesim.ecs.cli.progress import RunProgress
+from battlesim.ecs.cli.progress import run_progress
 from battlesim.ecs.datafiles import DataError
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.runs.runner import (
@@ -86,11 +86,8 @@ def simulate_cmd(
         config = replace(config, decks=(_name(deck, "--deck") or defaults[0], _name(vs, "--vs") or defaults[1]))
         opts: dict[str, Any] = dict(backend=backend, workers=workers, address=address, retries=retries,
                                     keep_table=False, warn=warn, chunk_timeout=chunk_timeout, restart=restart)
-        if not quiet and err.is_terminal:
-            with RunProgress(games) as bar:
-                result = simulate(config, out_dir, bar, game=game, **opts)
-        else:
-            result = simulate(config, out_dir, game=game, **opts)
+        with run_progress(games, not quiet) as bar:
+            result = simulate(config, out_dir, bar, game=game, **opts)
     except (ChunkFailed, KeyboardInterrupt, UserError, RunError, DataError) as e:
         stop_run(e, out_dir, "shards")
     summary = summarize(result, config, config.decks)  # type: ignore[arg-type]
