@@ -17,7 +17,6 @@ from battlesim.ecs.cli.app import (
     PLUGIN_OPTION,
     UserError,
     app,
-    err,
     fail,
     parse_pair,
     parse_params,
