@@ -24,7 +24,7 @@ def test_compile_warms_the_cache_and_says_where(cache_dir: Path, tmp_path: Path)
     plugin = tmp_path / "cli_plugin.py"
     plugin.write_text("from battlesim.ecs.compiled.stages import damage_stage\n\n\n"
                       "@damage_stage('lanes', 'noop_reaction', 400)\n"
-                      "def noop_reaction(comp, b, queue, qlen, i, cols):\n    pass\n")
+                      "def noop_reaction(w, b, queue, qlen, i, cols):\n    pass\n")
     with isolated():
         r = runner.invoke(app, ["compile", "--plugin", str(plugin)])
     assert r.exit_code == 0, r.output
@@ -55,7 +55,7 @@ def test_a_stage_that_does_not_compile_is_one_line_naming_it(cache_dir: Path, tm
     plugin = tmp_path / "broken_plugin.py"
     plugin.write_text("from battlesim.ecs.compiled.stages import damage_stage\n\n\n"
                       "@damage_stage('lanes', 'broken', 100)\n"
-                      "def broken(comp, b, queue, qlen, i, cols):\n    queue[b, i, 2] = undefined_name\n")
+                      "def broken(w, b, queue, qlen, i, cols):\n    queue[b, i, 2] = undefined_name\n")
     with isolated():
         r = runner.invoke(app, ["compile", "--plugin", str(plugin)])
     assert r.exit_code == 2

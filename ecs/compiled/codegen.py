@@ -53,12 +53,12 @@ def engine_source(ruleset: str, stages: list[CompiledStage]) -> str:
     for k, s in enumerate(stages):
         lines.append(f"stage_{k} = njit(cache=False)(getattr(importlib.import_module({s.fn.__module__!r}), "
                      f"{s.fn.__qualname__!r}))  # {s.name}")
-    args = ", ".join(SIGNATURE[:4])  # comp, b, queue, qlen
+    args = ", ".join(SIGNATURE[:4])  # w, b, queue, qlen
     lines += [
         "",
         "",
         "@njit(cache=True)",
-        "def run_damage(comp, b, queue, qlen, start, cols, stack):",
+        "def run_damage(w, b, queue, qlen, start, cols, stack):",
         '    """Every damage stage, in priority order, over rows start..qlen[b] of game b\'s queue; the',
         "    rows a stage pushes (reactions) go through the whole pipeline before the next stage, depth",
         "    first (damage_queue.py). Returns OK, or TOO_DEEP / QUEUE_FULL: the caller stops the game",

@@ -34,13 +34,14 @@ from battlesim.ecs.compiled.cache import (
 )
 from battlesim.ecs.compiled.codegen import dependency_files, engine_source
 from battlesim.ecs.compiled.stages import MAX_READS, CompiledStage, stages_of
+from battlesim.ecs.compiled.world_view import state_type
 from battlesim.ecs.plugin import PluginError
 
-# run_damage(comp, b, queue, qlen, start, cols, stack): the types callers pass (C-contiguous
-# arrays). Compiled eagerly, so the whole cost is inside build() and announced there.
-RUN_DAMAGE_SIGNATURE = (types.int16[:, :, ::1], types.int64, types.int64[:, :, ::1], types.int64[::1],
+# run_damage(w, b, queue, qlen, start, cols, stack): the types callers pass (``w`` a WorldState,
+# C-contiguous arrays). Compiled eagerly, so the whole cost is inside build() and announced there.
+RUN_DAMAGE_SIGNATURE = (state_type(), types.int64, types.int64[:, :, ::1], types.int64[::1],
                         types.int64, types.int64[:, ::1], types.int64[:, :, ::1])
-# a stage(comp, b, queue, qlen, i, cols) as run_damage calls it (cols: a row of the cols table)
+# a stage(w, b, queue, qlen, i, cols) as run_damage calls it (cols: a row of the cols table)
 STAGE_SIGNATURE = (*RUN_DAMAGE_SIGNATURE[:4], types.int64, types.int64[::1])
 
 
@@ -58,14 +59,14 @@ class Engine:
 
     def columns(self, layout: Mapping[str, int]) -> np.ndarray:
         """``int64[n_stages, MAX_READS]``, the ``cols`` argument of ``run_damage``: row k lists
-        the columns (in ``comp``) of the components stage k reads. ``layout`` maps component
-        names to columns (the component registry's assignment)."""
+        the ids of what stage k reads. ``layout`` maps names to ids (``WorldView.layout()``: a
+        component's row in its group's buffer, ``card.<column>``, ``param.<name>``...)."""
         out = np.full((max(len(self.stages), 1), MAX_READS), -1, dtype=np.int64)
         for k, s in enumerate(self.stages):
             for j, name in enumerate(s.reads):
                 if name not in layout:
-                    raise PluginError(f"damage stage {s.name!r} ({s.source}) reads component {name!r}, "
-                                      f"which the state has no column for")
+                    raise PluginError(f"damage stage {s.name!r} ({s.source}) reads {name!r}, "
+                                      f"which the world has no column for")
                 out[k, j] = layout[name]
         return out
 

@@ -104,10 +104,10 @@ class WorldView:
 
 
 def world_view(w: Any, extra_cards: Mapping[str, np.ndarray] | None = None,
-               event_capacity: int = EVENT_CAPACITY) -> WorldView:
+               extra_params: Mapping[str, int] | None = None, event_capacity: int = EVENT_CAPACITY) -> WorldView:
     """The view of World ``w`` (its component buffers, ``alive``, ``serial``: no copy), with the
     catalog as rows by card id (plus ``extra_cards``, per-card rows a ruleset derives) and the
-    parameters as an array. A World whose arrays are no longer one buffer per group (a deep copy
+    parameters as an array (plus ``extra_params``, numbers a ruleset derives from its data). A World whose arrays are no longer one buffer per group (a deep copy
     copies each array apart) must be ``regroup``-ed first: it is an error here, not a silent copy
     whose writes would be lost."""
     buffers: dict[str, np.ndarray] = {}
@@ -136,11 +136,34 @@ def world_view(w: Any, extra_cards: Mapping[str, np.ndarray] | None = None,
             dtype = next(dt for (dt, sh), g in GROUPS.items() if g == group)
             buffers[group] = np.zeros((0, B, S, *shape), dtype=dtype)
     cat, cat_rows = catalog_rows(w.catalog, extra_cards)
-    params, param_index = param_array(w.params)
+    params, param_index = param_array(w.params, extra_params)
     events, nevents = new_events(B, event_capacity)
     state = WorldState(buffers["i16"], buffers["i8"], buffers["flags"], buffers["i16x2"], w.alive, w.serial,
                        cat, params, events, nevents)
     return WorldView(state, columns, presence, cat_rows, param_index, {n: getattr(w.g, n) for n in w.state_fields})
+
+
+def state_type() -> Any:
+    """numba's type of a ``WorldState`` (every array C-contiguous), for compiling eagerly."""
+    import numba  # here: the view itself needs no numba
+
+    def z(dtype: Any, ndim: int) -> np.ndarray:
+        return np.zeros((0,) * ndim, dtype=dtype)
+
+    return numba.typeof(WorldState(z(np.int16, 3), z(np.int8, 3), z(np.bool_, 3), z(np.int16, 4),
+                                   z(np.bool_, 2), z(np.int32, 2), z(np.int64, 2), z(np.int64, 1),
+                                   z(np.int64, 3), z(np.int64, 1)))
+
+
+def toy_state(n_games: int, n_slots: int, i16_rows: int = 0, i8_rows: int = 0, flag_rows: int = 0,
+              event_capacity: int = EVENT_CAPACITY) -> WorldState:
+    """A ``WorldState`` of zeros with no World behind it (every slot alive): for stages tested
+    alone and benches."""
+    events, nevents = new_events(n_games, event_capacity)
+    return WorldState(np.zeros((i16_rows, n_games, n_slots), np.int16), np.zeros((i8_rows, n_games, n_slots), np.int8),
+                      np.zeros((flag_rows, n_games, n_slots), np.bool_), np.zeros((0, n_games, n_slots, 2), np.int16),
+                      np.ones((n_games, n_slots), np.bool_), np.zeros((n_games, n_slots), np.int32),
+                      np.zeros((0, 1), np.int64), np.zeros(0, np.int64), events, nevents)
 
 
 def regroup(w: Any) -> None:
@@ -190,8 +213,8 @@ def catalog_rows(catalog: Any, extra: Mapping[str, np.ndarray] | None = None) ->
     return out, rows
 
 
-def param_array(params: Any) -> tuple[np.ndarray, dict[str, int]]:
-    """``(int64[NP], name -> index)``: the integer (and bool) parameters of a ruleset."""
+def param_array(params: Any, extra: Mapping[str, int] | None = None) -> tuple[np.ndarray, dict[str, int]]:
+    """``(int64[NP], name -> index)``: the integer (and bool) parameters of a ruleset, then ``extra``."""
     if params is None:
         values: dict[str, Any] = {}
     elif hasattr(params, "model_dump"):  # pydantic
@@ -199,6 +222,10 @@ def param_array(params: Any) -> tuple[np.ndarray, dict[str, int]]:
     else:
         values = dict(vars(params))
     ints = {k: int(v) for k, v in values.items() if isinstance(v, (bool, int, np.integer))}
+    for k, v in (extra or {}).items():
+        if k in ints:
+            raise ViewError(f"parameter {k!r} is already a parameter of the ruleset")
+        ints[k] = int(v)
     return np.array(list(ints.values()), dtype=np.int64), {k: i for i, k in enumerate(ints)}
 
 
