@@ -159,6 +159,25 @@ def test_the_compiled_stages_are_the_numpy_stages_by_name_and_priority(engine) -
     assert [(s.name, s.priority) for s in engine.stages] == [(name, prio) for name, prio, _ in STAGES]
 
 
+# The rule sentences the compiled stages implement, each as its numpy twin does (the scenarios
+# and tests/rules/lanes/ pin the numpy stages to them; this test pins the compiled ones to those):
+# lanes.md: "When essence reaches 0 HP, that lane's objective is destroyed" (destroyed_objective, anchor_falls)
+# lanes.md: "Damage Immunity - Cannot take damage" (damage_immunity)
+# lanes.md: "Shield - Blocks the next instance of damage completely (then removed). Can stack." (shield)
+# lanes.md: "Shield is checked first and blocks ALL damage completely (consumes 1 shield stack)" (order)
+# lanes.md: "damage_to_health = max(damage - armor, 0)" (armor, with auras and equipment)
+# lanes.md: "Piercing ignores POSITIVE armor (deals full damage)" (armor)
+# lanes.md: "Piercing is still amplified by NEGATIVE armor" (armor)
+# lanes.md: "Any remaining damage goes to health" (apply_health)
+# lanes.md: "Kill enemy unit/creep: +1 gold" (record_hit: who hit last)
+# lanes.md: "Lifesteal - Heal own anchor for damage dealt" (lifesteal)
+# lanes.md: "Retaliate X - When this unit is attacked, it deals X damage back to each attacker" (retaliate)
+# lanes.md: "Trample - Excess damage (overkill on units) hits enemy anchor" (overflow)
+# lanes.md: "Piercing - Excess damage (overkill) hits enemy anchor" (overflow)
+# lanes.md: "When an anchor reaches 0 HP, it transforms into an essence" (anchor_falls)
+# lanes.md: "Essence has 40 HP" (anchor_falls)
+# lanes.md: "On Damage Taken - Triggers when this unit takes damage" (damage_taken: the events)
+# lanes.md: "Units with 0 or less health are marked as destroyed" (mark_dying)
 def test_compiled_pipeline_replays_every_numpy_damage_batch(lanes, engine, monkeypatch) -> None:
     seen: Counter = Counter()
     failures: list[str] = []

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+from battlesim.ecs.compiled.events import CARD, POS, SERIAL, new_events, push_event
 from battlesim.ecs.compiled.world_view import ViewError, regroup, world_view
 from battlesim.ecs.decisions import make_agent
 
@@ -84,3 +85,15 @@ def test_the_catalog_by_card_id_reads_zero_for_no_card(world):
 def test_unknown_column_is_one_line(world):
     with pytest.raises(ViewError, match="no column 'nope'"):
         world_view(world).cols(["nope"])
+
+
+def test_a_full_trigger_queue_loses_nothing_silently():
+    """ecs/compiled/events.py: a push into a full queue writes nothing and lets ``nevents`` pass
+    the capacity, so the caller can stop the game rather than drop an event."""
+    events, nevents = new_events(2, 2)
+    assert push_event(events, nevents, 1, 7, 100, 9, 3, 4, 1, 2, 0)
+    assert push_event(events, nevents, 1, 7, 101, 10, 5, -1, 0, 1, 4)
+    assert not push_event(events, nevents, 1, 7, 102, 11, 6, 4, 1, 2, 0)
+    assert list(nevents) == [0, 3]
+    assert events[1, :, CARD].tolist() == [100, 101] and events[1, 1, POS] == 4 and events[1, 0, SERIAL] == 3
+    assert not events[0].any()
