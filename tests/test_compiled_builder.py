@@ -28,6 +28,8 @@ from battlesim.ecs.compiled.damage_queue import (
     new_queue,
     push,
 )
+from battlesim.ecs.compiled.cache import engine_hash
+from battlesim.ecs.compiled.codegen import dependency_files, engine_source
 from battlesim.ecs.compiled.engine import build
 from battlesim.ecs.compiled.stages import MAX_READS
 from battlesim.ecs.compiled.world_view import toy_state
@@ -222,3 +224,18 @@ def test_columns_name_a_component_the_state_lacks(cache_dir: Path) -> None:
     assert engine.columns({"health": 4})[0, 0] == 4
     with pytest.raises(PluginError, match="'apply_health' \\(built-in\\) reads 'health'"):
         engine.columns({"armor": 0})
+
+
+def test_a_constant_a_stage_reads_is_in_the_engine_hash(plugin: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """numba freezes a global constant's value into the machine code, and the constant may live
+    in a file the hash does not read (thorns reads RETALIATE from ecs/damage.py): its value is
+    written into the engine's text, so a change of it names a new engine."""
+    stages = cstages.stages_of("toy")
+    files = dependency_files(stages)
+    before = engine_source("toy", stages)
+    thorns = next(s.fn for s in stages if s.name == "thorns")
+    assert f"{thorns.__module__}.RETALIATE = {RETALIATE}" in before
+    monkeypatch.setitem(thorns.__globals__, "RETALIATE", RETALIATE * 2)  # what an edit of the constant gives
+    after = engine_source("toy", stages)
+    assert f"{thorns.__module__}.RETALIATE = {RETALIATE * 2}" in after
+    assert engine_hash(after, files) != engine_hash(before, files)
