@@ -239,3 +239,30 @@ def test_a_constant_a_stage_reads_is_in_the_engine_hash(plugin: Path, monkeypatc
     after = engine_source("toy", stages)
     assert f"{thorns.__module__}.RETALIATE = {RETALIATE * 2}" in after
     assert engine_hash(after, files) != engine_hash(before, files)
+
+
+def test_a_stage_reading_a_name_through_the_wrong_buffer_is_one_line(cache_dir: Path, tmp_path: Path) -> None:
+    """``anchor`` is a tag (w.flags): read as ``w.i16[cols[0]]`` it would silently be whatever
+    int16 component has the same row number."""
+    path = tmp_path / "wrong_buffer_plugin.py"
+    path.write_text(textwrap.dedent('''
+        from battlesim.ecs.compiled.damage_queue import AMOUNT, TARGET
+        from battlesim.ecs.compiled.stages import damage_stage
+
+        @damage_stage("toy", "anchors_halve", 100, reads=("health", "anchor"))
+        def anchors_halve(w, b, queue, qlen, i, cols):
+            t = queue[b, i, TARGET]
+            if w.i16[cols[0], b, t] > 0 and w.i16[cols[1], b, t]:
+                queue[b, i, AMOUNT] = queue[b, i, AMOUNT] // 2
+    '''))
+    with isolated():
+        load_plugins([str(path)])
+        engine = build("toy")
+        want = (r"wrong_buffer_plugin\.py:8: damage stage 'anchors_halve' reads 'anchor' through "
+                r"w\.i16\[cols\[1\], \.\.\.\]; it lives in w\.flags")
+        with pytest.raises(PluginError, match=want):
+            engine.columns({"health": 0, "anchor": 0})
+        path.write_text(path.read_text().replace("w.i16[cols[1], b, t]", "w.flags[cols[1], b, t]"))
+    with isolated():
+        load_plugins([str(path)])
+        assert build("toy").columns({"health": 2, "anchor": 5})[0, :2].tolist() == [2, 5]

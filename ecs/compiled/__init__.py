@@ -8,6 +8,7 @@ compiled. This package holds the pieces that do not depend on a ruleset's rules:
 - ``rng``: the counter RNG of ``battlesim.ecs.rng`` as ``@njit`` functions over one game, bit
   for bit (the contract that lets the compiled engine replay today's golden games);
 - ``stages``: compiled damage stages, declared with a priority and one fixed signature;
+- ``reads``: a stage's column reads checked against the buffer each declared name lives in;
 - ``damage_queue``: the per-game damage queue the stages read and write;
 - ``events``: the per-game trigger queue compiled rules hand fired triggers to the interpreter by;
 - ``application``: the engine's own damage stage, health loss;
