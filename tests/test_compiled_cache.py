@@ -22,16 +22,17 @@ import json, sys
 import numpy as np
 from battlesim.ecs.compiled.damage_queue import new_queue, push
 from battlesim.ecs.compiled.engine import build
+from battlesim.ecs.compiled.world_view import toy_state
 from battlesim.ecs.plugin import load_plugins
 
 load_plugins([sys.argv[1]])
 engine = build("lanes")
-comp = np.zeros((1, 1, 2), dtype=np.int16)
-comp[0, 0, 1] = 100
+w = toy_state(1, 2, i16_rows=1)
+w.i16[0, 0, 1] = 100
 queue, qlen, stack = new_queue(1, 4)
 push(queue, qlen, 0, 0, 1, 10, 1)
-engine.module.run_damage(comp, 0, queue, qlen, 0, engine.columns({"health": 0}), stack)
-print(json.dumps({"health": int(comp[0, 0, 1]), "compiled": engine.compiled, "path": str(engine.path)}))
+engine.module.run_damage(w, 0, queue, qlen, 0, engine.columns({"health": 0}), stack)
+print(json.dumps({"health": int(w.i16[0, 0, 1]), "compiled": engine.compiled, "path": str(engine.path)}))
 '''
 
 STAGE = '''
@@ -42,7 +43,7 @@ from battlesim.ecs.compiled.stages import damage_stage
 
 
 @damage_stage("lanes", "scale", 200)
-def scale(comp, b, queue, qlen, i, cols):
+def scale(w, b, queue, qlen, i, cols):
     queue[b, i, AMOUNT] = queue[b, i, AMOUNT] * 2 * factor()
 '''
 

@@ -8,6 +8,7 @@ import numba
 import pytest
 from typer.testing import CliRunner
 
+import battlesim.systems.lanes.compiled  # noqa: F401  (lanes' compiled stages: part of the engine whatever ran before)
 from battlesim.ecs.cli import app
 from battlesim.ecs.plugin import isolated
 
@@ -24,7 +25,7 @@ def test_compile_warms_the_cache_and_says_where(cache_dir: Path, tmp_path: Path)
     plugin = tmp_path / "cli_plugin.py"
     plugin.write_text("from battlesim.ecs.compiled.stages import damage_stage\n\n\n"
                       "@damage_stage('lanes', 'noop_reaction', 400)\n"
-                      "def noop_reaction(comp, b, queue, qlen, i, cols):\n    pass\n")
+                      "def noop_reaction(w, b, queue, qlen, i, cols):\n    pass\n")
     with isolated():
         r = runner.invoke(app, ["compile", "--plugin", str(plugin)])
     assert r.exit_code == 0, r.output
@@ -33,7 +34,11 @@ def test_compile_warms_the_cache_and_says_where(cache_dir: Path, tmp_path: Path)
     assert where.parent == cache_dir / "battlesim" and where.is_dir()
     assert list(where.glob("battlesim_engine_lanes_*.py"))
     assert lines[1].startswith("compiled in ")
-    assert lines[1].endswith("(damage stages in run order: apply_health, noop_reaction)")
+    # lanes' own compiled stages (imported above), with the plugin's at its priority: 400, after
+    # lifesteal (400) by name, before retaliate (410)
+    assert lines[1].endswith("(damage stages in run order: destroyed_objective, damage_immunity, shield, armor, "
+                             "apply_health, record_hit, lifesteal, noop_reaction, retaliate, overflow, anchor_falls, "
+                             "damage_taken, mark_dying)")
 
 
 def test_compile_of_an_unknown_ruleset_is_one_line_exit_2(cache_dir: Path) -> None:
@@ -55,7 +60,7 @@ def test_a_stage_that_does_not_compile_is_one_line_naming_it(cache_dir: Path, tm
     plugin = tmp_path / "broken_plugin.py"
     plugin.write_text("from battlesim.ecs.compiled.stages import damage_stage\n\n\n"
                       "@damage_stage('lanes', 'broken', 100)\n"
-                      "def broken(comp, b, queue, qlen, i, cols):\n    queue[b, i, 2] = undefined_name\n")
+                      "def broken(w, b, queue, qlen, i, cols):\n    queue[b, i, 2] = undefined_name\n")
     with isolated():
         r = runner.invoke(app, ["compile", "--plugin", str(plugin)])
     assert r.exit_code == 2

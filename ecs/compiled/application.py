@@ -11,20 +11,21 @@ import numpy as np
 
 from battlesim.ecs.compiled.damage_queue import AMOUNT, DEALT, EXCESS, TARGET
 from battlesim.ecs.compiled.stages import EVERY_RULESET, CompiledStage, add_stage
+from battlesim.ecs.compiled.world_view import WorldState
 from battlesim.ecs.damage import APPLICATION
 from battlesim.ecs.plugin import BUILT_IN
 
 
-def apply_health(comp: np.ndarray, b: int, queue: np.ndarray, qlen: np.ndarray, i: int, cols: np.ndarray) -> None:
+def apply_health(w: WorldState, b: int, queue: np.ndarray, qlen: np.ndarray, i: int, cols: np.ndarray) -> None:
     """Application: the remaining amount comes off ``health``; ``dealt`` is what the target
     could still absorb, ``excess`` the overkill (piercing and trample carry it on)."""
     amount = max(queue[b, i, AMOUNT], 0)
     t = queue[b, i, TARGET]
-    hp = np.int64(comp[b, cols[0], t])
+    hp = np.int64(w.i16[cols[0], b, t])
     dealt = min(amount, max(hp, 0))
     queue[b, i, DEALT] = dealt
     queue[b, i, EXCESS] = amount - dealt
-    comp[b, cols[0], t] = hp - amount
+    w.i16[cols[0], b, t] = hp - amount  # into int16: wraps as numpy's astype does
 
 
 # declared with an explicit source: this module may first be imported while a plugin loads

@@ -33,14 +33,16 @@ from battlesim.ecs.compiled.cache import (
     write_engine,
 )
 from battlesim.ecs.compiled.codegen import dependency_files, engine_source
+from battlesim.ecs.compiled.reads import buffer_of, column_reads
 from battlesim.ecs.compiled.stages import MAX_READS, CompiledStage, stages_of
+from battlesim.ecs.compiled.world_view import state_type
 from battlesim.ecs.plugin import PluginError
 
-# run_damage(comp, b, queue, qlen, start, cols, stack): the types callers pass (C-contiguous
-# arrays). Compiled eagerly, so the whole cost is inside build() and announced there.
-RUN_DAMAGE_SIGNATURE = (types.int16[:, :, ::1], types.int64, types.int64[:, :, ::1], types.int64[::1],
+# run_damage(w, b, queue, qlen, start, cols, stack): the types callers pass (``w`` a WorldState,
+# C-contiguous arrays). Compiled eagerly, so the whole cost is inside build() and announced there.
+RUN_DAMAGE_SIGNATURE = (state_type(), types.int64, types.int64[:, :, ::1], types.int64[::1],
                         types.int64, types.int64[:, ::1], types.int64[:, :, ::1])
-# a stage(comp, b, queue, qlen, i, cols) as run_damage calls it (cols: a row of the cols table)
+# a stage(w, b, queue, qlen, i, cols) as run_damage calls it (cols: a row of the cols table)
 STAGE_SIGNATURE = (*RUN_DAMAGE_SIGNATURE[:4], types.int64, types.int64[::1])
 
 
@@ -58,14 +60,16 @@ class Engine:
 
     def columns(self, layout: Mapping[str, int]) -> np.ndarray:
         """``int64[n_stages, MAX_READS]``, the ``cols`` argument of ``run_damage``: row k lists
-        the columns (in ``comp``) of the components stage k reads. ``layout`` maps component
-        names to columns (the component registry's assignment)."""
+        the ids of what stage k reads. ``layout`` maps names to ids (``WorldView.layout()``: a
+        component's row in its group's buffer, ``card.<column>``, ``param.<name>``...)."""
         out = np.full((max(len(self.stages), 1), MAX_READS), -1, dtype=np.int64)
+        for s in self.stages:
+            check_reads(s)
         for k, s in enumerate(self.stages):
             for j, name in enumerate(s.reads):
                 if name not in layout:
-                    raise PluginError(f"damage stage {s.name!r} ({s.source}) reads component {name!r}, "
-                                      f"which the state has no column for")
+                    raise PluginError(f"damage stage {s.name!r} ({s.source}) reads {name!r}, "
+                                      f"which the world has no column for")
                 out[k, j] = layout[name]
         return out
 
@@ -131,6 +135,20 @@ def _compile(module: ModuleType) -> int:
     dispatchers = [module.run_damage, crng.rng_state, crng.next_bits, crng.bits_into, crng.uniform,
                    crng.integers, crng.choice, crng.permutation_keys]
     return sum(sum(d.stats.cache_misses.values()) for d in dispatchers)
+
+
+def check_reads(stage: CompiledStage) -> None:
+    """Every ``w.<buffer>[cols[j], ...]`` of the stage reads ``reads[j]`` through the buffer that
+    name lives in (``battlesim.ecs.compiled.reads``); else one line naming file and line, since
+    the wrong buffer reads another component's numbers without any error."""
+    for j, buffer, where in column_reads(stage.fn):
+        if j >= len(stage.reads):
+            raise PluginError(f"{where}: damage stage {stage.name!r} uses cols[{j}] but declares "
+                              f"{len(stage.reads)} reads {stage.reads!r}")
+        want = buffer_of(stage.reads[j])
+        if want is not None and want != buffer:
+            raise PluginError(f"{where}: damage stage {stage.name!r} reads {stage.reads[j]!r} through "
+                              f"w.{buffer}[cols[{j}], ...]; it lives in w.{want}")
 
 
 def _blame(module: ModuleType, stages: list[CompiledStage], error: Exception) -> PluginError:

@@ -3,14 +3,20 @@
 A stage is a plain Python function (or an ``@njit`` one: its Python function is used) with
 ONE fixed signature, so the generated dispatcher can call any of them the same way::
 
-    def stage(comp, b, queue, qlen, i, cols) -> None
+    def stage(w, b, queue, qlen, i, cols) -> None
 
-- ``comp``: ``int16[B, NC, S]``, the component columns of every game (C-contiguous);
+- ``w``: the World as compiled code sees it (``battlesim.ecs.compiled.world_view.WorldState``):
+  the component buffers ``w.i16``, ``w.i8``, ``w.flags`` (``[K, B, S]``), ``w.i16x2``
+  (``[K, B, S, 2]``), ``w.alive``, ``w.serial``, the catalog ``w.cat`` (``[row, card id]``), the
+  parameters ``w.params`` and the trigger queue ``w.events`` / ``w.nevents``; one NamedTuple, so
+  a field added later changes no stage's signature;
 - ``b``: the game being played; ``i``: the row of its damage queue to handle;
 - ``queue``, ``qlen``: the damage queue (``battlesim.ecs.compiled.damage_queue``: fields
   SOURCE, TARGET, AMOUNT, KIND, DEALT, EXCESS; ``push`` appends a reaction's damage);
-- ``cols``: ``int64[MAX_READS]``, the columns in ``comp`` of the components the stage
-  declared in ``reads``, in that order (``comp[b, cols[0], target]`` is the first one).
+- ``cols``: ``int64[MAX_READS]``, the ids of what the stage declared in ``reads``, in that
+  order: a component's row in its group's buffer (``w.i16[cols[0], b, target]``), a catalog row
+  ``card.<column>`` (``w.cat[cols[1], card]``), a parameter ``param.<name>``
+  (``w.params[cols[2]]``), a presence mask ``present.<name>`` (``WorldView.layout``).
 
 Column ids arrive as an argument, never as a module global: numba freezes globals into the
 cached machine code, and the registry may give another column to the same component when
@@ -30,8 +36,8 @@ from typing import Callable, TypeVar
 
 from battlesim.ecs.plugin import BUILT_IN, PluginError, current_source, loaded_plugins
 
-SIGNATURE = ("comp", "b", "queue", "qlen", "i", "cols")
-MAX_READS = 8  # components one stage may read: the width of the dispatcher's column table
+SIGNATURE = ("w", "b", "queue", "qlen", "i", "cols")
+MAX_READS = 16  # column ids one stage may read: the width of the dispatcher's column table
 EVERY_RULESET = "*"  # stages of the engine itself, part of every ruleset's pipeline
 
 F = TypeVar("F", bound=Callable)

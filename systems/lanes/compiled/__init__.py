@@ -1,0 +1,10 @@
+"""Lanes' rules compiled (issue 13, docs/compiled-core.md): importing this package declares
+them with the compiled core.
+
+- ``damage_stages``: every stage of lanes' damage pipeline over one row of a game's queue;
+- ``tables``: the per-card rows and numbers those stages read besides the components.
+
+Not wired into runs yet: ``battlesim simulate`` still plays the numpy engine.
+"""
+
+from battlesim.systems.lanes.compiled import damage_stages  # noqa: F401  (declares the stages)
