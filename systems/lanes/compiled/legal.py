@@ -95,47 +95,39 @@ def legal_columns(view: WorldView, actions: Any, equip_keywords: Any = ()) -> np
     return out
 
 
-@njit(cache=True)
-def _stealthy(st, cols, b, s) -> bool:
-    """lanes.md "Stealth - Cannot be targeted": the unit's own keyword, or its item's
-    (``stats.keyword_flat``)."""
-    if st.flags[cols[STEALTH], b, s]:
-        return True
-    return cols[STEALTH_BY_ITEM] != 0 and st.cat[cols[C_KW_STEALTH], st.i16[cols[EQUIPMENT], b, s]] != 0
+@njit(cache=True, inline="always")
+def _enemy_target(i16, flags, cat, cols, b, s) -> bool:
+    """The opponent's unit ``s`` is one the seat may choose (``targets.aimable``): not
+    "Untargetable", not "Stealth" (its own keyword, or its item's: ``stats.keyword_flat``)."""
+    if i16[cols[UNTARGETABLE], b, s] > 0 or flags[cols[STEALTH], b, s]:
+        return False
+    return cols[STEALTH_BY_ITEM] == 0 or cat[cols[C_KW_STEALTH], i16[cols[EQUIPMENT], b, s]] == 0
 
 
-@njit(cache=True)
-def _enemy_target(st, f, cols, b, side, l, p) -> bool:
-    """A unit of the opponent's cell the seat may choose (``targets.aimable``): not
-    "Untargetable", not "Stealth"."""
-    s = f.board[b, side, l, p]
-    return s >= 0 and st.i16[cols[UNTARGETABLE], b, s] <= 0 and not _stealthy(st, cols, b, s)
-
-
-@njit(cache=True)
-def _ally_target(st, f, cols, b, seat, l, p) -> bool:
-    """A unit of the seat's own cell it may choose (``targets.aimable``): not "Untargetable",
+@njit(cache=True, inline="always")
+def _ally_target(i16, flags, cols, b, s) -> bool:
+    """The seat's own unit ``s`` is one it may choose (``targets.aimable``): not "Untargetable",
     not a creep ("Creeps do not count as units you 'control'")."""
-    s = f.board[b, seat, l, p]
-    return s >= 0 and st.i16[cols[UNTARGETABLE], b, s] <= 0 and not st.flags[cols[CREEP], b, s]
+    return i16[cols[UNTARGETABLE], b, s] <= 0 and not flags[cols[CREEP], b, s]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _aims_at_unit(cols, kind) -> bool:
     return kind == cols[T_ENEMY] or kind == cols[T_ALLY] or kind == cols[T_ANY]
 
 
-@njit(cache=True)
-def _aim_lanes(cols, kind, rng, enemy_lanes, ally_lanes, every) -> int:
+@njit(cache=True, inline="always")
+def _aim_lanes(cols, kind, rng, aims, every) -> int:
     """The origin lanes (bit l) from which a card or ability of target ``kind`` and range ``rng``
     finds a unit to aim at (``legal._aim_lanes``): range "lane", one in the origin lane; "any",
-    one anywhere (every lane or none); a kind aiming at no unit, every lane."""
+    one anywhere (every lane or none); a kind aiming at no unit, every lane. ``aims``:
+    ``_aimable_lanes`` (read only for a kind aiming at a unit)."""
     if kind == cols[T_ENEMY]:
-        here = enemy_lanes
+        here = aims >> 8
     elif kind == cols[T_ALLY]:
-        here = ally_lanes
+        here = aims & 0xFF
     elif kind == cols[T_ANY]:
-        here = enemy_lanes | ally_lanes
+        here = (aims >> 8) | (aims & 0xFF)
     else:
         here = every
     if rng == cols[RANGE_ANY]:
@@ -143,152 +135,214 @@ def _aim_lanes(cols, kind, rng, enemy_lanes, ally_lanes, every) -> int:
     return here
 
 
-@njit(cache=True)
-def _ready(st, f, cols, b, s, card, lane, enemy_lanes, ally_lanes, every) -> bool:
-    """An ability (a hero's or an improvement's, entity ``s`` in ``lane``) usable now
-    (``legal._ready``): "Cooldown X" over, a charge left, not used yet this round (ledger: once
-    per round), and a unit to aim at if it aims at one."""
-    if st.i16[cols[COOLDOWN], b, s] > 0 or st.i16[cols[CHARGES], b, s] == 0:
-        return False
-    if st.i16[cols[USED_ROUND], b, s] == f.round[b]:
-        return False
-    lanes = _aim_lanes(cols, st.cat[cols[C_ABILITY_TARGET], card], st.cat[cols[C_ABILITY_RANGE], card],
-                       enemy_lanes, ally_lanes, every)
-    return (lanes >> lane) & 1 != 0
+@njit(cache=True, inline="always")
+def _ready(i16, cols, round_, b, s) -> bool:
+    """An ability (a hero's or an improvement's, entity ``s``) usable now as far as its own state
+    goes (``legal._ready``): "Cooldown X" over, a charge left, not used yet this round (ledger:
+    once per round). Whether it finds a unit to aim at is ``_aims_from``."""
+    return not (i16[cols[COOLDOWN], b, s] > 0 or i16[cols[CHARGES], b, s] == 0 or i16[cols[USED_ROUND], b, s] == round_)
 
 
-@njit(cache=True)
-def _targets(st, f, cols, b, seat, row) -> None:
-    """TARGET block of a game waiting for a target or a caster (``PlayPhase._targets``)."""
-    L, P = f.board.shape[2], f.board.shape[3]
-    base = cols[TARGET_BASE]
-    kind = f.pending_kind[b]
-    card = f.pending_card[b]
-    origin = f.pending_lane[b]
-    if kind == cols[P_CASTER]:  # "caster selection required if multiple valid heroes exist"
-        faction = st.cat[cols[C_FACTION], card]
+@njit(cache=True, inline="always")
+def _aimable_lanes(i16, flags, cat, board, cols, b, seat) -> int:
+    """``enemy_lanes << 8 | ally_lanes``: the lanes (bit l) holding a unit the seat may aim at,
+    on the opponent's side and on its own (``targets.aimable``); read only when a card or an
+    ability aiming at a unit asks (a lane set is at most 8 lanes: ``cellsets.lane_cells``)."""
+    L, P = board.shape[2], board.shape[3]
+    enemy = 0
+    ally = 0
+    for l in range(L):
         for p in range(P):
-            s = f.board[b, seat, origin, p]
-            if s >= 0 and st.flags[cols[HERO], b, s] and st.i8[cols[FACTION], b, s] == faction:
+            s = board[b, 1 - seat, l, p]
+            if s >= 0 and _enemy_target(i16, flags, cat, cols, b, s):
+                enemy |= 1 << l
+            s = board[b, seat, l, p]
+            if s >= 0 and _ally_target(i16, flags, cols, b, s):
+                ally |= 1 << l
+    return enemy << 8 | ally
+
+
+@njit(cache=True, inline="always")
+def _equip_cells(i16, flags, board, cols, b, seat) -> int:
+    """The seat's cells (bit l * P + p) equipment may be attached to (``SeatBoard.equip_cells``):
+    an own unit or hero, not a creep, unless it is "Locked" and already holds equipment
+    (lanes.md "Equipment cannot be removed or replaced")."""
+    L, P = board.shape[2], board.shape[3]
+    cells = 0
+    for l in range(L):
+        for p in range(P):
+            s = board[b, seat, l, p]
+            if s < 0 or flags[cols[CREEP], b, s]:
+                continue
+            if not (i16[cols[LOCKED], b, s] > 0 and i16[cols[EQUIPMENT], b, s] >= 0):
+                cells |= 1 << (l * P + p)
+    return cells
+
+
+@njit(cache=True, inline="always")
+def _put_bits(row, first, bits, n) -> None:
+    """``row[first + c]``: bit c of ``bits``, for c below ``n`` (branch-free: every entry is
+    written, the row's are False before)."""
+    for c in range(n):
+        row[first + c] = (bits >> c) & 1 != 0
+
+
+@njit(cache=True, inline="always")
+def _targets(i16, i8, flags, cat, board, pending_kind, pending_card, pending_lane, cols, b, seat, row) -> None:
+    """TARGET block of a game waiting for a target or a caster (``PlayPhase._targets``)."""
+    L, P = board.shape[2], board.shape[3]
+    base = cols[TARGET_BASE]
+    kind = pending_kind[b]
+    card = pending_card[b]
+    origin = pending_lane[b]
+    if kind == cols[P_CASTER]:  # "caster selection required if multiple valid heroes exist"
+        faction = cat[cols[C_FACTION], card]
+        for p in range(P):
+            s = board[b, seat, origin, p]
+            if s >= 0 and flags[cols[HERO], b, s] and i8[cols[FACTION], b, s] == faction:
                 row[base + (seat * L + origin) * P + p] = True
         return
     if kind == cols[P_ABILITY] or kind == cols[P_ACTIVATE]:
-        tk, rng = st.cat[cols[C_ABILITY_TARGET], card], st.cat[cols[C_ABILITY_RANGE], card]
+        tk, rng = cat[cols[C_ABILITY_TARGET], card], cat[cols[C_ABILITY_RANGE], card]
     else:
-        tk, rng = st.cat[cols[C_TARGET], card], st.cat[cols[C_RANGE], card]
+        tk, rng = cat[cols[C_TARGET], card], cat[cols[C_RANGE], card]
     enemy = tk == cols[T_ENEMY] or tk == cols[T_ANY]
     ally = tk == cols[T_ALLY] or tk == cols[T_ANY]
     for l in range(L):
         if rng != cols[RANGE_ANY] and l != origin:  # range "lane": inside the origin lane
             continue
         for p in range(P):
-            if ally and _ally_target(st, f, cols, b, seat, l, p):
+            s = board[b, seat, l, p]
+            if ally and s >= 0 and _ally_target(i16, flags, cols, b, s):
                 row[base + (seat * L + l) * P + p] = True
-            if enemy and _enemy_target(st, f, cols, b, 1 - seat, l, p):
+            s = board[b, 1 - seat, l, p]
+            if enemy and s >= 0 and _enemy_target(i16, flags, cat, cols, b, s):
                 row[base + ((1 - seat) * L + l) * P + p] = True
 
 
 @njit(cache=True)
-def legal_play(st, f, cols, b, seat, row) -> None:
-    """Write game ``b``'s legal row (``bool[A]``) for ``seat``, the player to act in the play
-    phase (lanes.md "Phase 2: Play Phase"); see the module's docstring."""
+def play_row(i16, i8, flags, cat, hand, resources, board, improvements, lane_mana, rounds, pending_kind, pending_card, pending_lane,
+             cols, b, seat, row) -> None:
+    """``legal_play`` over the arrays themselves (the fields of ``st`` and ``f``, in
+    ``PlayFields`` order): the kernel a loop over games calls, the tuples unpacked once outside
+    it (numba increfs and decrefs every array of a tuple argument on every call: measured, 0.1 µs
+    a call, a seventh of the whole request). The board is read once into bit sets (cell
+    ``l * P + p``, lane ``l``), as the numpy request's ``SeatBoard`` does."""
     row[:] = False
-    if f.pending_kind[b] != cols[P_NONE]:
-        _targets(st, f, cols, b, seat, row)
+    if pending_kind[b] != cols[P_NONE]:
+        _targets(i16, i8, flags, cat, board, pending_kind, pending_card, pending_lane, cols, b, seat, row)
         return
     row[0] = True  # "Pass - Skip your turn without playing a card"
-    H, L, P, I = f.hand.shape[2], f.board.shape[2], f.board.shape[3], f.improvements.shape[3]
+    H, L, P, I = hand.shape[2], board.shape[2], board.shape[3], improvements.shape[3]
     every = (1 << L) - 1
-    opp = 1 - seat
-    # one pass over the board: the lanes holding a target of each side, and each faction's lanes
-    enemy_lanes = 0
-    ally_lanes = 0
+    aims = -1  # _aimable_lanes, read when first needed
+    equip_cells = -1  # _equip_cells, read when first needed
+    unit_cells = 0  # cells a unit may be played on: empty, or held by an own non-hero unit (bounced)
+    heroes = 0  # own heroes' cells
+    faction_lanes = 0  # bit 8 f + l: an own hero of faction f in lane l
     for l in range(L):
         for p in range(P):
-            if _enemy_target(st, f, cols, b, opp, l, p):
-                enemy_lanes |= 1 << l
-            if _ally_target(st, f, cols, b, seat, l, p):
-                ally_lanes |= 1 << l
-    resources = f.resources[b, seat]
+            c = l * P + p
+            s = board[b, seat, l, p]
+            if s < 0:
+                unit_cells |= 1 << c
+            elif flags[cols[HERO], b, s]:
+                heroes |= 1 << c
+                faction = i8[cols[FACTION], b, s]
+                if faction >= 0:  # a hero of no faction opens no lane
+                    faction_lanes |= 1 << (8 * faction + l)
+            else:
+                unit_cells |= 1 << c  # lanes.md "Bounce"; ledger: heroes cannot be bounced
+    lane_cells = (1 << P) - 1
+    money = resources[b, seat]
     for h in range(H):  # PLAY: hand card h at (l, p)
-        card = f.hand[b, seat, h]
-        if card < 0 or st.cat[cols[C_COST], card] > resources:  # "Playing a card costs resources"
+        card = hand[b, seat, h]
+        if card < 0 or cat[cols[C_COST], card] > money:  # "Playing a card costs resources"
             continue
-        kind = st.cat[cols[C_KIND], card]
+        kind = cat[cols[C_KIND], card]
         first = cols[PLAY_BASE] + h * L * P
-        if kind == cols[K_EQUIPMENT]:  # "not gated by faction/lanes": an own unit or hero, not a creep
-            for l in range(L):
-                for p in range(P):
-                    s = f.board[b, seat, l, p]
-                    if s < 0 or st.flags[cols[CREEP], b, s]:
-                        continue
-                    # "Equipment cannot be removed or replaced" while "Locked"
-                    if st.i16[cols[LOCKED], b, s] > 0 and st.i16[cols[EQUIPMENT], b, s] >= 0:
-                        continue
-                    row[first + l * P + p] = True
+        if kind == cols[K_EQUIPMENT]:  # "not gated by faction/lanes"
+            if equip_cells < 0:
+                equip_cells = _equip_cells(i16, flags, board, cols, b, seat)
+            _put_bits(row, first, equip_cells, L * P)
             continue
         # "All cards (units, spells, improvements) require a matching-faction hero in the origin lane"
-        faction = st.cat[cols[C_FACTION], card]
-        gate = 0
-        if faction >= 0:
-            for l in range(L):
-                for p in range(P):
-                    s = f.board[b, seat, l, p]
-                    if s >= 0 and st.flags[cols[HERO], b, s] and st.i8[cols[FACTION], b, s] == faction:
-                        gate |= 1 << l
-                        break
+        faction = cat[cols[C_FACTION], card]
+        gate = (faction_lanes >> (8 * faction)) & every if faction >= 0 else 0
         if gate == 0:
             continue
-        if kind == cols[K_UNIT]:  # an empty cell, or one held by an own non-hero unit (bounced)
+        if kind == cols[K_UNIT]:
+            cells = 0
             for l in range(L):
                 if (gate >> l) & 1:
-                    for p in range(P):
-                        s = f.board[b, seat, l, p]
-                        if s < 0 or not st.flags[cols[HERO], b, s]:
-                            row[first + l * P + p] = True
+                    cells |= lane_cells << (l * P)
+            _put_bits(row, first, unit_cells & cells, L * P)
             continue
         if kind == cols[K_SPELL]:  # from an origin lane where it finds a target, if it needs one
-            origin = _aim_lanes(cols, st.cat[cols[C_TARGET], card], st.cat[cols[C_RANGE], card],
-                                enemy_lanes, ally_lanes, every)
+            tk = cat[cols[C_TARGET], card]
+            if aims < 0 and _aims_at_unit(cols, tk):
+                aims = _aimable_lanes(i16, flags, cat, board, cols, b, seat)
+            origin = _aim_lanes(cols, tk, cat[cols[C_RANGE], card], aims, every)
         elif kind == cols[K_IMPROVEMENT]:  # "maximum of 3 Improvements per lane per player"
             origin = 0
             for l in range(L):
                 for i in range(I):
-                    if f.improvements[b, seat, l, i] == cols[EMPTY]:
+                    if improvements[b, seat, l, i] == cols[EMPTY]:
                         origin |= 1 << l
                         break
         else:
             origin = 0
         for l in range(L):
-            if (gate & origin) >> l & 1:
+            if ((gate & origin) >> l) & 1:
                 row[first + l * P] = True  # position 0 stands for the lane
-    for l in range(L):  # ABILITY: "Cooldown X", "Mana Cost", "Silenced - Unit cannot use abilities"
-        mana = f.lane_mana[b, seat, l]
-        for p in range(P):
-            s = f.board[b, seat, l, p]
-            if s < 0 or not st.flags[cols[HERO], b, s]:
-                continue
-            card = st.i16[cols[CARD_ID], b, s]
-            if st.cat[cols[C_HAS_ABILITY], card] == 0 or st.i16[cols[SILENCED], b, s] > 0:
-                continue
-            if st.cat[cols[C_ABILITY_MANA], card] > mana:
-                continue
-            if _ready(st, f, cols, b, s, card, l, enemy_lanes, ally_lanes, every):
-                row[cols[ABILITY_BASE] + l * P + p] = True
+    round_ = rounds[b]
+    for c in range(L * P):  # ABILITY: "Cooldown X", "Mana Cost", "Silenced - Unit cannot use abilities"
+        if not (heroes >> c) & 1:
+            continue
+        l = c // P
+        s = board[b, seat, l, c % P]
+        card = i16[cols[CARD_ID], b, s]
+        if cat[cols[C_HAS_ABILITY], card] == 0 or i16[cols[SILENCED], b, s] > 0:
+            continue
+        if cat[cols[C_ABILITY_MANA], card] > lane_mana[b, seat, l]:
+            continue
+        if not _ready(i16, cols, round_, b, s):
+            continue
+        tk = cat[cols[C_ABILITY_TARGET], card]  # ledger: only with a unit to aim at if it needs one
+        if aims < 0 and _aims_at_unit(cols, tk):
+            aims = _aimable_lanes(i16, flags, cat, board, cols, b, seat)
+        if (_aim_lanes(cols, tk, cat[cols[C_ABILITY_RANGE], card], aims, every) >> l) & 1:
+            row[cols[ABILITY_BASE] + c] = True
     for l in range(L):  # ACTIVATE: lanes.md "Activated Improvements": cooldowns, charges
         for i in range(I):
-            s = f.improvements[b, seat, l, i]
+            s = improvements[b, seat, l, i]
             if s < 0:
                 continue
-            card = st.i16[cols[CARD_ID], b, s]
-            if st.cat[cols[C_HAS_ABILITY], card] != 0 and _ready(st, f, cols, b, s, card, l, enemy_lanes,
-                                                                 ally_lanes, every):
+            card = i16[cols[CARD_ID], b, s]
+            if cat[cols[C_HAS_ABILITY], card] == 0 or not _ready(i16, cols, round_, b, s):
+                continue
+            tk = cat[cols[C_ABILITY_TARGET], card]
+            if aims < 0 and _aims_at_unit(cols, tk):
+                aims = _aimable_lanes(i16, flags, cat, board, cols, b, seat)
+            if (_aim_lanes(cols, tk, cat[cols[C_ABILITY_RANGE], card], aims, every) >> l) & 1:
                 row[cols[ACTIVATE_BASE] + l * I + i] = True
+
+
+@njit(cache=True)
+def legal_play(st, f, cols, b, seat, row) -> None:
+    """Write game ``b``'s legal row (``bool[A]``) for ``seat``, the player to act in the play
+    phase (lanes.md "Phase 2: Play Phase"); see the module's docstring. Calls ``play_row``."""
+    play_row(st.i16, st.i8, st.flags, st.cat, f.hand, f.resources, f.board, f.improvements, f.lane_mana, f.round,
+             f.pending_kind, f.pending_card, f.pending_lane, cols, b, seat, row)
 
 
 @njit(cache=True)
 def legal_rows(st, f, cols, games, seats, out) -> None:
     """``out[k]``: ``legal_play`` for game ``games[k]``, seat ``seats[k]`` (the numpy request's
-    shape, for tests and benches; the compiled loop calls ``legal_play`` per game)."""
+    shape, for tests and benches), the tuples unpacked once."""
+    i16, i8, flags, cat = st.i16, st.i8, st.flags, st.cat
+    hand, resources, board, improvements, lane_mana = f.hand, f.resources, f.board, f.improvements, f.lane_mana
+    rounds, pending_kind, pending_card, pending_lane = f.round, f.pending_kind, f.pending_card, f.pending_lane
     for k in range(games.size):
-        legal_play(st, f, cols, games[k], seats[k], out[k])
+        play_row(i16, i8, flags, cat, hand, resources, board, improvements, lane_mana, rounds, pending_kind,
+                 pending_card, pending_lane, cols, games[k], seats[k], out[k])
