@@ -4,7 +4,7 @@ Requests captured from a real batch of B = 4,096 random-vs-random games (a deep 
 at the request, ``regroup``-ed, with the games and seats asked): the numpy request
 (``PlayPhase.request``) and the compiled rows (``legal_rows``: ``legal_play`` per game, over the
 same games) answer each. The view (``world_view``, ``legal_columns``) is built outside the timing:
-the compiled engine builds it once per chunk. Divide a time by ``extra_info["games"]`` for the
+the compiled engine builds it once per chunk. Also each request's first game alone. Divide a time by ``extra_info["games"]`` for the
 time per game.
 
 Run: ``python -m pytest bench/test_compiled_legal.py --benchmark-only -p no:cacheprovider``.
@@ -55,9 +55,14 @@ def captured(game):
 
 @pytest.mark.benchmark(group="legal")
 @pytest.mark.parametrize("k", range(CAPTURES))
+@pytest.mark.parametrize("asked", ["all", "one"])
 @pytest.mark.parametrize("how", ["numpy", "compiled"])
-def test_legal_request(benchmark, game, captured, how, k):
+def test_legal_request(benchmark, game, captured, how, asked, k):
+    """``asked``: every game the captured request asked, or its first one alone (B = 1: what one
+    game costs, Python's call overhead included)."""
     w, games, actor = captured[k]
+    if asked == "one":
+        games, actor = games[:1], actor[:1]
     phase = next(s for _, systems in game.schedule._order for s in systems if isinstance(s, PlayPhase))
     if how == "numpy":
         benchmark(phase.request, w, games)

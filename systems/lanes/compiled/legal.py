@@ -187,7 +187,7 @@ def _put_bits(row, first, bits, n) -> None:
         row[first + c] = (bits >> c) & 1 != 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _targets(i16, i8, flags, cat, board, pending_kind, pending_card, pending_lane, cols, b, seat, row) -> None:
     """TARGET block of a game waiting for a target or a caster (``PlayPhase._targets``)."""
     L, P = board.shape[2], board.shape[3]
@@ -220,7 +220,7 @@ def _targets(i16, i8, flags, cat, board, pending_kind, pending_card, pending_lan
                 row[base + ((1 - seat) * L + l) * P + p] = True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_row(i16, i8, flags, cat, hand, resources, board, improvements, lane_mana, rounds, pending_kind, pending_card, pending_lane,
              cols, b, seat, row) -> None:
     """``legal_play`` over the arrays themselves (the fields of ``st`` and ``f``, in
@@ -328,7 +328,7 @@ def play_row(i16, i8, flags, cat, hand, resources, board, improvements, lane_man
                 row[cols[ACTIVATE_BASE] + l * I + i] = True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_play(st, f, cols, b, seat, row) -> None:
     """Write game ``b``'s legal row (``bool[A]``) for ``seat``, the player to act in the play
     phase (lanes.md "Phase 2: Play Phase"); see the module's docstring. Calls ``play_row``."""
@@ -336,7 +336,7 @@ def legal_play(st, f, cols, b, seat, row) -> None:
              f.pending_kind, f.pending_card, f.pending_lane, cols, b, seat, row)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_rows(st, f, cols, games, seats, out) -> None:
     """``out[k]``: ``legal_play`` for game ``games[k]``, seat ``seats[k]`` (the numpy request's
     shape, for tests and benches), the tuples unpacked once."""
