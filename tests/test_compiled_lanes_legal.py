@@ -8,8 +8,9 @@ is what a deep copy of the World captured then would hold, without copying it.
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ import pytest
 from battlesim.ecs.compiled.world_view import ViewError, regroup, world_view
 from battlesim.ecs.decisions import make_agent
 from battlesim.systems.lanes import play
+from battlesim.systems.lanes.cards import EQUIPMENT
 from battlesim.systems.lanes.compiled.legal import legal_columns, legal_play, legal_rows, play_fields
 from battlesim.systems.lanes.play import PlayPhase
 from battlesim.systems.lanes.targets import ENEMY_UNIT
@@ -147,3 +149,55 @@ def test_pass_is_illegal_while_a_target_is_pending(lanes):
     w.g.pending_kind[0] = play.PENDING_NONE
     legal_play(view.state, play_fields(view), cols, 0, 0, row)
     assert row[0]  # lanes.md: "Pass - Skip your turn without playing a card"
+
+
+def first_request(lanes) -> tuple:
+    """A deep copy of the World at the first request of a small batch (regrouped), and its games
+    and seats."""
+    taken = []
+
+    def keep(w, games, actor, legal):
+        if not taken:
+            taken.append((w.copy(), games.copy(), actor.copy()))
+
+    with requests_seen(lanes, keep):
+        lanes.play(np.arange(4, dtype=np.int64), lanes.default_decks(), [make_agent("random")] * 2)
+    w, games, actor = taken[0]
+    regroup(w)
+    return w, games, actor
+
+
+def test_stealth_granted_by_an_item_hides_its_holder_as_numpy_reads_it(lanes):
+    """lanes.md "Stealth - Cannot be targeted", through held equipment (``stats.keyword_flat``):
+    no shipped item grants stealth, so an item is made to, in a copy of the catalog."""
+    w, games, actor = first_request(lanes)
+    b, seat = int(games[0]), int(actor[0])
+    cat = w.catalog.arrays
+    enemy = w.g.board[b, 1 - seat].reshape(-1)
+    cell = int(np.flatnonzero(enemy >= 0)[0])
+    holder = int(enemy[cell])
+    item = int(np.flatnonzero(cat.kind == EQUIPMENT)[0])
+    w.catalog = copy.deepcopy(w.catalog)
+    w.catalog.arrays.kw_stealth[item] = True
+    w.equip_keywords = set(w.equip_keywords) | {"stealth"}
+    w.c.equipment[b, holder] = item
+    w.c.stealth[b, holder] = False
+    w.c.untargetable[b, holder] = 0
+    w.g.pending_kind[b] = play.PENDING_SPELL
+    w.g.pending_card[b] = next(c for c in range(len(w.catalog)) if cat.target[c] == ENEMY_UNIT and cat.range[c] == 1)
+    target = w.actions.target_base + (1 - seat) * w.actions.L * w.actions.P + cell
+    g, a = np.array([b]), np.array([seat])
+    for hidden in (True, False):
+        w.cache.clear()
+        w.catalog.arrays.kw_stealth[item] = hidden
+        _, legal = play_phase(lanes).request(w, g)
+        got = compiled_rows(w, g, a)
+        assert (got == legal).all() and got[0, target] != hidden
+
+
+def test_a_component_in_another_group_is_an_error_naming_it(lanes):
+    w = lanes.new_world(np.arange(2, dtype=np.int64), lanes.default_decks(), [make_agent("random")] * 2)
+    view = world_view(w)
+    view.columns["stealth"] = ("i16", view.columns["stealth"][1])
+    with pytest.raises(ViewError, match="'stealth'"):
+        legal_columns(view, w.actions, w.equip_keywords)
