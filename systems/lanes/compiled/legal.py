@@ -203,7 +203,7 @@ def _targets(st, f, cols, b, seat, row) -> None:
     base = cols[TARGET_BASE]
     kind = f.pending_kind[b]
     card = f.pending_card[b]
-    origin = f.pending_lane[b]
+    origin = np.int64(f.pending_lane[b])
     if kind == cols[P_CASTER]:  # "caster selection required if multiple valid heroes exist"
         faction = cat[cols[C_FACTION], card]
         for p in range(P):
@@ -257,7 +257,7 @@ def legal_play(st, f, cols, b, seat, row) -> None:
                 unit_cells |= 1 << c
             elif flags[cols[HERO], b, s]:
                 heroes |= 1 << c
-                faction = i8[cols[FACTION], b, s]
+                faction = np.int64(i8[cols[FACTION], b, s])  # int64 as numba computes, also without the JIT
                 if faction >= 0:  # a hero of no faction opens no lane
                     faction_lanes |= 1 << (8 * faction + l)
             else:
