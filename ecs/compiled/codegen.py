@@ -25,9 +25,10 @@ _HERE = Path(__file__).resolve().parent
 _LIBRARIES = ("numpy", "numba", "llvmlite")  # versioned in the hash instead of read file by file
 
 
-def engine_source(ruleset: str, stages: list[CompiledStage]) -> str:
+def engine_source(ruleset: str, stages: list[CompiledStage], interpreter: str = "") -> str:
     """The Python text of the engine module: each stage compiled from its own function, and
-    ``run_damage`` calling them in the given (run) order."""
+    ``run_damage`` calling them in the given (run) order; then ``interpreter``, the effect
+    interpreter's part (``battlesim.ecs.compiled.interpreter.interpreter_source``), if any."""
     listing = "\n".join(f"  {s.priority:4d}  {s.name}  ({s.source}; {s.fn.__module__}.{s.fn.__qualname__})"
                         for s in stages) or "  (none)"
     lines = [
@@ -94,18 +95,19 @@ def engine_source(ruleset: str, stages: list[CompiledStage]) -> str:
         "    return OK",
         "",
     ]
-    return "\n".join(lines)
+    return "\n".join(lines) + interpreter
 
 
-def dependency_files(stages: list[CompiledStage]) -> list[Path]:
+def dependency_files(stages: list[CompiledStage], functions: list[Callable] = ()) -> list[Path]:
     """Every source file the engine module's machine code comes from: this package (the
-    dispatcher's template, the queue layout, the RNG), each stage's file, and the files of
-    the functions and modules a stage calls, followed recursively. numpy and numba are left
+    dispatcher's template, the queue layout, the RNG), each stage's file (and each of
+    ``functions``': the interpreter's opcodes and selectors), and the files of
+    the functions and modules they call, followed recursively. numpy and numba are left
     out (their versions are hashed instead), and so is the standard library."""
     files = {p.resolve() for p in _HERE.glob("*.py")}
     seen: set[int] = set()
-    for s in stages:
-        _follow(s.fn, files, seen)
+    for fn in [s.fn for s in stages] + list(functions):
+        _follow(fn, files, seen)
     return sorted(files)
 
 
