@@ -152,3 +152,96 @@ def test_compiled_firings_equal_the_numpy_executor(lanes, engine, monkeypatch) -
     assert covered >= total // 4  # most firings use ported opcodes (a regression would show here)
     assert len(by_op) >= 8
     assert changed >= covered // 2  # the replays compare real changes, not two untouched Worlds
+
+
+# A plugin's opcodes whose effects trigger each other forever (echo) or flood the queue (burst).
+TOY_PLUGIN = '''
+from battlesim.ecs.compiled.events import push_event
+from battlesim.ecs.compiled.interpreter import H_CARD, H_OWNER, H_SOURCE, OK, compiled_opcode
+
+
+@compiled_opcode("toy_effects", "echo")
+def echo(w, g, rng, b, hits, nh, tbl, cols):
+    """Fires trigger 0 of the same card again: effects that never settle."""
+    for i in range(nh):
+        push_event(w.events, w.nevents, b, 0, hits[i, H_CARD], hits[i, H_SOURCE], 0, -1, hits[i, H_OWNER], 0, 0)
+    return OK
+
+
+@compiled_opcode("toy_effects", "burst")
+def burst(w, g, rng, b, hits, nh, tbl, cols):
+    """Pushes more events than the queue holds."""
+    for i in range(w.events.shape[1] + 1):
+        push_event(w.events, w.nevents, b, 1, hits[0, H_CARD], -1, 0, -1, 0, 0, 0)
+    return OK
+'''
+
+
+@pytest.fixture
+def toy_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from battlesim.ecs.plugin import isolated, load_plugins
+
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "numba"))
+    path = tmp_path / "toy_effects_plugin.py"
+    path.write_text(TOY_PLUGIN)
+    with isolated():
+        load_plugins([str(path)])
+        yield build("toy_effects")
+
+
+def _toy_fire(engine, op_name: str):
+    """Card 0 has one effect: on trigger 0, opcode ``op_name`` (no selector); fire it once for
+    game 0 and drain. Returns the status (fire's if not OK, else drain's) and the scratch rows."""
+    pieces = it.interpreter_pieces("toy_effects")
+    w = toy_state(1, 4)
+    tbl = np.full((it.T_PARAMS, 2, 1), -1, dtype=np.int64)
+    tbl[it.T_TRIGGER, 0, 0], tbl[it.T_OP, 0, 0], tbl[it.T_AMOUNT, :, 0] = 0, 0, 0
+    maps = it.id_maps(pieces, [op_name], [])
+    cols, scratch = it.columns(pieces, {}), it.new_scratch()
+    rng = np.zeros((1, 2), dtype=np.uint64)
+    g = (np.zeros(1, dtype=np.int64),)
+    ctx = np.full((1, NCTX), -1, dtype=np.int64)
+    ctx[0, it.C_CARD], ctx[0, it.C_OWNER] = 0, 0
+    m = engine.module
+    status = m.fire(w, g, rng, 0, 0, ctx, 1, tbl, maps, cols, scratch)
+    if status == OK:
+        status = m.drain(w, g, rng, 0, tbl, maps, cols, scratch, it.MAX_DEPTH)
+    return status, scratch
+
+
+def test_effects_that_never_settle_stop_with_one_line_naming_seed_and_card(toy_engine) -> None:
+    # DESIGN.md "Effects and triggers": "the queue drains until quiet, with a depth bound that
+    # stops the game with an error naming its seed"
+    status, scratch = _toy_fire(toy_engine, "echo")
+    assert status == it.TOO_DEEP
+    card = int(scratch[it.SCRATCH_EVENT, 0, it.C_CARD])
+    with pytest.raises(EffectError) as e:
+        it.check(status, 1234, ["Echoing Idol"][card])
+    assert str(e.value) == ("effects still triggering each other after 40 levels (card 'Echoing Idol', "
+                            "game with seed 1234)")
+
+
+def test_a_flooded_trigger_queue_stops_the_game_rather_than_losing_events(toy_engine) -> None:
+    status, _ = _toy_fire(toy_engine, "burst")
+    assert status == it.QUEUE_FULL
+    with pytest.raises(EffectError, match=r"^trigger queue full \(card 'Storm', game with seed 7\)$"):
+        it.check(status, 7, "Storm")
+
+
+def test_an_opcode_with_no_compiled_twin_is_reported_not_skipped(toy_engine) -> None:
+    pieces = it.interpreter_pieces("toy_effects")
+    assert it.id_maps(pieces, ["echo", "heal"], [])[0].tolist() == [1, -1]  # by name: burst 0, echo 1
+    status, _ = _toy_fire(toy_engine, "heal")
+    assert status == UNPORTED
+
+
+def test_a_piece_with_the_wrong_signature_is_one_line_naming_its_file(tmp_path: Path) -> None:
+    from battlesim.ecs.plugin import PluginError, isolated, load_plugins
+
+    path = tmp_path / "bad_opcode_plugin.py"
+    path.write_text("from battlesim.ecs.compiled.interpreter import compiled_opcode\n\n\n"
+                    "@compiled_opcode('toy_effects', 'bad')\ndef bad(w, b, hits):\n    return 0\n")
+    with isolated(), pytest.raises(PluginError) as e:
+        load_plugins([str(path)])
+    assert f"{path}:4: opcode 'bad' must take (w, g, rng, b, hits, nh, tbl, cols)" in str(e.value)
+    assert "\n" not in str(e.value)
