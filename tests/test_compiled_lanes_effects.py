@@ -24,7 +24,8 @@ from battlesim.ecs.compiled.events import push_event
 from battlesim.ecs.compiled.interpreter import NCTX, OK, UNPORTED, EffectError
 from battlesim.ecs.compiled.world_view import regroup, toy_state, world_view
 from battlesim.ecs.decisions import make_agent
-from battlesim.systems.lanes.compiled import opcodes as compiled_opcodes
+from battlesim.systems.lanes.compiled import board as compiled_board
+from battlesim.systems.lanes.compiled import opcodes  # noqa: F401  (registers the compiled opcodes)
 from battlesim.systems.lanes.compiled import selectors  # noqa: F401  (registers the compiled selectors)
 from battlesim.systems.lanes.vocabulary import EXECUTOR
 
@@ -41,6 +42,7 @@ def snapshot(w) -> dict[str, np.ndarray]:
     out.update({f"present.{n}": m.copy() for n, m in w.present.items()})
     out.update({f"g.{n}": getattr(w.g, n).copy() for n in w.state_fields})
     out["alive"], out["serial"], out["rng"] = w.alive.copy(), w.serial.copy(), w.rng.counter.copy()
+    out["next_serial"] = w._next_serial.copy()
     return out
 
 
@@ -52,7 +54,7 @@ def restore(w, snap: dict[str, np.ndarray]) -> None:
         m[...] = snap[f"present.{n}"]
     for n in w.state_fields:
         getattr(w.g, n)[...] = snap[f"g.{n}"]
-    w.alive[...], w.serial[...] = snap["alive"], snap["serial"]
+    w.alive[...], w.serial[...], w._next_serial[...] = snap["alive"], snap["serial"], snap["next_serial"]
 
 
 def capture(lanes, decks: tuple[str, str], seeds: np.ndarray, monkeypatch: pytest.MonkeyPatch):
@@ -86,8 +88,8 @@ class Replayer:
     def __init__(self, engine, world) -> None:
         self.world = world
         regroup(world)
-        self.view = world_view(world)
-        self.fields = compiled_opcodes.game_fields(world)
+        self.view = world_view(world, extra_cards=compiled_board.extra_cards(world))
+        self.fields = compiled_board.game_fields(world, self.view)
         self.bound = it.bind("lanes", self.view, world.effects, list(EXECUTOR.opcodes), list(EXECUTOR.selectors))
         self.module = engine.module
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from battlesim.ecs.plugin import PluginError, current_source, loaded_plugins, BUILT_IN
 
-OK, TOO_DEEP, QUEUE_FULL, UNPORTED = 0, -1, -2, -3  # what fire / drain / an opcode return
+OK, TOO_DEEP, QUEUE_FULL, UNPORTED, NO_SLOT = 0, -1, -2, -3, -4  # what fire / drain / an opcode return
 
 # the fields of a firing row (``ctx``): those of the numpy ``Ctx``, one game's row
 C_CARD, C_OWNER, C_LANE, C_POS, C_SOURCE, C_CASTER, C_CHOSEN, C_CHOSEN_LANE, C_OTHER = range(9)
@@ -50,7 +50,7 @@ NH = 11
 # the rows of the effect table
 T_TRIGGER, T_OP, T_SELECT, T_AMOUNT, T_PARAMS = 0, 1, 2, 3, 4
 
-MAX_READS = 40  # column ids one piece may read (grant_keyword reads every keyword)
+MAX_READS = 64  # column ids one piece may read (summon reads every keyword and its card row)
 CAPACITY = 256  # firing rows, selected targets or hits of one (slot, opcode, selector) group
 WIDTH = 16  # fields of a scratch row (>= NCTX, NH)
 SCRATCH_OUT, SCRATCH_HITS, SCRATCH_ROWS, SCRATCH_GROUP, SCRATCH_EVENT = range(5)
@@ -237,6 +237,8 @@ def check(status: int, seed: int, card: str) -> None:
         raise EffectError(depth_message(seed, card))
     if status == QUEUE_FULL:
         raise EffectError(f"trigger queue full (card {card!r}, game with seed {seed})")
+    if status == NO_SLOT:
+        raise EffectError(f"game with seed {seed} has no free entity slot (card {card!r})")
     if status == UNPORTED:
         raise EffectError(f"an effect of card {card!r} has no compiled opcode or selector yet (game with seed {seed})")
 

@@ -8,54 +8,31 @@ move"), the twin makes the same passes over the hits, so repeated targets come o
 Movement goes through ``board_move`` (and ``board_swap``), the one place compiled code moves a
 unit, as ``systems/lanes/board.py`` is for numpy code.
 
-Ported: heal, buff, grant_keyword, apply_status, draw, gain_gold, gain_resources, destroy,
-push, pull, swap, move_lane (returning UNPORTED when a move deals passing damage), purge, dispel,
-enchant_anchor, bounty. Left: the opcodes that deal damage (damage, battle, strike,
-battle_blocker, battle_adjacent, caster_strike: they wait for the compiled damage stages) and
-those that create or free entities (summon, bounce, destroy_improvement: they wait for the
-compiled ``World.allocate``/``add``/``release``).
+Ported: heal, buff, grant_keyword, apply_status, summon, draw, gain_gold, gain_resources,
+destroy, bounce, push, pull, swap, move_lane (returning UNPORTED when a move deals passing
+damage), purge, dispel, enchant_anchor, destroy_improvement, bounty. Left: the opcodes that deal
+damage (damage, battle, strike, battle_blocker, battle_adjacent, caster_strike; docs/compiled-core.md
+"Effects, compiled" says what they wait for).
 """
 
 from __future__ import annotations
-
-from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
 
 from battlesim.components.keywords import KEYWORDS, STATUSES
 from battlesim.components.keywords import lanes as _kw
-from battlesim.ecs.compiled.interpreter import (H_AMOUNT, H_CARD, H_CASTER, H_EFFECT, H_OWNER, H_SOURCE,
-                                                H_TARGET, OK, UNPORTED, compiled_opcode, compiled_quiet)
+from battlesim.ecs.compiled.interpreter import (H_AMOUNT, H_CARD, H_CASTER, H_CHOSEN_LANE, H_EFFECT, H_LANE,
+                                                H_OWNER, H_SOURCE, H_TARGET, NO_SLOT, OK, UNPORTED, compiled_opcode,
+                                                compiled_quiet)
+from battlesim.systems.lanes.compiled.board import (EMPTY, SPAWN_READS, board_move, board_swap, remove,
+                                                    remove_improvement, spawn)
 
-EMPTY = -1  # an empty cell (board.EMPTY)
 H_NEXT = 11  # a spare field of a hit row: a move's destination, computed for every hit first
 _KEYWORD_READS = tuple(f"any.{k}" for k in KEYWORDS)
 _STATUS_READS = tuple(f"any.{s}" for s in STATUSES)
 _PURGEABLE_READS = tuple(f"any.{s}" for s in _kw.purgeable())
 _ANCHOR_ENCHANTMENTS = ("armor", "retaliate", "regeneration", "anchor_aura")  # opcodes.ANCHOR_ENCHANTMENTS
-
-
-class LanesFields(NamedTuple):
-    """The per-game fields the compiled opcodes and selectors touch: the World's own arrays."""
-
-    board: np.ndarray
-    improvements: np.ndarray
-    hand: np.ndarray
-    hand_src: np.ndarray
-    deck: np.ndarray
-    deck_size: np.ndarray
-    deck_top: np.ndarray
-    card_drawn: np.ndarray
-    round: np.ndarray
-    burned: np.ndarray
-    gold: np.ndarray
-    resources: np.ndarray
-
-
-def game_fields(w: Any) -> LanesFields:
-    """A lanes World's per-game arrays for compiled effects (no copy)."""
-    return LanesFields(*(getattr(w.g, name) for name in LanesFields._fields))
 
 
 # -- reading and writing a component picked at run time (``any.<name>`` ids) -------------------
@@ -98,36 +75,6 @@ def any_set(w, code, b, t, value):
 def is_unit(w, b, t, anchor, improvement):
     """opcodes._units: a living unit on the board (not an anchor, not an improvement)."""
     return t >= 0 and w.alive[b, t] and not w.flags[anchor, b, t] and not w.flags[improvement, b, t]
-
-
-# -- the board -------------------------------------------------------------------------------
-
-@njit
-def board_place(w, g, b, slot, side, lane, pos, c_lane, c_pos, p_lane, p_pos):
-    """board.place: the entity's lane and pos (and their presence), and the cell index."""
-    w.i8[c_lane, b, slot] = lane
-    w.i8[c_pos, b, slot] = pos
-    w.flags[p_lane, b, slot] = True
-    w.flags[p_pos, b, slot] = True
-    g.board[b, side, lane, pos] = slot
-
-
-@njit
-def board_move(w, g, b, slot, lane, pos, c_owner, c_lane, c_pos, p_lane, p_pos):
-    """board.move: a unit to an empty cell of its own side (the caller checked the cell)."""
-    side = w.i8[c_owner, b, slot]
-    g.board[b, side, w.i8[c_lane, b, slot], w.i8[c_pos, b, slot]] = EMPTY
-    board_place(w, g, b, slot, side, lane, pos, c_lane, c_pos, p_lane, p_pos)
-
-
-@njit
-def board_swap(w, g, b, a, other, c_owner, c_lane, c_pos, p_lane, p_pos):
-    """board.swap: two units of one side exchange cells."""
-    side = w.i8[c_owner, b, a]
-    la, pa = w.i8[c_lane, b, a], w.i8[c_pos, b, a]
-    lb, pb = w.i8[c_lane, b, other], w.i8[c_pos, b, other]
-    board_place(w, g, b, a, side, lb, pb, c_lane, c_pos, p_lane, p_pos)
-    board_place(w, g, b, other, side, la, pa, c_lane, c_pos, p_lane, p_pos)
 
 
 @njit
@@ -450,6 +397,74 @@ def enchant_anchor(w, g, rng, b, hits, nh, tbl, cols):
             continue
         k = tbl[cols[2], hits[i, H_CARD], hits[i, H_EFFECT]]
         any_add(w, cols[3] if k < 0 else cols[4 + k], b, t, hits[i, H_AMOUNT])
+    return OK
+
+
+@compiled_opcode("lanes", "summon", SPAWN_READS + ("effect.card",))
+def summon(w, g, rng, b, hits, nh, tbl, cols):
+    """Put ``amount`` (at least 1) copies of ``card`` into the owner's side of the lane (the
+    chosen lane, else the origin lane), each at the leftmost empty position; a full lane takes
+    no more ("Maximum 5 units per lane"). Copy after copy, each over the hits in order."""
+    most = 0
+    for i in range(nh):
+        most = max(most, max(hits[i, H_AMOUNT], 1))
+    for c in range(most):
+        for i in range(nh):
+            lane = hits[i, H_CHOSEN_LANE] if hits[i, H_CHOSEN_LANE] >= 0 else hits[i, H_LANE]
+            if max(hits[i, H_AMOUNT], 1) <= c or lane < 0:
+                continue
+            side = hits[i, H_OWNER]
+            for p in range(g.board.shape[3]):
+                if g.board[b, side, lane, p] == EMPTY:
+                    card = tbl[cols[len(SPAWN_READS)], hits[i, H_CARD], hits[i, H_EFFECT]]
+                    if spawn(w, g, b, side, lane, p, card, cols) < 0:
+                        return NO_SLOT
+                    break
+    return OK
+
+
+@compiled_opcode("lanes", "bounce", ("owner", "lane", "pos", "card_id", "deck_pos", "anchor", "improvement", "hero",
+                                     "card.kind"))
+def bounce(w, g, rng, b, hits, nh, tbl, cols):
+    """Return a unit to its owner's hand (equipment is lost; no death, no bounty). Heroes
+    cannot be bounced; only unit cards return to a hand (creeps and tokens simply leave); a
+    full hand loses the card (ledger). Who is a unit is read for every hit first."""
+    for i in range(nh):
+        t = hits[i, H_TARGET]
+        if not is_unit(w, b, t, cols[5], cols[6]) or w.flags[cols[7], b, t]:
+            hits[i, H_TARGET] = -1
+    for i in range(nh):
+        t = hits[i, H_TARGET]
+        if t < 0 or not w.alive[b, t]:
+            continue
+        owner = w.i8[cols[0], b, t]
+        card = w.i16[cols[3], b, t]
+        kind_of = card if card >= 0 else card + w.cat.shape[1] - 1  # -1: numpy's kind[-1], the last card
+        if w.cat[cols[8], kind_of] == 0:
+            for h in range(g.hand.shape[2]):
+                if g.hand[b, owner, h] < 0:
+                    g.hand[b, owner, h] = card
+                    g.hand_src[b, owner, h] = w.i16[cols[4], b, t]
+                    break
+        remove(w, g, b, t, cols[0], cols[1], cols[2])
+    return OK
+
+
+@compiled_opcode("lanes", "destroy_improvement", ("owner", "lane", "improvement"))
+def destroy_improvement(w, g, rng, b, hits, nh, tbl, cols):
+    """"Some spells and abilities can destroy Improvements": the selected ones, at most
+    ``amount`` per effect when amount > 0 (oldest first); which are improvements is read first."""
+    for i in range(nh):
+        t = hits[i, H_TARGET]
+        if t < 0 or not w.flags[cols[2], b, t] or not w.alive[b, t]:
+            hits[i, H_TARGET] = -1
+    done = 0
+    for i in range(nh):
+        t, limit = hits[i, H_TARGET], hits[i, H_AMOUNT]
+        if t < 0 or (limit > 0 and done >= limit) or not w.alive[b, t]:
+            continue
+        remove_improvement(w, g, b, t, cols[0], cols[1])
+        done += 1
     return OK
 
 
