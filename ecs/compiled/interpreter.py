@@ -51,7 +51,8 @@ NH = 11
 T_TRIGGER, T_OP, T_SELECT, T_AMOUNT, T_PARAMS = 0, 1, 2, 3, 4
 
 MAX_READS = 64  # column ids one piece may read (summon reads every keyword and its card row)
-CAPACITY = 256  # firing rows, selected targets or hits of one (slot, opcode, selector) group
+CAPACITY = 2048  # firing rows, selected targets or hits of one (slot, opcode, selector) group: a game's
+# every entity times every cell of a side (more stops the game: QUEUE_FULL, never a silent overrun)
 WIDTH = 16  # fields of a scratch row (>= NCTX, NH)
 SCRATCH_OUT, SCRATCH_HITS, SCRATCH_ROWS, SCRATCH_GROUP, SCRATCH_EVENT = range(5)
 MAX_DEPTH = 40  # ``Executor.max_depth``
@@ -293,6 +294,8 @@ def fire(w, g, rng, b, trigger, ctx, nctx, tbl, maps, cols, scratch):
     out = scratch[SCRATCH_OUT]
     hits = scratch[SCRATCH_HITS]
     E = tbl.shape[2]
+    if nctx > CAPACITY:
+        return QUEUE_FULL
     nk = 0
     for r in range(nctx):
         card = ctx[r, C_CARD]
@@ -341,6 +344,8 @@ def fire(w, g, rng, b, trigger, ctx, nctx, tbl, maps, cols, scratch):
                 if maps[1, sel] < 0:
                     return UNPORTED
                 nt = run_selector(maps[1, sel], w, g, rng, b, group, ng, tbl, e, cols, out)
+                if nt > CAPACITY:  # SCRATCH_OUT is row 0: an overrun lands in the scratch, and stops here
+                    return QUEUE_FULL
             if nt == 0:  # no target: numpy runs no kernel (the selector's draws are made)
                 continue
             kop = maps[0, op]
