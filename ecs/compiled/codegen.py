@@ -7,8 +7,9 @@ staleness (DESIGN.md "Rules of the road"). So the engine is *written* as a modul
 source file the pieces come from (``battlesim.ecs.compiled.cache``). A change anywhere
 builds a new module: stale machine code cannot be loaded.
 
-Today the module holds the damage-stage dispatcher; issue 13 adds the systems, the effect
-interpreter and the round loop the same way (docs/compiled-core.md).
+Today the module holds the damage-stage dispatcher and, when the ruleset has compiled opcodes
+and selectors, the effect interpreter (``interpreter.interpreter_source``); issue 13 adds the
+systems and the round loop the same way (docs/compiled-core.md).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import inspect
 import sysconfig
 import types
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from battlesim.ecs.compiled.stages import SIGNATURE, CompiledStage
 
@@ -98,7 +99,7 @@ def engine_source(ruleset: str, stages: list[CompiledStage], interpreter: str = 
     return "\n".join(lines) + interpreter
 
 
-def dependency_files(stages: list[CompiledStage], functions: list[Callable] = ()) -> list[Path]:
+def dependency_files(stages: list[CompiledStage], functions: Sequence[Callable] = ()) -> list[Path]:
     """Every source file the engine module's machine code comes from: this package (the
     dispatcher's template, the queue layout, the RNG), each stage's file (and each of
     ``functions``': the interpreter's opcodes and selectors), and the files of
