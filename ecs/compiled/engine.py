@@ -33,6 +33,7 @@ from battlesim.ecs.compiled.cache import (
     write_engine,
 )
 from battlesim.ecs.compiled.codegen import dependency_files, engine_source
+from battlesim.ecs.compiled.interpreter import interpreter_pieces, interpreter_source
 from battlesim.ecs.compiled.reads import buffer_of, column_reads
 from battlesim.ecs.compiled.stages import MAX_READS, CompiledStage, stages_of
 from battlesim.ecs.compiled.world_view import state_type
@@ -81,9 +82,12 @@ def build(ruleset: str, stages: list[CompiledStage] | None = None, stderr: TextI
     """The engine of ``ruleset`` with the stages registered now (or ``stages``, in the order
     given), built or loaded from the cache. Load the ruleset and its plugins first."""
     stages = stages_of(ruleset) if stages is None else list(stages)
-    text = engine_source(ruleset, stages)
+    pieces = interpreter_pieces(ruleset)  # opcodes, selectors, quiet: the effect interpreter, if any
+    interpreter = interpreter_source(*pieces) if any(pieces) else ""
+    functions = [p.fn for group in pieces for p in group]
+    text = engine_source(ruleset, stages, interpreter, functions)
     root = cache_root()
-    digest = engine_hash(text, dependency_files(stages))
+    digest = engine_hash(text, dependency_files(stages, functions))
     path = engine_path(root, ruleset, digest)
     done = _BUILT.get(path)
     if done is not None:
