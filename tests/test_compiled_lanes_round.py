@@ -1,0 +1,163 @@
+"""The round's own phases compiled (systems/lanes/compiled/round.py) against their numpy twins:
+real games, every call of each numpy system's ``process``, every game of the batch.
+
+Each numpy system's ``process`` is wrapped: before it runs, every component buffer, ``alive``,
+``serial``, ``active``, the next serials and every per-game field are copied; numpy runs; the
+compiled twin then runs game by game on the copy, and every array is compared with what numpy
+left (fields the compiled twin does not take must not have changed under numpy either).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+
+from battlesim.ecs.compiled.world_view import world_view
+from battlesim.ecs.decisions import make_agent
+from battlesim.systems.lanes.compiled import round as compiled
+from battlesim.systems.lanes.compiled.round import RoundFields, round_columns, round_fields
+from battlesim.systems.lanes.measures import ObjectiveSnapshot
+from battlesim.systems.lanes.round_start import CreepSpawn, DrawPhase, HeroAvailability, RefreshResources
+from battlesim.systems.lanes.victory import RoundEnd, VictoryCheck
+
+PAIRS = [("red_vanguard", "blue_tide"), ("green_grove", "black_covenant"), ("red_blue_tempest", "green_black_rot"),
+         ("blue_green_wardens", "red_black_raiders")]
+TWINS: dict[type, Callable] = {CreepSpawn: compiled.creep_spawn, HeroAvailability: compiled.hero_availability,
+                               DrawPhase: compiled.draw, RefreshResources: compiled.refresh_resources,
+                               VictoryCheck: compiled.victory_check, ObjectiveSnapshot: compiled.objective_snapshot,
+                               RoundEnd: compiled.round_end}
+STATE = ("i16", "i8", "flags", "i16x2", "alive", "serial")
+
+
+class Compared:
+    """Every call compared; the first differences described; what the games went through counted."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, int] = {}
+        self.games: dict[str, int] = {}
+        self.bad: list[str] = []
+        self.seen: dict[str, int] = {}
+
+    def count(self, what: str, n: int) -> None:
+        self.seen[what] = self.seen.get(what, 0) + int(n)
+
+    def check(self, w, system, run: Callable[[], None]) -> None:
+        name = type(system).__name__
+        view = world_view(w)
+        st = view.state
+        copy_st = st._replace(**{k: getattr(st, k).copy() for k in STATE})
+        copy_f = RoundFields(*(a.copy() for a in round_fields(w, view)))
+        other = {n: a.copy() for n, a in view.g.items() if n not in RoundFields._fields}
+        before = RoundFields(*(a.copy() for a in copy_f))
+        run()
+        cols = round_columns(view)
+        twin = TWINS[type(system)]
+        ended = np.zeros(w.n_games, dtype=bool)
+        for b in range(w.n_games):
+            ended[b] = bool(twin(copy_st, copy_f, cols, b))
+        self.calls[name] = self.calls.get(name, 0) + 1
+        self.games[name] = self.games.get(name, 0) + int(before.active.sum())
+        where = f"{name} round {int(before.round.max())} seeds {int(w.seeds[0])}.."
+        for k in STATE:
+            if not np.array_equal(getattr(copy_st, k), getattr(st, k)):
+                self.bad.append(f"{where}: {k} differs")
+        now = round_fields(w, view)
+        for k in RoundFields._fields:
+            if not np.array_equal(getattr(copy_f, k), getattr(now, k)):
+                self.bad.append(f"{where}: field {k} differs")
+        for n, a in other.items():
+            if not np.array_equal(a, view.g[n]):
+                self.bad.append(f"{where}: numpy wrote field {n}, which the twin does not take")
+        if type(system) in (VictoryCheck, RoundEnd):
+            if not np.array_equal(ended, before.active & ~now.active):
+                self.bad.append(f"{where}: the games reported ended differ")
+        self.tally(name, before, now)
+
+    def tally(self, name: str, before: RoundFields, now: RoundFields) -> None:
+        """What happened, so that the comparison is known to have met each case."""
+        if name == "CreepSpawn":
+            self.count("creeps spawned", (now.next_serial - before.next_serial).sum())
+            self.count("lanes full", (before.board >= 0).all(axis=3)[before.active].sum())
+        elif name == "HeroAvailability":
+            changed = before.hero_status != now.hero_status
+            self.count("heroes unlocked", (changed & (before.hero_status == 0)).sum())
+            self.count("heroes respawned", (changed & (before.hero_status == 3)).sum())
+        elif name == "DrawPhase":
+            self.count("cards drawn", (now.deck_top - before.deck_top).sum())
+            self.count("cards burned", (now.burned - before.burned).sum())
+            self.count("empty decks asked", ((before.deck_top >= before.deck_size) & before.active[:, None]).sum())
+        elif name == "RefreshResources":
+            self.count("resources at the cap", ((now.max_resources == 10) & before.active[:, None]).sum())
+        elif name in ("VictoryCheck", "RoundEnd"):
+            for reason in np.unique(now.end_reason[before.active & ~now.active]):
+                self.count(f"{name} ended: reason {int(reason)}", (now.end_reason[before.active & ~now.active]
+                                                                   == reason).sum())
+        elif name == "ObjectiveSnapshot":
+            self.count("snapshots", (now.objective_hp_snapshot[:, 0] != before.objective_hp_snapshot[:, 0]).sum())
+
+
+@contextmanager
+def processes_compared(lanes, seen: Compared) -> Iterator[None]:
+    """Wrap the ``process`` of every numpy system with a compiled twin."""
+    wrapped = []
+    for _, systems in lanes.schedule._order:
+        for system in systems:
+            if type(system) in TWINS:
+                def process(w, system=system):
+                    seen.check(w, system, lambda: type(system).process(system, w))
+                system.process = process
+                wrapped.append(system)
+    try:
+        yield
+    finally:
+        for system in wrapped:
+            del system.process
+
+
+@pytest.fixture(scope="module")
+def compared(lanes) -> Compared:
+    seen = Compared()
+    runs = [(pair, ("random", "random"), 64) for pair in PAIRS]
+    runs += [(PAIRS[0], ("greedy", "greedy"), 32), (PAIRS[1][::-1], ("pass", "random"), 32),
+             (PAIRS[2], ("random", "pass"), 32)]
+    with processes_compared(lanes, seen):
+        for i, (pair, agents, n) in enumerate(runs):
+            lanes.play(np.arange(n, dtype=np.int64) + 1000 * i, pair, [make_agent(a) for a in agents])
+    return seen
+
+
+def test_each_compiled_phase_leaves_the_world_numpy_leaves(compared):
+    # lanes.md "Creep Spawning": "Each player spawns 1 creep per lane (3 total per player)"
+    # lanes.md "Hero Deployment Phase": "At the start of the following round, the hero becomes available for redeployment"
+    # lanes.md: "Draw Phase - Draw 1 card"; "After hero deployment, players draw their starting hand of 5 cards"
+    # lanes.md "Resource System": "Resources fully refill at round start"
+    # lanes.md "Win Condition": "Destroying 2 anchors across 2 different lanes, OR Destroying 1 anchor AND its essence in the same lane"
+    assert set(compared.calls) == {t.__name__ for t in TWINS}
+    assert min(compared.games.values()) > 300, compared.games
+    assert not compared.bad, f"{len(compared.bad)} differences, first: " + "; ".join(compared.bad[:5])
+
+
+def test_the_games_met_each_case_of_the_round_phases(compared):
+    """The comparison means something only if the games went through each case."""
+    s = compared.seen
+    for what in ("creeps spawned", "lanes full", "heroes unlocked", "heroes respawned", "cards drawn",
+                 "resources at the cap", "snapshots"):
+        assert s.get(what, 0) > 0, (what, s)
+    assert s.get("VictoryCheck ended: reason 1", 0) + s.get("VictoryCheck ended: reason 2", 0) > 0, s
+    print(s)
+
+
+def test_a_game_with_no_free_slot_is_reported_not_spawned_into(lanes):
+    """``World.allocate`` raises SlotsExhausted naming the seed; the compiled spawn returns NO_SLOT
+    for the caller to do so, and writes nothing."""
+    w = lanes.new_world(np.arange(2, dtype=np.int64), lanes.default_decks(), [make_agent("random")] * 2)
+    view = world_view(w)
+    w.alive[0] = True
+    board = w.g.board.copy()
+    f = round_fields(w, view)
+    assert compiled.creep_spawn(view.state, f, round_columns(view), 0) == compiled.NO_SLOT
+    assert compiled.creep_spawn(view.state, f, round_columns(view), 1) == 0
+    assert (w.g.board[0] == board[0]).all() and (w.g.board[1] != board[1]).any()
