@@ -12,14 +12,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+import esper
 import numpy as np
 import pytest
 
 from battlesim.ecs.compiled.world_view import world_view
 from battlesim.ecs.decisions import make_agent
+from battlesim.ecs.ruleset import get_ruleset
 from battlesim.systems.lanes.compiled import round as compiled
 from battlesim.systems.lanes.compiled.round import RoundFields, round_columns, round_fields
+from battlesim.systems.lanes.compiled.shop import (BUY, DONE, SKIP, UPGRADED, ShopFields, apply_shop, legal_shop,
+                                                  shop_begin, shop_columns, shop_fields)
 from battlesim.systems.lanes.measures import ObjectiveSnapshot
+from battlesim.systems.lanes.shop import ShopPhase
 from battlesim.systems.lanes.round_start import CreepSpawn, DrawPhase, HeroAvailability, RefreshResources
 from battlesim.systems.lanes.victory import RoundEnd, VictoryCheck
 
@@ -90,7 +95,7 @@ class Compared:
             self.count("cards burned", (now.burned - before.burned).sum())
             self.count("empty decks asked", ((before.deck_top >= before.deck_size) & before.active[:, None]).sum())
         elif name == "RefreshResources":
-            self.count("resources at the cap", ((now.max_resources == 10) & before.active[:, None]).sum())
+            self.count("resources refilled", ((now.resources > before.resources) & before.active[:, None]).sum())
         elif name in ("VictoryCheck", "RoundEnd"):
             for reason in np.unique(now.end_reason[before.active & ~now.active]):
                 self.count(f"{name} ended: reason {int(reason)}", (now.end_reason[before.active & ~now.active]
@@ -126,6 +131,11 @@ def compared(lanes) -> Compared:
     with processes_compared(lanes, seen):
         for i, (pair, agents, n) in enumerate(runs):
             lanes.play(np.arange(n, dtype=np.int64) + 1000 * i, pair, [make_agent(a) for a in agents])
+    # the cases shipped numbers rarely reach: the round limit, empty decks, full lanes, a low cap
+    edge = get_ruleset("lanes").load(params={"round_limit": 7, "draw_per_round": 10, "anchor_hp": 300,
+                                             "positions": 2, "resources_cap": 5})
+    with processes_compared(edge, seen):
+        edge.play(np.arange(48, dtype=np.int64), PAIRS[3], [make_agent("random")] * 2)
     return seen
 
 
@@ -144,7 +154,7 @@ def test_the_games_met_each_case_of_the_round_phases(compared):
     """The comparison means something only if the games went through each case."""
     s = compared.seen
     for what in ("creeps spawned", "lanes full", "heroes unlocked", "heroes respawned", "cards drawn",
-                 "resources at the cap", "snapshots"):
+                 "cards burned", "empty decks asked", "resources refilled", "snapshots", "RoundEnd ended: reason 3"):
         assert s.get(what, 0) > 0, (what, s)
     assert s.get("VictoryCheck ended: reason 1", 0) + s.get("VictoryCheck ended: reason 2", 0) > 0, s
     print(s)
@@ -161,3 +171,138 @@ def test_a_game_with_no_free_slot_is_reported_not_spawned_into(lanes):
     assert compiled.creep_spawn(view.state, f, round_columns(view), 0) == compiled.NO_SLOT
     assert compiled.creep_spawn(view.state, f, round_columns(view), 1) == 0
     assert (w.g.board[0] == board[0]).all() and (w.g.board[1] != board[1]).any()
+
+
+def test_the_snapshot_counts_a_destroyed_lane_as_numpy_does(lanes):
+    """A destroyed lane ends the game at once, so no real game records one at the snapshot: a
+    constructed World (round 5, one lane ruined, one anchor fallen) against ``measures.objective_hp``."""
+    from battlesim.systems.lanes.measures import SNAPSHOT_ROUND, objective_hp
+
+    w = lanes.new_world(np.arange(2, dtype=np.int64), lanes.default_decks(), [make_agent("random")] * 2)
+    view = world_view(w)
+    w.g.round[:] = SNAPSHOT_ROUND
+    w.c.ruined[0, 1] = True
+    w.c.essence[0, 4] = True
+    w.c.health[0, 4] = -3
+    compiled.objective_snapshot(view.state, round_fields(w, view), round_columns(view), 0)
+    # ledger "Interpretations": 0 for a destroyed lane; the essence's HP once the anchor has fallen
+    assert (w.g.objective_hp_snapshot[0] == objective_hp(w, np.array([0]))[0]).all()
+    assert w.g.objective_hp_snapshot[1, 0] == -1  # game 1 not asked
+
+
+# -- the shop ------------------------------------------------------------------------------------
+
+class ShopCompared:
+    """Every ``begin``, ``request`` and ``apply`` of the numpy shop against the compiled kernels on
+    a copy, with the RNG counters and the replay events (``lanes.shop_skip``, ``lanes.buy``,
+    ``lanes.upgrade``) numpy dispatched."""
+
+    def __init__(self) -> None:
+        self.bad: list[str] = []
+        self.seen: dict[str, int] = {}
+        self.events: list[tuple] = []
+        self._handlers = {name: (lambda *a, name=name: self.events.append((name, a[1:])))
+                          for name in ("lanes.shop_skip", "lanes.buy", "lanes.upgrade")}  # strong refs: esper keeps weak ones
+
+    def count(self, what: str, n: int) -> None:
+        self.seen[what] = self.seen.get(what, 0) + int(n)
+
+    def copies(self, w):
+        view = world_view(w)
+        f = shop_fields(w, view)
+        rng = np.stack([w.rng._keys, w.rng.counter], axis=1).astype(np.uint64)
+        return view, ShopFields(*(a.copy() for a in f)), rng
+
+    def same(self, w, view, f, rng, where: str) -> None:
+        now = shop_fields(w, view)
+        for k in ShopFields._fields:
+            if not np.array_equal(getattr(f, k), getattr(now, k)):
+                self.bad.append(f"{where}: field {k} differs")
+        if not np.array_equal(rng[:, 1], w.rng.counter):
+            self.bad.append(f"{where}: RNG counters differ")
+
+    def begin(self, phase, w) -> None:
+        view, f, rng = self.copies(w)
+        ShopPhase.begin(phase, w)
+        cols = shop_columns(view, phase.actions)
+        for b in range(w.n_games):
+            shop_begin(view.state, f, cols, rng, b)
+        self.same(w, view, f, rng, f"begin seeds {int(w.seeds[0])}..")
+        self.count("shops opened", w.active.sum())
+
+    def request(self, phase, w, games):
+        actor, legal = ShopPhase.request(phase, w, games)
+        view = world_view(w)
+        cols = shop_columns(view, phase.actions)
+        f = shop_fields(w, view)
+        row = np.zeros(legal.shape[1], dtype=np.bool_)
+        for i, b in enumerate(games):
+            seat = legal_shop(view.state, f, cols, int(b), row)
+            if seat != actor[i] or not np.array_equal(row, legal[i]):
+                self.bad.append(f"request seed {int(w.seeds[b])}: seat {seat}/{int(actor[i])}, rows differ")
+        A = phase.actions
+        self.count("buys legal", legal[:, A.buy_slice].any(axis=1).sum())
+        self.count("buys illegal for gold or room", (~legal[:, A.buy_slice] & (w.g.offers[games, actor] >= 0)).any(axis=1).sum())
+        self.count("upgrades legal", legal[:, A.upgrade].sum())
+        return actor, legal
+
+    def apply(self, phase, w, games, actor, actions) -> None:
+        view, f, rng = self.copies(w)
+        self.events.clear()
+        for name, h in self._handlers.items():
+            esper.set_handler(name, h)
+        try:
+            ShopPhase.apply(phase, w, games, actor, actions)
+        finally:
+            for name, h in self._handlers.items():
+                esper.remove_handler(name, h)
+        cols = shop_columns(view, phase.actions)
+        got = {}
+        for b, seat, a in zip(games, actor, actions):
+            got[int(b)] = apply_shop(view.state, f, cols, rng, int(b), int(seat), int(a))
+        self.same(w, view, f, rng, f"apply seeds {int(w.seeds[0])}..")
+        expected = {int(b): (DONE, 0) for b in games}
+        code = {"lanes.shop_skip": SKIP, "lanes.buy": BUY, "lanes.upgrade": UPGRADED}
+        for name, args in self.events:
+            values = args[2] if len(args) > 2 else np.zeros(len(args[0]), dtype=np.int64)
+            for b, v in zip(args[0], values):
+                expected[int(b)] = (code[name], int(v))
+        if got != expected:
+            self.bad.append(f"apply seeds {int(w.seeds[0])}..: reported {got} != numpy's {expected}")
+        for what, n in zip(("done", "skip", "buy", "upgrade"), np.bincount([g[0] for g in got.values()], minlength=4)):
+            self.count(what, n)
+
+
+@contextmanager
+def shop_compared(lanes, seen: ShopCompared) -> Iterator[None]:
+    phase = next(s for _, systems in lanes.schedule._order for s in systems if isinstance(s, ShopPhase))
+    phase.begin = lambda w: seen.begin(phase, w)
+    phase.request = lambda w, games: seen.request(phase, w, games)
+    phase.apply = lambda w, games, actor, actions: seen.apply(phase, w, games, actor, actions)
+    try:
+        yield
+    finally:
+        del phase.begin, phase.request, phase.apply
+
+
+@pytest.fixture(scope="module")
+def shopped(lanes) -> ShopCompared:
+    seen = ShopCompared()
+    runs = [(pair, ("random", "random"), 48) for pair in PAIRS] + [(PAIRS[0], ("greedy", "random"), 32)]
+    with shop_compared(lanes, seen):
+        for i, (pair, agents, n) in enumerate(runs):
+            lanes.play(np.arange(n, dtype=np.int64) + 500 * i, pair, [make_agent(a) for a in agents])
+    return seen
+
+
+def test_the_compiled_shop_leaves_the_world_numpy_leaves(shopped):
+    # lanes.md: "Each player is presented with 3 equipment items to choose from"
+    # lanes.md: "Buy - Purchase items from the selection (costs gold) - can buy multiple items"
+    # lanes.md: "Upgrade Shop - FREE - Unlock higher tier items and reshuffle offerings (forfeits +5 skip bonus, once per shop phase)"
+    # lanes.md: "Skip - Pass on buying, gain +5 gold (only if no upgrade and no buy)"
+    assert not shopped.bad, f"{len(shopped.bad)} differences, first: " + "; ".join(shopped.bad[:5])
+    s = shopped.seen
+    for what in ("shops opened", "buys legal", "buys illegal for gold or room", "upgrades legal", "done", "skip",
+                 "buy", "upgrade"):
+        assert s.get(what, 0) > 0, (what, s)
+    print(s)
