@@ -306,3 +306,46 @@ def test_the_compiled_shop_leaves_the_world_numpy_leaves(shopped):
                  "buy", "upgrade"):
         assert s.get(what, 0) > 0, (what, s)
     print(s)
+
+
+# -- setup -----------------------------------------------------------------------------------------
+
+def test_the_compiled_setup_makes_the_games_new_world_makes(lanes):
+    """``setup_game`` on a fresh World against ``state.new_world``: four decks (one cut short, so
+    that the shuffle's padding sorts last), mixed per game, 256 seeds with the int64 extremes.
+    lanes.md: "At the start of the game, initiative is randomly assigned to one player"."""
+    import dataclasses
+
+    from battlesim.ecs.world import World
+    from battlesim.systems.lanes import state
+    from battlesim.systems.lanes.compiled.setup import setup_columns, setup_fields, setup_game, setup_tables
+
+    decks = [lanes.cards.deck(name) for name in (PAIRS[0][0], PAIRS[1][1], PAIRS[2][0])]
+    decks.append(dataclasses.replace(decks[1], main=decks[1].main[:31], equipment=decks[1].equipment[:4]))
+    B = 256
+    seeds = np.arange(B, dtype=np.int64) * 7919 - 99
+    seeds[:2] = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+    deck_index = np.random.default_rng(5).integers(0, len(decks), size=(B, 2)).astype(np.int16)
+    w = state.new_world(lanes.cards, lanes.params, seeds, decks, deck_index)
+
+    p = lanes.params
+    D = max(int(d.main.size) for d in decks)
+    M = max(max(int(d.equipment.size) for d in decks), 1)
+    fresh = World(B, w.n_slots, state.components(), state.state_fields(p, D, M), seeds=seeds, catalog=lanes.cards.catalog,
+                  params=p)
+    view = world_view(fresh)
+    rng = np.stack([fresh.rng._keys, fresh.rng.counter], axis=1).astype(np.uint64)
+    f = setup_fields(fresh, view)
+    tables = setup_tables(decks, D, M)
+    cols = setup_columns(view)
+    for b in range(B):
+        setup_game(view.state, f, cols, tables, deck_index, rng, b)
+    done = world_view(w)
+    for k in STATE:
+        assert np.array_equal(getattr(view.state, k), getattr(done.state, k)), k
+    for name in w.state_fields:
+        assert np.array_equal(view.g[name], done.g[name]), name
+    assert np.array_equal(fresh._next_serial, w._next_serial)
+    assert np.array_equal(rng[:, 1], w.rng.counter)
+    assert (w.g.deck[deck_index[:, 0] == 3, 0, 31:] == -1).all()  # the padding sorted last
+    assert len(np.unique(w.g.initiative)) == 2
