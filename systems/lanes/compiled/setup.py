@@ -11,7 +11,8 @@ The World's allocation itself (its arrays, catalog, effect table, damage pipelin
 ``attach_rules``) stays in Python: it is done once per chunk, not per game.
 
 Unlike the round's kernels this one allocates (the shuffle's keys and stable sort, once per game),
-so it keeps numba's reference counting.
+so it keeps numba's reference counting. It is ``cache=False``: it calls ``ecs/compiled/rng.py``, and
+numba's cache checks only the defining file (shop.py's note).
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ def setup_columns(view: WorldView) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit(cache=False)
 def setup_game(st, f, cols, tables, deck_index, rng, b) -> None:
     """``new_world`` for game b: anchors (lanes.md: "Each anchor starts with 30 HP"), each seat's
     deck by ``deck_index[b, seat]``, the shuffle (one ``Stream.SHUFFLE`` key per card of both

@@ -18,6 +18,11 @@ counter (``bits_at``) for each of the few offers rather than stored. Arguments a
 ``round.py``: ``cols`` (``shop_columns``) carries the catalog rows, parameter indices, the stream
 and the action table's block starts; ``rng`` is the batch's ``uint64[B, 2]`` state
 (``ecs/compiled/rng.py``).
+
+The kernels that draw (``roll_offers``, ``shop_begin``, ``apply_shop``) are ``cache=False``: they
+call ``ecs/compiled/rng.py``, and numba's cache checks only the defining file, so a changed RNG
+would be missed (docs/compiled-core.md "Why stale machine code is impossible"); the generated
+engine, which hashes every file it depends on, is where they will be cached.
 """
 
 from __future__ import annotations
@@ -81,7 +86,7 @@ def _on_offer(st, f, cols, b, seat, j) -> bool:
     return card >= 0 and st.cat[cols[C_TIER], card] <= f.shop_tier[b, seat]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=False, _nrt=False)
 def roll_offers(st, f, cols, rng, b, seat) -> None:
     """shop.py's ``roll_offers`` for one game and seat (lanes.md: "Each player is presented with 3
     equipment items to choose from", of the tiers unlocked): one ``Stream.SHOP`` key per pool
@@ -109,7 +114,7 @@ def roll_offers(st, f, cols, rng, b, seat) -> None:
     advance(rng, b, M)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=False, _nrt=False)
 def shop_begin(st, f, cols, rng, b) -> None:
     """``ShopPhase.begin`` for one game: the shop flags cleared, then seat 0's offers rolled, then
     seat 1's (ledger: the two players' shops are independent, seat 0 first)."""
@@ -146,7 +151,7 @@ def legal_shop(st, f, cols, b, row) -> int:
     return seat
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=False, _nrt=False)
 def apply_shop(st, f, cols, rng, b, seat, action) -> tuple[int, int]:
     """``ShopPhase.apply`` for one game: "Skip - Pass on buying, gain +5 gold (only if no upgrade
     and no buy)"; "Purchased equipment goes to your hand" (ledger: it leaves the equipment deck);
