@@ -349,3 +349,50 @@ def test_the_compiled_setup_makes_the_games_new_world_makes(lanes):
     assert np.array_equal(rng[:, 1], w.rng.counter)
     assert (w.g.deck[deck_index[:, 0] == 3, 0, 31:] == -1).all()  # the padding sorted last
     assert len(np.unique(w.g.initiative)) == 2
+
+
+# -- round triggers at the trigger boundary ---------------------------------------------------------
+
+def test_round_triggers_push_the_rows_numpy_fires(lanes):
+    """Every firing of "start_of_round" / "end_of_round" by ``fire_all`` in real games against the
+    events ``fire_round_trigger`` pushes for each game from the same World at that moment.
+    lanes.md: "Start of Round - Triggers at the beginning of each round (after creep spawn, before
+    play phase)"; "End of Round - Triggers at end of round (after shop phase)"."""
+    from battlesim.ecs.compiled import events as ev
+    from battlesim.systems.lanes.compiled.round import ROUND_TRIGGERS, fire_round_trigger, round_trigger_rows
+    from battlesim.systems.lanes.vocabulary import EXECUTOR
+
+    bad, fired = [], {t: 0 for t in ROUND_TRIGGERS}
+    original = type(EXECUTOR).fire
+
+    def fire(w, trigger, ctx):
+        if trigger in ROUND_TRIGGERS:
+            c = ctx() if callable(ctx) else ctx
+            cards, params = round_trigger_rows(w)
+            view = world_view(w, extra_cards=cards, extra_params=params)
+            st, f, cols = view.state, round_fields(w, view), round_columns(view)
+            tid, listens = view.param_index[f"trigger.{trigger}"], view.cat_rows[f"listens.{trigger}"]
+            for b in range(w.n_games):
+                fire_round_trigger(st, f, cols, b, int(st.params[tid]), listens)
+            rows = set()
+            for b in range(w.n_games):
+                for e in st.events[b, :st.nevents[b]]:
+                    rows.add((b, *(int(x) for x in e)))
+            want = {(int(b), EXECUTOR.id("trigger", trigger), int(card), int(s), int(w.serial[b, s]), -1, int(o),
+                     int(lane), int(pos)) for b, card, s, o, lane, pos in zip(c.game, c.card, c.source, c.owner, c.lane, c.pos)}
+            order_ok = all(list(st.events[b, :st.nevents[b], ev.SOURCE]) == sorted(st.events[b, :st.nevents[b], ev.SOURCE])
+                           for b in range(w.n_games))
+            if rows != want or not order_ok:
+                bad.append(f"{trigger} seeds {int(w.seeds[0])}..: {sorted(rows ^ want)[:3]}")
+            fired[trigger] += len(want)
+            ctx = c
+        return original(EXECUTOR, w, trigger, ctx)
+
+    EXECUTOR.fire = fire
+    try:
+        for i, pair in enumerate(PAIRS):
+            lanes.play(np.arange(48, dtype=np.int64) + 300 * i, pair, [make_agent("random")] * 2)
+    finally:
+        del EXECUTOR.fire
+    assert not bad, bad[:3]
+    assert all(n > 0 for n in fired.values()), fired

@@ -11,6 +11,7 @@ sentence:
 | ``victory_check`` | ``VictoryCheck`` (victory.py) |
 | ``objective_snapshot`` | ``ObjectiveSnapshot`` (measures.py) |
 | ``round_end`` | ``RoundEnd`` (victory.py) |
+| ``fire_round_trigger`` | ``fire_all`` (round_start.py): pushes events, the interpreter runs them |
 
 Every function is ``f(st, f, cols, b)``: ``st`` the ``WorldState`` (the World's own component
 buffers, ``alive``, ``serial``, ``params``), ``f`` the per-game fields (``RoundFields``, the
@@ -20,7 +21,7 @@ ruleset's codes, as one argument, never module globals of another file (a plugin
 column; numba checks only this file for staleness). A game that has ended (``active[b]`` False)
 is left alone, as each numpy system filters by ``w.active``.
 
-What stays on the Python side (no card trigger fires in these systems): ``victory_check`` and
+What stays on the Python side (the round triggers are events for the interpreter, below): ``victory_check`` and
 ``round_end`` return True when they end the game, and the caller dispatches ``lanes.game_over``
 for the replay log (numpy's ``finish`` does it inside); ``creep_spawn`` returns ``NO_SLOT`` when a
 game has no free entity slot and the caller raises ``SlotsExhausted`` naming the seed. The World's
@@ -37,6 +38,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
+from battlesim.ecs.compiled.events import push_event
 from battlesim.ecs.compiled.world_view import ViewError, WorldView
 
 # positions in ``cols``: component rows (group, as the view files them)
@@ -53,7 +55,9 @@ P_LANES, P_STARTING_HAND, P_DRAW_PER_ROUND, P_RESOURCES_START, P_RESOURCES_CAP, 
 _PARAMS = ("lanes", "starting_hand", "draw_per_round", "resources_start", "resources_cap", "round_limit",
            "essence_hp", "creep_attack", "creep_health")
 # codes: the empty cell, hero states, end reasons, the snapshot round
-EMPTY, LOCKED, READY, DEAD, TWO_ANCHORS, LANE_DESTROYED, ROUND_LIMIT, SIMULTANEOUS, SNAPSHOT_ROUND, N_COLS = range(29, 39)
+EMPTY, LOCKED, READY, DEAD, TWO_ANCHORS, LANE_DESTROYED, ROUND_LIMIT, SIMULTANEOUS, SNAPSHOT_ROUND = range(29, 38)
+ANCHOR, IMPROVEMENT, N_COLS = range(38, 41)  # more component rows (flags), read by ``fire_round_trigger``
+ROUND_TRIGGERS = ("start_of_round", "end_of_round")
 
 NO_SLOT = 1  # creep_spawn's status when a game has no free entity slot (0: done)
 
@@ -113,8 +117,28 @@ def round_columns(view: WorldView) -> np.ndarray:
         if name not in view.param_index:
             raise ViewError(f"the ruleset has no parameter {name!r}")
         out[P_LANES + k] = view.param_index[name]
-    out[EMPTY:N_COLS] = (board.EMPTY, state.LOCKED, state.READY, state.DEAD, TA, LD, RL, SIM, SNAP)
+    out[EMPTY:ANCHOR] = (board.EMPTY, state.LOCKED, state.READY, state.DEAD, TA, LD, RL, SIM, SNAP)
+    for k, name in ((ANCHOR, "anchor"), (IMPROVEMENT, "improvement")):
+        got = view.columns.get(name)
+        if got is None or got[0] != "flags":
+            raise ViewError(f"component {name!r} is {got and got[0]}, the compiled round phases read it as flags")
+        out[k] = got[1]
     return out
+
+
+def round_trigger_rows(w: Any) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+    """The per-card rows ``listens.<trigger>`` (1 for the cards ``w.cache[trigger]`` lists, as
+    ``fire_all`` reads it; none when no card has the trigger) and the numbers ``trigger.<trigger>``
+    (its id) of the round triggers: ``world_view(w, extra_cards=..., extra_params=...)``."""
+    from battlesim.systems.lanes.vocabulary import EXECUTOR
+
+    n = len(w.catalog)
+    cards, params = {}, {}
+    for trigger in ROUND_TRIGGERS:
+        listen = w.cache.get(trigger)
+        cards[f"listens.{trigger}"] = np.zeros(n, np.int64) if listen is None else np.asarray(listen, np.int64)
+        params[f"trigger.{trigger}"] = EXECUTOR.id("trigger", trigger)
+    return cards, params
 
 
 @njit(cache=True, _nrt=False)
@@ -312,3 +336,22 @@ def round_end(st, f, cols, b) -> bool:
     else:
         f.round[b] += 1
     return ended
+
+
+@njit(cache=False, _nrt=False)
+def fire_round_trigger(st, f, cols, b, trigger, listens) -> None:
+    """``round_start.fire_all`` for one game, at the trigger boundary: lanes.md "Start of Round -
+    Triggers at the beginning of each round" and "End of Round - Triggers at end of round". One
+    event per live unit or improvement (not an anchor) whose card listens (``st.cat[listens]``),
+    in slot order as numpy's rows are: ``TRIGGER`` (``trigger``, the id), ``CARD``, ``SOURCE``,
+    ``SERIAL``, ``OTHER`` -1, ``OWNER``, ``LANE``, ``POS``. Numpy's ``chosen_lane`` (the lane for an
+    improvement, else -1) is not in the row: the interpreter reads it from the source's
+    Improvement tag and lane. ``cache=False``: it calls ``ecs/compiled/events.py``."""
+    if not f.active[b]:
+        return
+    for s in range(st.alive.shape[1]):
+        card = st.i16[cols[CARD_ID], b, s]
+        if card < 0 or not st.alive[b, s] or st.flags[cols[ANCHOR], b, s] or st.cat[listens, card] == 0:
+            continue
+        push_event(st.events, st.nevents, b, trigger, card, s, st.serial[b, s], -1, st.i8[cols[OWNER], b, s],
+                   st.i8[cols[LANE], b, s], st.i8[cols[POS], b, s])
