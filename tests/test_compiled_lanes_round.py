@@ -21,11 +21,21 @@ from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.ruleset import get_ruleset
 from battlesim.systems.lanes.compiled import round as compiled
 from battlesim.systems.lanes.compiled.round import RoundFields, round_columns, round_fields
-from battlesim.systems.lanes.compiled.shop import (BUY, DONE, SKIP, UPGRADED, ShopFields, apply_shop, legal_shop,
-                                                  shop_begin, shop_columns, shop_fields)
+from battlesim.systems.lanes.compiled.shop import (
+    BUY,
+    DONE,
+    SKIP,
+    UPGRADED,
+    ShopFields,
+    apply_shop,
+    legal_shop,
+    shop_begin,
+    shop_columns,
+    shop_fields,
+)
 from battlesim.systems.lanes.measures import ObjectiveSnapshot
-from battlesim.systems.lanes.shop import ShopPhase
 from battlesim.systems.lanes.round_start import CreepSpawn, DrawPhase, HeroAvailability, RefreshResources
+from battlesim.systems.lanes.shop import ShopPhase
 from battlesim.systems.lanes.victory import RoundEnd, VictoryCheck
 
 PAIRS = [("red_vanguard", "blue_tide"), ("green_grove", "black_covenant"), ("red_blue_tempest", "green_black_rot"),
@@ -76,9 +86,8 @@ class Compared:
         for n, a in other.items():
             if not np.array_equal(a, view.g[n]):
                 self.bad.append(f"{where}: numpy wrote field {n}, which the twin does not take")
-        if type(system) in (VictoryCheck, RoundEnd):
-            if not np.array_equal(ended, before.active & ~now.active):
-                self.bad.append(f"{where}: the games reported ended differ")
+        if type(system) in (VictoryCheck, RoundEnd) and not np.array_equal(ended, before.active & ~now.active):
+            self.bad.append(f"{where}: the games reported ended differ")
         self.tally(name, before, now)
 
     def tally(self, name: str, before: RoundFields, now: RoundFields) -> None:
