@@ -31,6 +31,7 @@ from battlesim.ecs.decisions import make_agent
 from battlesim.systems.lanes import deaths as numpy_deaths
 from battlesim.systems.lanes.combat import Combat
 from battlesim.systems.lanes.compiled.combat import combat
+from battlesim.systems.lanes.compiled.deaths import settle
 from battlesim.systems.lanes.compiled.combat_layout import READS, CombatFields, combat_fields, combat_view
 from battlesim.systems.lanes.vocabulary import EXECUTOR
 
@@ -186,3 +187,75 @@ def test_compiled_combat_replays_every_numpy_combat_phase(lanes, engine, monkeyp
                  "first_strike on board", "cleave on board", "siege on board"):
         assert seen[what] > 0, (what, seen)
     assert any(key.startswith("event ") for key in seen), seen
+
+
+class SettleReplay(Replay):
+    """Before each numpy combat call, kills units the games would rarely kill that way: a random
+    third of each game's board units (heroes included) marked dying, with random bounties (some
+    negative) and random killers; numpy's ``settle`` and the compiled one must then agree."""
+
+    def __init__(self, w, engine, m: pytest.MonkeyPatch, seed: int) -> None:
+        super().__init__(w, engine, m)
+        self.rng = np.random.default_rng(seed)
+        replay_combat = Combat.process
+
+        def wrapped_process(system, world):
+            if world is self.w:
+                self.crafted_deaths()
+            return replay_combat(system, world)
+
+        m.setattr(Combat, "process", wrapped_process)
+
+    def crafted_deaths(self) -> None:
+        w, c = self.w, self.w.c
+        units = w.alive & ~c.anchor & ~c.improvement & w.active[:, None]
+        pick = units & (self.rng.random(units.shape) < 0.33)
+        c.bounty[pick] = self.rng.integers(-6, 4, size=int(pick.sum()))
+        c.hit_by[pick] = self.rng.integers(-1, 2, size=int(pick.sum()))
+        c.dying[pick] = True
+        before = self.snapshot()
+        self.capturing, self.fired = True, []
+        try:
+            numpy_deaths.settle(w)
+        finally:
+            self.capturing = False
+        after = self.snapshot()
+        start = {name: arr.copy() for name, arr in before.items()}
+        s = self.view.state
+        events, nevents = new_events(w.n_games, 256)
+        state = WorldState(*(before[name] for name in GROUPS), s.cat, s.params, events, nevents)
+        f0 = combat_fields(w, self.view)
+        f = CombatFields(before["g.board"], before["g.round"], before["g.gold"], before["g.card_died"],
+                         before["g.hero_status"], before["g.hero_ready_round"], before["g.hero_card"],
+                         before["active"], before["next_serial"], *f0[9:])
+        for b in range(w.n_games):
+            assert settle(state, f, self.cols, b) == OK
+        for name, want in after.items():
+            if not np.array_equal(before[name], want):
+                diff = np.argwhere(before[name] != want)[:3]
+                self.failures.append(f"settle: {name} differs at {diff.tolist()}")
+        self.seen["negative bounties"] += int((start["i16"][self.view.columns["bounty"][1]] < 0).sum())
+        self.count(start, after)
+        for trigger, ctx, _ in self.fired:
+            EXECUTOR.__class__.fire(EXECUTOR, w, trigger, ctx)
+        self.fired = []
+
+
+# lanes.md: "Minimum bounty is 0 gold"
+# lanes.md: "Kill enemy hero: +5 gold"
+# lanes.md: "Rapid Deployment - Hero returns to play immediately when killed (no death timer)"
+def test_compiled_settle_replays_numpy_settle_on_crafted_deaths(lanes, engine, monkeypatch) -> None:
+    seen: Counter = Counter()
+    failures: list[str] = []
+    for k, pair in enumerate([("red_black_raiders", "red_vanguard"), ("blue_green_wardens", "black_covenant")]):
+        seeds = np.arange(1000 + k * 32, 1000 + (k + 1) * 32, dtype=np.int64)
+        w = lanes.new_world(seeds, pair, [make_agent("random"), make_agent("random")])
+        with monkeypatch.context() as m:
+            replay = SettleReplay(w, engine, m, seed=k)
+            lanes.run(w)
+        seen += replay.seen
+        failures += [f"{pair}: {f}" for f in replay.failures]
+    print(dict(seen))
+    assert not failures, "\n".join(failures[:10])
+    for what in ("deaths", "hero deaths", "redeployed", "negative bounties"):
+        assert seen[what] > 0, (what, seen)

@@ -41,7 +41,7 @@ from battlesim.systems.lanes.compiled.damage_stages import armor_aura
 from battlesim.systems.lanes.compiled.deaths import settle
 
 MAX_ATTACKS = 16  # attacks of one lane of one game (2 sides x positions)
-SRC, TGT, SIEGE, ATK = 0, 1, 2, 3  # the fields of an attack row
+SRC, TGT, SIEGE = 0, 1, 2  # the fields of an attack row
 
 
 @njit(cache=False)
@@ -83,8 +83,9 @@ def event(st: WorldState, cols: np.ndarray, b: int, t: int, card: int, s: int, o
 
 @njit(cache=False)
 def lane_attacks(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane: int, out: np.ndarray) -> int:
-    """``combat.lane_attacks`` for game b: rows (attacker, target, siege bonus, attack) into
-    ``out``, side 0's attackers first, then side 1's, each by position; returns how many."""
+    """``combat.lane_attacks`` for game b: rows (attacker, target, siege bonus) into ``out``,
+    side 0's attackers first, then side 1's, each by position; returns how many. The attack
+    itself is read when each step is built (``resolve_lane``)."""
     P = f.board.shape[3]
     taunt = np.full(2, -1, dtype=np.int64)  # each side's leftmost Taunt unit
     for side in range(2):
@@ -112,19 +113,16 @@ def lane_attacks(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane
                     continue
                 siege = count(st, cols, C_SIEGE, C_KW_SIEGE, b, s)
             out[n, SRC], out[n, TGT], out[n, SIEGE] = s, target, siege
-            out[n, ATK] = attack_of(st, cols, b, s)
             n += 1
     return n
 
 
 @njit(cache=False)
 def attack_triggers(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane: int, atk: np.ndarray,
-                    n: int) -> bool:
+                    n: int) -> None:
     """``combat.attack_triggers``: "On Attack" per attacker, then "On Equipped Attack" per held
     item, then "On Ally Attack" per (attacker, listening ally of its side in the lane, by
-    position), each as numpy fires them; True when one was pushed (the attacks are then read
-    again before each step, as numpy's ``touched``)."""
-    fired = False
+    position), each as numpy fires them."""
     if st.params[cols[C_USES + T_ON_ATTACK]] != 0:
         for i in range(n):
             s = atk[i, SRC]
@@ -132,7 +130,6 @@ def attack_triggers(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, l
             if st.cat[cols[C_LISTENS + T_ON_ATTACK], card] != 0:
                 event(st, cols, b, T_ON_ATTACK, card, s, -1, st.i8[cols[C_OWNER], b, s], st.i8[cols[C_LANE], b, s],
                       st.i8[cols[C_POS], b, s])
-                fired = True
     if st.params[cols[C_USES + T_ON_EQUIPPED_ATTACK]] != 0:
         for i in range(n):
             s = atk[i, SRC]
@@ -140,7 +137,6 @@ def attack_triggers(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, l
             if item >= 0 and st.cat[cols[C_LISTENS + T_ON_EQUIPPED_ATTACK], item] != 0:
                 event(st, cols, b, T_ON_EQUIPPED_ATTACK, item, s, -1, st.i8[cols[C_OWNER], b, s],
                       st.i8[cols[C_LANE], b, s], st.i8[cols[C_POS], b, s])
-                fired = True
     if st.params[cols[C_USES + T_ON_ALLY_ATTACK]] != 0:
         for i in range(n):
             a = atk[i, SRC]
@@ -153,9 +149,7 @@ def attack_triggers(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, l
                 if st.cat[cols[C_LISTENS + T_ON_ALLY_ATTACK], card] != 0:
                     event(st, cols, b, T_ON_ALLY_ATTACK, card, s, a, side, st.i8[cols[C_LANE], b, a],
                           st.i8[cols[C_POS], b, s])
-                    fired = True
-    return fired
-
+    
 
 @njit(cache=False)
 def first_strikes(st: WorldState, cols: np.ndarray, b: int, a: int, t: int) -> bool:
@@ -178,7 +172,7 @@ def resolve_lane(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane
         return OK
     atk = np.empty((MAX_ATTACKS, 4), dtype=np.int64)
     n = lane_attacks(st, f, cols, b, lane, atk)
-    touched = attack_triggers(st, f, cols, b, lane, atk, n)
+    attack_triggers(st, f, cols, b, lane, atk, n)
     first = np.empty(MAX_ATTACKS, dtype=np.bool_)
     for i in range(n):
         first[i] = first_strikes(st, cols, b, atk[i, SRC], atk[i, TGT])
@@ -188,9 +182,10 @@ def resolve_lane(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane
             a = atk[i, SRC]
             if first[i] != (step == 0) or (step == 1 and st.i16[cols[C_HEALTH], b, a] <= 0):
                 continue
-            amount = attack_of(st, cols, b, a) if touched else atk[i, ATK]
-            push(queue, qlen, b, a, atk[i, TGT], amount + atk[i, SIEGE], COMBAT | ATTACK)
-        m = qlen[b]
+            # the current attack, read now: numpy reads it once per lane and again before a step
+            # only in games where a trigger fired or damage was dealt (``touched``); elsewhere
+            # nothing can have moved it, so reading it now always gives numpy's value
+            push(queue, qlen, b, a, atk[i, TGT], attack_of(st, cols, b, a) + atk[i, SIEGE], COMBAT | ATTACK)
         for i in range(n):  # cleave_batch, read with the attacks, before the pipeline
             a = atk[i, SRC]
             if first[i] != (step == 0) or (step == 1 and st.i16[cols[C_HEALTH], b, a] <= 0):
@@ -203,11 +198,10 @@ def resolve_lane(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane
                 t = f.board[b, enemy, lane, p]
                 if t >= 0:
                     push(queue, qlen, b, a, t, x, COMBAT)
-        if qlen[b] > 0 or m > 0:
+        if qlen[b] > 0:
             status = run_damage(st, b, queue, qlen, 0, dcols, stack)
             if status != OK:
                 return status
-            touched = True
     for i in range(n):  # "Stealth ... (lost when attacking)"
         st.flags[cols[C_STEALTH], b, atk[i, SRC]] = False
     status = settle(st, f, cols, b)
