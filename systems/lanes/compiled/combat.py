@@ -9,9 +9,9 @@ exists, the unit attacks the anchor directly", except that "Unopposed enemy unit
 leftmost Taunt unit instead of the anchor" unless they have Stealth ("bypasses taunt"). "Within
 a lane, all fights at each position are simultaneous"; "First Strike - Deals damage before
 opponent in combat". "Destroyed units are only removed after the entire lane resolves".
-"Stealth ... (lost when attacking)". "Siege X - +X damage when attacking anchors". "Cleave X -
-Deals X damage to all enemy units in the lane when attacking" (ledger: a separate instance per
-enemy, not an attack). Stunned and disarmed units do not attack; one with 0 attack attacks for 0
+"Stealth ... (lost when attacking)". "Siege X - Deals X additional damage when attacking the
+anchor directly". "Cleave X - Deals X damage to all enemy units in the lane when attacking"
+(ledger: a separate instance per enemy, not an attack). Stunned and disarmed units do not attack; one with 0 attack attacks for 0
 (ledger, interpretations 21 and 35).
 
 The trigger boundary (docs/compiled-core.md "Combat and deaths, compiled"): "Before Combat",
@@ -130,6 +130,7 @@ def attack_triggers(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, l
             if st.cat[cols[C_LISTENS + T_ON_ATTACK], card] != 0:
                 event(st, cols, b, T_ON_ATTACK, card, s, -1, st.i8[cols[C_OWNER], b, s], st.i8[cols[C_LANE], b, s],
                       st.i8[cols[C_POS], b, s])
+    # DRAIN (interpreter): "On Attack" here; numpy reads the equipment below after its effects
     if st.params[cols[C_USES + T_ON_EQUIPPED_ATTACK]] != 0:
         for i in range(n):
             s = atk[i, SRC]
@@ -137,6 +138,7 @@ def attack_triggers(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, l
             if item >= 0 and st.cat[cols[C_LISTENS + T_ON_EQUIPPED_ATTACK], item] != 0:
                 event(st, cols, b, T_ON_EQUIPPED_ATTACK, item, s, -1, st.i8[cols[C_OWNER], b, s],
                       st.i8[cols[C_LANE], b, s], st.i8[cols[C_POS], b, s])
+    # DRAIN (interpreter): "On Equipped Attack"; numpy reads the lane's units below after its effects
     if st.params[cols[C_USES + T_ON_ALLY_ATTACK]] != 0:
         for i in range(n):
             a = atk[i, SRC]
@@ -149,6 +151,7 @@ def attack_triggers(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, l
                 if st.cat[cols[C_LISTENS + T_ON_ALLY_ATTACK], card] != 0:
                     event(st, cols, b, T_ON_ALLY_ATTACK, card, s, a, side, st.i8[cols[C_LANE], b, a],
                           st.i8[cols[C_POS], b, s])
+    # DRAIN (interpreter): "On Ally Attack", before first strikes and attacks are read
     
 
 @njit(cache=False)
@@ -216,6 +219,7 @@ def resolve_lane(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane
                 if st.cat[cols[C_LISTENS + T_AFTER_COMBAT], card] != 0:
                     event(st, cols, b, T_AFTER_COMBAT, card, s, -1, side, lane, p)
                     pushed = True
+    # DRAIN (interpreter): "After Combat", before the settle
     return settle(st, f, cols, b) if pushed else OK
 
 
@@ -235,6 +239,7 @@ def combat(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, queue: np.
                 if st.cat[cols[C_LISTENS + T_BEFORE_COMBAT], card] != 0:
                     event(st, cols, b, T_BEFORE_COMBAT, card, s, -1, st.i8[cols[C_OWNER], b, s],
                           st.i8[cols[C_LANE], b, s], st.i8[cols[C_POS], b, s])
+        # DRAIN (interpreter): "Before Combat", before the settle
         status = settle(st, f, cols, b)
         if status != OK:
             return status

@@ -140,6 +140,7 @@ def settle(st: WorldState, f: CombatFields, cols: np.ndarray, b: int) -> int:
                     push_event(st.events, st.nevents, b, st.params[cols[C_TRIGGER + T_ON_DEATH]], card, s,
                                st.serial[b, s], -1, st.i8[cols[C_OWNER], b, s], st.i8[cols[C_LANE], b, s],
                                st.i8[cols[C_POS], b, s])
+        # DRAIN (interpreter): "On Death"; numpy finds the "On Enemy Death" listeners after its effects
         if st.params[cols[C_USES + T_ON_ENEMY_DEATH]] != 0:
             for j in range(n):
                 d = wave[j]
@@ -151,6 +152,7 @@ def settle(st: WorldState, f: CombatFields, cols: np.ndarray, b: int) -> int:
                         push_event(st.events, st.nevents, b, st.params[cols[C_TRIGGER + T_ON_ENEMY_DEATH]], card, s,
                                    st.serial[b, s], d, st.i8[cols[C_OWNER], b, s], st.i8[cols[C_LANE], b, s],
                                    st.i8[cols[C_POS], b, s])
+        # DRAIN (interpreter): "On Enemy Death", before the wave is removed
         if not destroy_wave(st, f, cols, b, wave, n):
             return SLOTS_FULL
     return CASCADE
