@@ -17,6 +17,7 @@ phase, not the games.
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -261,3 +262,33 @@ def test_compiled_settle_replays_numpy_settle_on_crafted_deaths(lanes, engine, m
     assert not failures, "\n".join(failures[:10])
     for what in ("deaths", "hero deaths", "redeployed", "negative bounties"):
         assert seen[what] > 0, (what, seen)
+
+
+SCENARIOS = sorted((Path(__file__).parent / "scenarios" / "lanes").glob("*.toml"))
+
+
+def test_compiled_combat_replays_the_combat_of_every_scenario(lanes, engine, monkeypatch) -> None:
+    """The scenario files are hand checks of single rules (taunt only draws unopposed attackers,
+    siege not against taunt, stealth bypasses taunt, first strike kills first, deaths after the
+    lane resolves, rapid deployment...): each combat they run is replayed by the compiled combat
+    (their trigger effects deferred past the call, the trigger boundary, so a few may end
+    otherwise: their own expectations are tests/test_scenarios.py's)."""
+    from battlesim.systems.lanes.scenario import load_scenario
+
+    seen: Counter = Counter()
+    failures: list[str] = []
+    for path in SCENARIOS:
+        sc = load_scenario(path, game=lanes)
+        if sc.spec.expect_error:
+            continue
+        with monkeypatch.context() as m:
+            replay = Replay(sc.w, engine, m)
+            try:
+                sc.run()
+            except Exception:  # noqa: BLE001  (a scenario's own outcome is not this test's business)
+                pass
+        seen += replay.seen
+        failures += [f"{path.stem}: {f}" for f in replay.failures]
+    assert not failures, "\n".join(failures[:10])
+    print(dict(seen))
+    assert seen["calls"] > 30 and seen["deaths"] > 0, seen
