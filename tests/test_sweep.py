@@ -179,3 +179,21 @@ def test_sweep_prints_its_report_path_and_points_without_cards(tiny, tmp_path):
         assert p["cards_reported"] == 0
         assert any(line.startswith(f"{p['dir']}: no card was drawn in at least 100,000 games") and
                    f"try --min-games {p['no_cards']['suggested_min_games']}" in line for line in lines)
+
+
+@pytest.mark.parametrize("command", [["balance"], ["sweep", "--param", "anchor_hp=20,30"]])
+def test_an_unwritable_out_is_refused_as_itself_before_anything_is_played(tmp_path, monkeypatch, command):
+    """A read-only ``--out`` names ``--out``, not the first pairing's directory under it (root
+    writes into read-only directories, so the refusal is simulated where the probe writes)."""
+    out = tmp_path / "ro"
+    real_write = Path.write_bytes
+
+    def refuse(self, data):
+        if self.name.startswith(".battlesim-write-probe"):
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_write(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", refuse)
+    r = CliRunner().invoke(app, [*command, "--decks", DECKS, "--games-per-pairing", "2", "--out", str(out), "--quiet"])
+    _one_line_error(r, f"--out {out}: cannot write there (Permission denied)")
+    assert list(out.iterdir()) == []  # no pairing was started

@@ -50,6 +50,7 @@ from battlesim.ecs.balance.stats import (
     rate,
     wilson_obj,
 )
+from battlesim.ecs.runs.rundir import RunDirError, make_out_dir
 from battlesim.ecs.runs.runner import Progress, RunError
 
 DEFAULT_GAMES_PER_PAIRING = 200
@@ -363,6 +364,11 @@ def measure(spec: BalanceSpec, out: Path | str, *, workers: int = 1,
     sweep`` once per combination of parameters."""
     if spec.min_games < 1:
         raise RunError(f"--min-games must be at least 1 (got {spec.min_games})")
+    out = Path(out)
+    try:
+        make_out_dir(out)
+    except RunDirError as e:
+        raise RunError(str(e)) from None
     runs = run_round_robin(spec.decks, spec.games_per_pairing, out, ruleset=spec.ruleset, agents=spec.agents,
                            seed=spec.seed, cards_dir=spec.cards_dir, params=spec.params, workers=workers,
                            on_pair=on_pair, plugins=spec.plugins, decks_dir=spec.decks_dir, restart=restart,

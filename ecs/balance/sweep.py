@@ -23,6 +23,7 @@ from typing import Any, Callable, Sequence
 from pydantic import BaseModel, ValidationError
 
 from battlesim.ecs.balance.measure import BalanceSpec, clean, measure
+from battlesim.ecs.runs.rundir import RunDirError, make_out_dir
 from battlesim.ecs.runs.runner import Progress, RunConfig, RunError, load_game
 
 SWEEP_JSON = "sweep.json"
@@ -200,6 +201,10 @@ def run_sweep(spec: BalanceSpec, axes: Sequence[Axis], out: Path | str, *, worke
     check_values(axes, spec.ruleset)
     check_points(spec, grid)
     defaults = numeric_params(spec.ruleset, spec.cards_dir)
+    try:
+        make_out_dir(out)  # a bad --out is refused as itself, before the first point
+    except RunDirError as e:
+        raise RunError(str(e)) from None
     if on_start:
         on_start(grid)
     rows = []

@@ -41,6 +41,24 @@ TABLES = ("games", "cards")
 RESTART_HINT = "run with --restart to start the run over (its games are deleted), or use another --out"
 
 
+
+def make_out_dir(root: Path) -> None:
+    """Create ``--out`` (and its parents) and check battlesim can write there, naming ``--out``
+    in one line if not. balance and sweep call it before their first pairing, so a bad ``--out``
+    is refused as itself, not as the first pairing's directory under it."""
+    if root.exists() and not root.is_dir():
+        raise RunDirError(f"--out {root}: not a directory (a run directory holds a run's shards)")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise RunDirError(f"--out {root}: cannot create the run directory ({e.strerror or e})") from None
+    probe = root / f".battlesim-write-probe-{os.getpid()}"
+    try:
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise RunDirError(f"--out {root}: cannot write there ({e.strerror or e})") from None
+
 class RunDirError(ValueError):
     """The directory cannot hold this run; ``str()`` is a one-line message for the user."""
 
@@ -144,12 +162,7 @@ class RunDir:
         return self
 
     def _make_root(self) -> None:
-        if self.root.exists() and not self.root.is_dir():
-            raise RunDirError(f"--out {self.root}: not a directory (a run directory holds a run's shards)")
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise RunDirError(f"--out {self.root}: cannot create the run directory ({e.strerror or e})") from None
+        make_out_dir(self.root)
 
     def _check(self, record: dict[str, Any], identity: RunIdentity, seed: int, games: int) -> None:
         diff = identity.difference(record["identity"])
