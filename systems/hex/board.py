@@ -176,14 +176,15 @@ for _t in (NEIGHBOURS, DIST, LINE, AWAY, TOWARD, RANK, DEPLOY, MIRROR):
 def triads_adjacent_to(col: int, row: int) -> list[tuple[int, int, int]]:
     """Every triad adjacent to a unit on ``(col, row)`` (hex.md "Triad": "A group of three hexes
     adjacent to one another. A triad is considered adjacent to a unit when at least one of its
-    three hexes is adjacent to that unit."), as sorted id triples."""
+    three hexes is adjacent to that unit."), as sorted id triples. A triad holding the unit's own
+    hex is not "adjacent to" it (the unit would hit itself), so it is left out."""
     me = hex_id(col, row)
     near = set(NEIGHBOUR_LISTS[me])
     found: set[tuple[int, int, int]] = set()
     for a in range(N_HEXES):
         for b in NEIGHBOUR_LISTS[a]:
             for c in NEIGHBOUR_LISTS[b]:
-                if c != a and DIST[a, c] == 1 and {a, b, c} & near:
+                if c != a and DIST[a, c] == 1 and {a, b, c} & near and me not in (a, b, c):
                     found.add(tuple(sorted((a, b, c))))
     return sorted(found)
 

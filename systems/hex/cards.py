@@ -66,16 +66,16 @@ class UnitCard(BaseModel):
     @model_validator(mode="after")
     def _shape(self) -> "UnitCard":
         if self.type == "unit" and self.gold is None:
-            raise ValueError("a unit needs a gold cost")
+            raise ValueError("field 'gold': a unit needs a gold cost")
         if self.type == "hero" and self.gold is not None:
             # hex.md "Heroes have a missing value (NULL) for gold cost"
-            raise ValueError("a hero has no gold cost (NULL: leave 'gold' out)")
+            raise ValueError("field 'gold': a hero has no gold cost (NULL: leave it out)")
         if self.type == "summon" and self.gold is not None:
             # hex.md "Summoned units also have a NULL value for gold cost"
-            raise ValueError("a summon has no gold cost (NULL: leave 'gold' out)")
-        check_keywords(self.keywords)
+            raise ValueError("field 'gold': a summon has no gold cost (NULL: leave it out)")
+        check_keywords(self.keywords, "field 'keywords'")
         if any(a.cost for a in self.abilities) and self.mana is None:
-            raise ValueError("an ability with a mana cost on a unit without mana")
+            raise ValueError("field 'abilities': an ability with a mana cost on a unit without mana (NULL)")
         return self
 
 
@@ -106,10 +106,10 @@ class AbilityCard(BaseModel):
     @model_validator(mode="after")
     def _active_or_passive(self) -> "AbilityCard":
         if not self.effects and self.passive is None:
-            raise ValueError("an ability needs effects (active) or a passive")
+            raise ValueError("field 'effects': an ability needs effects (active) or a passive")
         if not self.effects and (self.cost or self.cast_range is not None or self.target != "none"
                                  or self.combinable or self.channel or self.once_per):
-            raise ValueError("cost, cast_range, target, once_per, combinable and channel belong to an active "
+            raise ValueError("field 'effects': cost, cast_range, target, once_per, combinable and channel belong to an active "
                              "ability: give it effects")
         return self
 
@@ -140,7 +140,7 @@ class ItemCard(BaseModel):
     @model_validator(mode="after")
     def _does_something(self) -> "ItemCard":
         if self.passive is None and self.ability is None:
-            raise ValueError("an item needs a passive or an ability")
+            raise ValueError("field 'passive': an item needs a passive or an ability")
         return self
 
 

@@ -82,7 +82,9 @@ class Status:
     rule: str
 
     def component(self, name: str) -> str:
-        return PREFIX + name
+        """``hex_<name>_counters`` for piles (a keyword of the same name holds its X as
+        ``hex_<name>``: Burn 2 the keyword, 2 Burn counters the status), ``hex_<name>`` else."""
+        return f"{PREFIX}{name}_counters" if self.kind == "counter" else PREFIX + name
 
 
 STATUSES: dict[str, Status] = {
@@ -254,8 +256,11 @@ GLOSSARY: dict[str, tuple[str, str, str]] = {
 }
 
 
-def component_names() -> dict[str, str]:
-    """Vocabulary name -> the component that will hold it (``hex_`` + name), keywords and statuses."""
-    out = {n: k.component(n) for n, k in KEYWORDS.items()}
-    out.update({n: s.component(n) for n, s in STATUSES.items()})
-    return out
+def keyword_components() -> dict[str, str]:
+    """Keyword name -> the component that will hold its value (``hex_<name>``)."""
+    return {n: k.component(n) for n, k in KEYWORDS.items()}
+
+
+def status_components() -> dict[str, str]:
+    """Status name -> the component that will hold it (``hex_<name>_counters`` for piles)."""
+    return {n: s.component(n) for n, s in STATUSES.items()}
