@@ -171,3 +171,13 @@ def test_an_ability_of_another_factions_hero_is_refused(tmp_path: Path):
     (tmp_path / "cards.toml").write_text(toml, encoding="utf-8")
     with pytest.raises(DataError, match="'Hero' is of faction Ember, the ability of Gale"):
         load_cards(tmp_path)
+
+
+def test_an_active_without_cost_or_range_costs_zero_and_reaches_everywhere(hex_cards):
+    # hex.md: "If no mana cost is specified, the ability has a mana cost of zero." / "If no ability
+    # range is specified, the ability's range is infinite." (None); "adjacent" is not a number
+    seed = next(a for a in actives_of(hex_cards.cards["Root Warden"]) if a.name == "Seed")
+    assert seed.cost == 0 and seed.cast_range == "adjacent"
+    wave = hex_cards.cards["Flame Wave"].active()
+    assert wave is not None and wave.cast_range is None
+    assert hex_cards.cards["Barkskin"].active() is None  # a passive-only ability card: no action
