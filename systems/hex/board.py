@@ -192,4 +192,4 @@ def triads_adjacent_to(col: int, row: int) -> list[tuple[int, int, int]]:
 def is_chain(hexes: list[tuple[int, int]]) -> bool:
     """hex.md "Chained": unique hexes, each adjacent to the next."""
     ids = [hex_id(*h) for h in hexes]
-    return len(set(ids)) == len(ids) and all(DIST[a, b] == 1 for a, b in zip(ids, ids[1:]))
+    return len(set(ids)) == len(ids) and all(DIST[a, b] == 1 for a, b in zip(ids, ids[1:], strict=False))

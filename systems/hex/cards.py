@@ -109,8 +109,8 @@ class AbilityCard(BaseModel):
             raise ValueError("field 'effects': an ability needs effects (active) or a passive")
         if not self.effects and (self.cost or self.cast_range is not None or self.target != "none"
                                  or self.combinable or self.channel or self.once_per):
-            raise ValueError("field 'effects': cost, cast_range, target, once_per, combinable and channel belong to an active "
-                             "ability: give it effects")
+            raise ValueError("field 'effects': cost, cast_range, target, once_per, combinable and channel belong "
+                             "to an active ability: give it effects")
         return self
 
     def active(self) -> ActiveSpec | None:
@@ -196,7 +196,8 @@ def load_cards(cards_dir: Path | None = None) -> HexCardSet:
         texts[path] = text
         extra = sorted(set(raw) - {"cards"})
         if extra:
-            raise DataError(f"{path}: unknown top-level key {printable(extra[0])!r}: a card file holds [[cards]] tables")
+            raise DataError(f"{path}: unknown top-level key {printable(extra[0])!r}: a card file holds [[cards]] "
+                            "tables")
         tables = raw.get("cards", [])
         if not isinstance(tables, list):
             raise DataError(f"{path}: 'cards' must be [[cards]] tables")

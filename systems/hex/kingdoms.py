@@ -124,7 +124,8 @@ def load_kingdom(path: Path, cards: HexCardSet) -> Kingdom:
     err = _Errors(path, text, spec.name)
     hero = cards.cards.get(spec.hero)
     if not isinstance(hero, UnitCard) or hero.type != "hero":
-        raise err(spec.hero, "hero", f"not a hero card{did_you_mean(spec.hero, [c.name for c in cards.of_type('hero')])}")
+        heroes = [c.name for c in cards.of_type("hero")]
+        raise err(spec.hero, "hero", f"not a hero card{did_you_mean(spec.hero, heroes)}")
     listed: list[tuple[str, str]] = [(k, "cards") for k, n in spec.cards.items() for _ in range(n)]
     listed += [(u.card, "units") for u in spec.units]
     gold = 0
@@ -152,7 +153,8 @@ def load_kingdom(path: Path, cards: HexCardSet) -> Kingdom:
 
 def _check_card(err: _Errors, spec: KingdomSpec, hero: UnitCard, key: str, card, field: str) -> None:
     if card.type == "hero":
-        raise err(key, field, f"a second hero (the kingdom's hero is {spec.hero!r}): \"A kingdom can only have one hero.\"")
+        raise err(key, field, f"a second hero (the kingdom's hero is {spec.hero!r}): \"A kingdom can only have "
+                  "one hero.\"")
     if card.type == "summon":
         raise err(key, field, "a summon cannot be drafted (its gold cost is NULL)")
     if card.faction != hero.faction:

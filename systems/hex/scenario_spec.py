@@ -17,7 +17,15 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from battlesim.ecs.datafiles import DataError, did_you_mean, locate, printable, read_toml, validate
 from battlesim.systems.hex.board import on_board
-from battlesim.systems.hex.effect_spec import AMOUNT_MAX, ROUNDS_MAX, CastRange, EffectSpec, Name, check_keywords, check_modifier
+from battlesim.systems.hex.effect_spec import (
+    AMOUNT_MAX,
+    ROUNDS_MAX,
+    CastRange,
+    EffectSpec,
+    Name,
+    check_keywords,
+    check_modifier,
+)
 from battlesim.systems.hex.vocabulary import DAMAGE_TYPES, STATUSES
 
 Side = Literal[0, 1]
@@ -262,8 +270,8 @@ def check_steps(spec: HexScenario, path: Any, text: str) -> None:
         line = locate(text, ["steps", i]) if text else None
         where = f"{path}:{line}" if line else f"{path}"
 
-        def bad(what: str) -> ScenarioError:
-            return ScenarioError(f"{where}: steps[{i}] ({step.do}): {printable(what)}")
+        def bad(what: str, where: str = where, i: int = i, do: str = step.do) -> ScenarioError:
+            return ScenarioError(f"{where}: steps[{i}] ({do}): {printable(what)}")
 
         for k in required:
             if k not in given:

@@ -37,17 +37,31 @@ KEYWORDS: dict[str, Keyword] = {
     "armor": Keyword("X", 'hex.md "Armor X – This unit reduces incoming physical damage by X."'),
     "piercing": Keyword("X|all", 'hex.md "Piercing – This unit ignores Armor during combat." / "Piercing X"'),
     "magic_resist": Keyword("X", 'hex.md "Magic Resist X – This unit reduces incoming magical damage by X."'),
-    "evasion": Keyword("X|all", 'hex.md "Evasion – This unit reduces incoming ranged attack damage to zero." / "Evasion X"'),
+    "evasion": Keyword("X|all",
+        'hex.md "Evasion – This unit reduces incoming ranged attack damage to zero." / "Evasion X"'),
     "ethereal": Keyword("tag", 'hex-keywords.md "Ethereal – This unit reduces incoming physical damage to zero."'),
-    "lifesteal": Keyword("X|all", 'hex-keywords.md "Lifesteal X – This unit heals for up to X of the combat damage it deals"'),
-    "physical_damage_return": Keyword("X|all", 'hex.md "Physical Damage Return X – ... returns up to X of that damage back to the source."'),
-    "magic_damage_return": Keyword("X|all", 'hex-keywords.md "Magic Damage Return X – ... returns up to X of that damage back to the source."'),
-    "damage_return": Keyword("X|all", 'hex-keywords.md "Damage Return X – When this unit receives damage that is not from retaliation, it returns up to X"'),
-    "burn": Keyword("X", 'hex-keywords.md "Burn X – When this unit deals combat damage, the enemy unit has its Burn counters increased to X."'),
-    "poison": Keyword("X", 'hex-keywords.md "Poison X – When this unit deals combat damage, the enemy unit has its Poison counters increased to X."'),
-    "bleed": Keyword("X", 'hex-keywords.md "Bleed X – When this unit deals combat damage, the enemy unit has its Bleed counters increased to X."'),
+    "lifesteal": Keyword("X|all",
+        'hex-keywords.md "Lifesteal X – This unit heals for up to X of the combat damage it deals"'),
+    "physical_damage_return": Keyword("X|all",
+        'hex.md "Physical Damage Return X – ... returns up to X of that damage back to the source."'),
+    "magic_damage_return": Keyword("X|all",
+        'hex-keywords.md "Magic Damage Return X – ... returns up to X of that damage back to the source."'),
+    "damage_return": Keyword("X|all",
+        'hex-keywords.md "Damage Return X – When this unit receives damage that is not from retaliation, '
+        'it returns up to X"'),
+    "burn": Keyword("X",
+        'hex-keywords.md "Burn X – When this unit deals combat damage, the enemy unit has its Burn '
+        'counters increased to X."'),
+    "poison": Keyword("X",
+        'hex-keywords.md "Poison X – When this unit deals combat damage, the enemy unit has its Poison '
+        'counters increased to X."'),
+    "bleed": Keyword("X",
+        'hex-keywords.md "Bleed X – When this unit deals combat damage, the enemy unit has its Bleed '
+        'counters increased to X."'),
     "manaburn": Keyword("X", 'hex.md "Manaburn X – When this unit attacks, remove X mana from the defender."'),
-    "undying": Keyword("tag", 'hex-keywords.md "Undying – When this unit dies, if it is not #undead, return it to the battlefield"'),
+    "undying": Keyword("tag",
+        'hex-keywords.md "Undying – When this unit dies, if it is not #undead, return it to the '
+        'battlefield"'),
     "imbued": Keyword("tag", 'hex.md "Imbued – This unit deals its combat damage as magic damage."'),
     # counters ticking at round start
     "health_regen": Keyword("X", 'hex.md "Health Regen X – This unit heals X at the start of each round."'),
@@ -62,9 +76,12 @@ KEYWORDS: dict[str, Keyword] = {
     "charging": Keyword("tag", 'hex.md "Charging – This unit can move and attack in a single action."'),
     # combat modifiers
     "backstab": Keyword("tag", 'hex.md "Backstab – When this unit attacks, the defender cannot retaliate."'),
-    "counterstrike": Keyword("tag", 'hex.md "Counterstrike – This unit retaliates at the same time that it is attacked."'),
-    "overwatch": Keyword("tag", 'hex-keywords.md "Overwatch – This unit retaliates before the attacker deals damage to it."'),
-    "intimidate": Keyword("X", 'hex-keywords.md "Intimidate X – When this unit attacks, the defender retaliates with -X Power."'),
+    "counterstrike": Keyword("tag",
+        'hex.md "Counterstrike – This unit retaliates at the same time that it is attacked."'),
+    "overwatch": Keyword("tag",
+        'hex-keywords.md "Overwatch – This unit retaliates before the attacker deals damage to it."'),
+    "intimidate": Keyword("X",
+        'hex-keywords.md "Intimidate X – When this unit attacks, the defender retaliates with -X Power."'),
     "vengeance": Keyword("X", 'hex-keywords.md "Vengeance X – This unit gets +X Power while retaliating."'),
     "steadfast": Keyword("tag", 'hex.md "Steadfast – This unit cannot be charged or trampled."'),
     "defender": Keyword("tag", 'hex-keywords.md "Defender – This unit cannot attack."'),
@@ -122,7 +139,8 @@ DAMAGE_KINDS: dict[str, int] = {
 # Properties a modifier may change (hex.md "Properties": basic properties of units and
 # abilities, plus the keyword values Armor and Magic Resist that "Target unit gets Armor 1" sets).
 STATS = ("power", "range", "movement", "health", "mana", "cast_range", "spell_power", "armor", "magic_resist")
-QUALIFIERS = ("melee", "ranged")  # hex.md "A modifier may state in parentheses whether it only affects melee or ranged units."
+# hex.md "A modifier may state in parentheses whether it only affects melee or ranged units."
+QUALIFIERS = ("melee", "ranged")
 
 # What an ability asks its player to choose (spec §5) and the shapes its effects hit.
 TARGETS = ("enemy", "ally", "unit", "hex", "self", "none")
@@ -148,19 +166,25 @@ class Op:
 
 
 OPS: dict[str, Op] = {
-    "damage": Op(("amount", "type"), ("nonlethal",), 'hex.md "Magical damage is dealt by abilities unless otherwise specified."'),
+    "damage": Op(("amount", "type"), ("nonlethal",),
+        'hex.md "Magical damage is dealt by abilities unless otherwise specified."'),
     "heal": Op(("amount",), (), 'hex.md "Heal – Refers to the removal of damage from a unit."'),
-    "status": Op(("status",), ("amount", "rounds"), 'hex.md "Many abilities result in status effects that can be referred to as buffs or debuffs."'),
-    "modifier": Op((), ("stat", "keyword", "amount", "set", "rounds", "only"), 'hex.md "Some items and abilities modify the numerical value of properties."'),
+    "status": Op(("status",), ("amount", "rounds"),
+        'hex.md "Many abilities result in status effects that can be referred to as buffs or debuffs."'),
+    "modifier": Op((), ("stat", "keyword", "amount", "set", "rounds", "only"),
+        'hex.md "Some items and abilities modify the numerical value of properties."'),
     "shield": Op(("amount",), (), 'hex-keywords.md "Shield X – This unit has X Shield counters on it."'),
-    "push": Op(("amount",), (), 'hex.md "Pushed X – A unit that is pushed moves X hexes along the direction it is being pushed."'),
-    "pull": Op(("amount",), (), 'hex.md "Pulled X – A unit that is pulled moves X hexes along the direction it is being pulled."'),
+    "push": Op(("amount",), (),
+        'hex.md "Pushed X – A unit that is pushed moves X hexes along the direction it is being pushed."'),
+    "pull": Op(("amount",), (),
+        'hex.md "Pulled X – A unit that is pulled moves X hexes along the direction it is being pulled."'),
     "relocate": Op(("to",), (), 'hex.md "Relocate – A relocated unit is moved directly to another hex"'),
     "switch": Op((), (), 'hex.md "Switch – Refers to two units relocating into the other\'s hex."'),
     "control": Op((), ("rounds",), 'hex.md "Control – When you control a unit, it becomes an allied unit."'),
     "summon": Op(("card",), (), 'hex.md "Summoned units also have a NULL value for gold cost"'),
     "destroy": Op((), (), 'hex.md "Destroy – A destroyed unit is removed from the battlefield."'),
-    "sacrifice": Op((), (), 'hex.md "Sacrifice – This occurs when a player chooses to remove one of the cards they control"'),
+    "sacrifice": Op((), (),
+        'hex.md "Sacrifice – This occurs when a player chooses to remove one of the cards they control"'),
     "mana": Op(("amount",), (), 'hex.md "Mana – Refers to the current mana of a unit."'),
 }
 RELOCATE_TO = ("target_hex", "adjacent_to_self")  # where a relocate op moves its unit

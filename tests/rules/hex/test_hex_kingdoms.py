@@ -64,7 +64,8 @@ KINGDOM_ERRORS = [
     # (file text, card named, field named, what)
     (DRAFT + '"Ember Knight" = 11\n"Pyre Warlord" = 1\n"Magma Rhino" = 1\n', None, "cards",
      "168 gold, more than a draft kingdom may hold (160)"),
-    (BLITZ + '[cards]\n"Fireball" = 1\n"Cinder Blade" = 1\n\n[[units]]\ncard = "Pyre Warlord"\nhex = [3, 1]\n\n[[units]]\n'
+    (BLITZ + '[cards]\n"Fireball" = 1\n"Cinder Blade" = 1\n\n[[units]]\ncard = "Pyre Warlord"\nhex = [3, 1]\n\n'
+     '[[units]]\n'
      'card = "Magma Rhino"\nhex = [5, 1]\n\n[[units]]\ncard = "Kiln Golem"\nhex = [4, 1]\n\n[[units]]\n'
      'card = "Ember Knight"\nhex = [2, 1]\n', None, "cards", "82 gold, more than a blitz kingdom may hold (80)"),
     (DRAFT + '"Sylva" = 1\n', "Sylva", "cards", "a second hero"),
