@@ -51,3 +51,9 @@ def test_every_test_and_scenario_the_ledger_names_exists():
     assert scenarios
     for s in scenarios:
         assert (ROOT / "tests" / "scenarios" / "hex" / f"{s}.toml").is_file(), s
+
+
+def test_every_scenario_file_has_its_ledger_row():
+    text = LEDGER.read_text(encoding="utf-8")
+    files = sorted((ROOT / "tests" / "scenarios" / "hex").glob("*.toml"))
+    assert [p.stem for p in files if not re.search(rf"S/{p.stem}\b", text)] == []
