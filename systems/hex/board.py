@@ -193,3 +193,15 @@ def is_chain(hexes: list[tuple[int, int]]) -> bool:
     """hex.md "Chained": unique hexes, each adjacent to the next."""
     ids = [hex_id(*h) for h in hexes]
     return len(set(ids)) == len(ids) and all(DIST[a, b] == 1 for a, b in zip(ids, ids[1:], strict=False))
+
+
+def shortest_path(start: tuple[int, int], goal: tuple[int, int]) -> list[tuple[int, int]]:
+    """The hexes entered walking from ``start`` to ``goal`` on an empty board, one shortest path,
+    lowest hex id at each fork (I-47; I-23's "deterministic shortest path" before passability,
+    which the engine adds). ``[]`` when start is goal."""
+    g, h = hex_id(*goal), hex_id(*start)
+    path = []
+    while h != g:
+        h = int(TOWARD[g, h])
+        path.append(HEXES[h])
+    return path

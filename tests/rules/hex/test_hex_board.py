@@ -159,3 +159,13 @@ def test_tables_are_small_read_only_int_arrays():
     for t in (B.NEIGHBOURS, B.DIST, B.LINE, B.AWAY, B.TOWARD, B.RANK, B.MIRROR):
         assert t.dtype == np.int8 and not t.flags.writeable
     assert B.NEIGHBOURS.shape == (59, 6) and B.DIST.shape == B.LINE.shape == (59, 59)
+
+
+def test_a_shortest_path_enters_distance_hexes_each_adjacent_to_the_last():
+    # hex.md "Pulled X": "The pulled unit must be pulled along the shortest possible path." (I-23, I-47)
+    for a in (0, 13, 29, 58):
+        for b in range(59):
+            path = B.shortest_path(B.HEXES[a], B.HEXES[b])
+            assert len(path) == B.DIST[a, b] and (not path or path[-1] == B.HEXES[b])
+            assert B.is_chain([B.HEXES[a], *path])
+    assert B.shortest_path((0, 5), (0, 1)) == [(0, 4), (0, 3), (0, 2), (0, 1)]
