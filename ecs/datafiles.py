@@ -102,7 +102,7 @@ def a_or_an(word: str) -> str:
 
 def line_of(text: str, name: str, key: str = "name") -> int | None:
     """1-based line where ``key = "name"`` appears in ``text`` (None if not found)."""
-    pat = re.compile(rf'^\s*{re.escape(key)}\s*=\s*["\']{re.escape(name)}["\']', re.M)
+    pat = re.compile(rf'^[ \t]*{re.escape(key)}\s*=\s*["\']{re.escape(name)}["\']', re.M)
     m = pat.search(text)
     return text.count("\n", 0, m.start()) + 1 if m else None
 
@@ -163,14 +163,14 @@ def locate(text: str, loc: list) -> int | None:
         key = re.escape(part)
         nxt = loc[k + 1] if k + 1 < len(loc) else None
         if isinstance(nxt, int):  # an array of tables: its (nxt+1)-th header
-            heads = list(re.finditer(rf"^\s*\[\[\s*([\w.-]+\.)?{key}\s*\]\]", text[start:], re.M))
+            heads = list(re.finditer(rf"^[ \t]*\[\[\s*([\w.-]+\.)?{key}\s*\]\]", text[start:], re.M))
             if len(heads) > nxt:
                 start += heads[nxt].start()
                 line = text.count("\n", 0, start) + 1
                 continue
             if heads:
                 break
-        m = re.search(rf'^\s*(\[\s*([\w.-]+\.)?{key}\s*\]|["\']?{key}["\']?\s*=)', text[start:], re.M)
+        m = re.search(rf'^[ \t]*(\[\s*([\w.-]+\.)?{key}\s*\]|["\']?{key}["\']?\s*=)', text[start:], re.M)
         if m is None:
             break
         start += m.start()
@@ -261,7 +261,7 @@ def _model_in(annotation: Any) -> Any:
 
 def key_line(text: str, key: str) -> int | None:
     """1-based line where ``key = ...`` is set (the key bare or quoted), None if absent."""
-    m = re.search(rf'^\s*["\']?{re.escape(key)}["\']?\s*=', text, re.M)
+    m = re.search(rf'^[ \t]*["\']?{re.escape(key)}["\']?\s*=', text, re.M)
     return text.count("\n", 0, m.start()) + 1 if m else None
 
 

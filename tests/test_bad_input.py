@@ -427,3 +427,17 @@ def test_an_effect_chain_that_never_quiets_names_seed_and_card_in_simulate(tmp_p
     line = one_line(err)  # bad card data is the same on every try: not retried, no warnings
     assert status == 2 and "effects still triggering each other" in line
     assert "game with seed " in line and "card '" in line
+
+
+@pytest.mark.parametrize("blank", ["\n", "\n\n", "\n   \n"])
+def test_a_blank_line_before_a_table_does_not_move_the_reported_line(blank):
+    """The line reported is the header's or the key's own, not the blank line above it (a
+    pattern starting ``^\\s*`` would match from the blank line: ``\\s`` takes the newline)."""
+    from battlesim.ecs.datafiles import key_line, line_of, locate
+
+    text = f'title = "x"\n{blank}[[units]]\nname = "A"\n{blank}[[units]]\n{blank}name = "B"\nhealth = 3\n'
+    lines = text.splitlines()
+    assert locate(text, ["units", 1, "health"]) == lines.index("health = 3") + 1
+    assert locate(text, ["units", 1]) == len(lines) - lines[::-1].index("[[units]]")
+    assert line_of(text, "B") == lines.index('name = "B"') + 1
+    assert key_line(text, "health") == lines.index("health = 3") + 1
