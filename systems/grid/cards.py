@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from battlesim.ecs.datafiles import DataError, did_you_mean, fail, printable, read_toml, validate
 from battlesim.systems.grid.vocabulary import (
@@ -87,10 +87,15 @@ class AbilitySpec(BaseModel):
     status: str | None = None
     only_class: ClassName | None = None
 
+    @field_validator("op")
+    @classmethod
+    def _known_op(cls, op: str) -> str:
+        if op not in OPS:
+            raise ValueError(f"unknown op {printable(op)!r}{did_you_mean(op, OPS)}; known: {', '.join(OPS)}")
+        return op
+
     @model_validator(mode="after")
     def _fields_of_op(self) -> "AbilitySpec":
-        if self.op not in OPS:
-            raise ValueError(f"unknown op {printable(self.op)!r}{did_you_mean(self.op, OPS)}; known: {', '.join(OPS)}")
         _, allowed, required = OPS[self.op]
         given = {f for f in ("damage", "bonus_damage", "multiplier", "damage_type", "range", "area", "stun",
                              "requires_hidden", "amount", "card", "status", "only_class")
@@ -127,10 +132,11 @@ class Grants(BaseModel):
     damage_type: DamageType | None = None  # e.g. Poisoned Blade: the basic attack deals poison
     keywords: dict[str, bool | int] = Field(default_factory=dict)
 
-    @model_validator(mode="after")
-    def _known(self) -> "Grants":
-        check_keywords(self.keywords)
-        return self
+    @field_validator("keywords")
+    @classmethod
+    def _known(cls, keywords: dict[str, bool | int]) -> dict[str, bool | int]:
+        check_keywords(keywords)
+        return keywords
 
 
 class CardSpec(BaseModel):
@@ -157,10 +163,15 @@ class CardSpec(BaseModel):
     grants: Grants | None = None  # items
     text: str = ""
 
+    @field_validator("keywords")
+    @classmethod
+    def _known_keywords(cls, keywords: dict[str, bool | int]) -> dict[str, bool | int]:
+        check_keywords(keywords)
+        return keywords
+
     @model_validator(mode="after")
     def _shape_by_type(self) -> "CardSpec":
         t = self.type
-        check_keywords(self.keywords)
         body = t in ("unit", "hero")
         if body:
             if self.class_ is None:
