@@ -5,8 +5,9 @@ side 1's y = height-1..; spec §2 "Board"). A ``Board`` holds the tables compute
 (size, map): coordinates, the four orthogonal neighbours, Manhattan distances, and the wall, web
 and mana-pool masks. Everything else is a pure function of those arrays plus an occupancy array
 ``occ`` (int8[C]: -1 empty, else the side of the unit standing there), written in the subset of
-Python numba compiles (loops over arrays, no dicts or recursion), so the engine can ``njit``
-them as they are.
+Python numba compiles (loops over arrays, no dicts or recursion) and are ``@njit(cache=True)``:
+the engine's compiled code calls them as they are, and the tests check the compiled code. Every
+function it calls is in this file (numba checks only the defining file for staleness).
 
 Movement (grid.md 4.2): steps are orthogonal (4.2.5 "cannot move diagonally unless specified
 otherwise"); a step costs 1 MV, 2 when it leaves a web (4.2.8) unless the unit flies (4.2.9);
@@ -25,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 INF = 32767  # "unreachable" in int16 cost and distance maps
 EMPTY = -1
@@ -58,6 +60,7 @@ class Board:
         return int(self.xs[c]), int(self.ys[c])
 
 
+@njit(cache=True)
 def cell_id(x: int, y: int, width: int) -> int:
     """The id of cell (x, y)."""
     return y * width + x
@@ -87,11 +90,13 @@ def make_board(width: int, height: int, walls=(), webs=(), mana_pools=()) -> Boa
     return Board(width, height, xs, ys, nb, man, mask(walls), mask(webs), mask(mana_pools))
 
 
+@njit(cache=True)
 def rotate180(c: int, width: int, height: int) -> int:
     """The cell opposite ``c`` under a half turn of the board (maps are 180° symmetric)."""
     return (height - 1 - c // width) * width + (width - 1 - c % width)
 
 
+@njit(cache=True)
 def home_cells(side: int, width: int, height: int, rows: int) -> np.ndarray:
     """bool[C]: the ``rows`` home rows of ``side`` (side 0 at y = 0, side 1 at y = height - 1)."""
     m = np.zeros(width * height, dtype=np.bool_)
@@ -101,11 +106,13 @@ def home_cells(side: int, width: int, height: int, rows: int) -> np.ndarray:
     return m
 
 
+@njit(cache=True)
 def step_cost(web: np.ndarray, src: int, flying: bool) -> int:
     """MV one orthogonal step out of ``src`` costs: 1, or 2 out of a web (4.2.8) unless flying (4.2.9)."""
     return 1 if flying or not web[src] else 2
 
 
+@njit(cache=True)
 def move_costs(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, occ: np.ndarray,
                start: int, side: int, passes_walls: bool, flying: bool) -> np.ndarray:
     """int16[C]: the least MV that brings the unit at ``start`` to each cell (INF: no path).
@@ -135,12 +142,14 @@ def move_costs(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, occ: n
     return cost
 
 
+@njit(cache=True)
 def can_stop(wall: np.ndarray, occ: np.ndarray, c: int, passes_walls: bool) -> bool:
     """A unit may end a move on ``c``: the cell is empty (4.2.4) and not a wall unless it may
     stand there (rogue or flying, 4.2.7)."""
     return occ[c] == EMPTY and (passes_walls or not wall[c])
 
 
+@njit(cache=True)
 def reachable(cost: np.ndarray, wall: np.ndarray, occ: np.ndarray, mv_left: int, passes_walls: bool) -> np.ndarray:
     """bool[C]: cells a ``move`` may end on with ``mv_left`` MV (4.2.1: "any number of spaces ...
     as they have MV points"; moving less is fine)."""
@@ -150,12 +159,14 @@ def reachable(cost: np.ndarray, wall: np.ndarray, occ: np.ndarray, mv_left: int,
     return out
 
 
+@njit(cache=True)
 def is_stuck(web: np.ndarray, c: int, mv_left: int, flying: bool) -> bool:
     """grid.md 4.2.10: "A unit or hero with only 1 MV that is on a space with a web obstacle is
     considered stuck and cannot move." (the same as 4.2.8's exit cost exceeding its MV)."""
     return web[c] and not flying and mv_left <= 1
 
 
+@njit(cache=True)
 def los_distance(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray, start: int, side: int) -> np.ndarray:
     """int16[C]: the LoS distance from ``start`` for a unit of ``side`` (INF: no line of sight).
 
@@ -183,17 +194,20 @@ def los_distance(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray, star
     return dist
 
 
+@njit(cache=True)
 def in_range(dist: np.ndarray, target: int, attack_range: int) -> bool:
     """grid.md 4.4.1: "A unit or hero must have a line of sight (LoS) before it can attack any
     card": the LoS distance is at most the range."""
     return dist[target] <= attack_range
 
 
+@njit(cache=True)
 def area_cells(manhattan: np.ndarray, centre: int, radius: int) -> np.ndarray:
     """bool[C]: the cells within ``radius`` orthogonal steps (Manhattan) of ``centre`` (AoE)."""
     return manhattan[centre] <= radius
 
 
+@njit(cache=True)
 def jump_landing(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, occ: np.ndarray,
                  start: int, d: int, mv_left: int, passes_walls: bool, flying: bool) -> int:
     """Op ``jump`` (grid.md 4.2.11): the cell two steps away in direction ``d``, over the middle
@@ -210,6 +224,7 @@ def jump_landing(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, occ:
     return land
 
 
+@njit(cache=True)
 def push_destination(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray,
                      pusher: int, target: int, amount: int, passes_walls: bool) -> int:
     """Op ``push`` (grid.md 4.2.13): the target, orthogonally adjacent to the pusher, moves
@@ -227,6 +242,7 @@ def push_destination(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray,
     return c
 
 
+@njit(cache=True)
 def direction_of(neighbours: np.ndarray, a: int, b: int) -> int:
     """The direction d with ``neighbours[a, d] == b``, -1 when b is not orthogonally adjacent."""
     for d in range(4):
@@ -235,6 +251,7 @@ def direction_of(neighbours: np.ndarray, a: int, b: int) -> int:
     return -1
 
 
+@njit(cache=True)
 def rush_cells(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, occ: np.ndarray,
                start: int, d: int, mv_left: int, passes_walls: bool, flying: bool,
                shoved_passes_walls: bool) -> tuple[int, int]:
@@ -248,13 +265,14 @@ def rush_cells(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, occ: n
     if to < 0 or (wall[to] and not passes_walls):
         return -1, -1
     if occ[to] == EMPTY:
-        return to, -1
+        return int(to), -1
     shoved = push_destination(neighbours, wall, occ, start, to, 1, shoved_passes_walls)
     if shoved < 0:
         return -1, -1
-    return to, shoved
+    return int(to), int(shoved)
 
 
+@njit(cache=True)
 def teleport_targets(manhattan: np.ndarray, wall: np.ndarray, occ: np.ndarray, start: int, reach: int) -> np.ndarray:
     """Op ``teleport`` (grid.md 4.2.12): bool[C], the empty non-wall cells within ``reach``
     Manhattan steps (no path, no line of sight, no MV)."""

@@ -71,3 +71,13 @@ def test_area_is_the_manhattan_ball():
     area = area_cells(b.manhattan, b.cell(3, 3), 1)
     assert sorted(b.xy(c) for c in np.flatnonzero(area)) == [(2, 3), (3, 2), (3, 3), (3, 4), (4, 3)]
     assert area_cells(b.manhattan, b.cell(0, 0), 0).sum() == 1
+
+
+def test_the_board_functions_are_compiled():
+    # DESIGN.md "Execution model": compiled code indexes the tables and calls these functions as
+    # they are; the tests above exercise the compiled versions
+    from battlesim.systems.grid import board
+
+    for name in ("move_costs", "reachable", "los_distance", "jump_landing", "push_destination", "rush_cells",
+                 "teleport_targets", "area_cells", "is_stuck", "can_stop", "step_cost", "home_cells", "rotate180"):
+        assert hasattr(getattr(board, name), "py_func"), name
