@@ -17,7 +17,6 @@ from battlesim.ecs.datafiles import DataError, did_you_mean, fail, printable, re
 from battlesim.systems.grid.vocabulary import (
     CLASS_NAMES,
     CONCEAL_STATUSES,
-    DAMAGE_TYPES,
     KEYWORDS,
     OPS,
 )
@@ -95,7 +94,7 @@ class AbilitySpec(BaseModel):
         return op
 
     @model_validator(mode="after")
-    def _fields_of_op(self) -> "AbilitySpec":
+    def _fields_of_op(self) -> AbilitySpec:
         _, allowed, required = OPS[self.op]
         given = {f for f in ("damage", "bonus_damage", "multiplier", "damage_type", "range", "area", "stun",
                              "requires_hidden", "amount", "card", "status", "only_class")
@@ -107,7 +106,7 @@ class AbilitySpec(BaseModel):
         missing = sorted(required - given)
         if missing:
             raise ValueError(f"op {self.op!r} needs {missing[0]!r}")
-        if self.multiplier is not None and (self.multiplier * 2) != int(self.multiplier * 2):
+        if self.multiplier is not None and not float(self.multiplier * 2).is_integer():
             raise ValueError(f"multiplier {self.multiplier}: expected whole or half numbers (0.5, 1, 1.5, 2, ...)")
         if self.status is not None and self.status not in CONCEAL_STATUSES:
             raise ValueError(f"status {printable(self.status)!r}: conceal gives one of {', '.join(CONCEAL_STATUSES)}"
@@ -117,7 +116,7 @@ class AbilitySpec(BaseModel):
     @property
     def mult2(self) -> int:
         """The multiplier in halves (2 = x1), as the damage arithmetic takes it."""
-        return int(round((self.multiplier if self.multiplier is not None else 1) * 2))
+        return round((self.multiplier if self.multiplier is not None else 1) * 2)
 
 
 class Grants(BaseModel):
@@ -170,7 +169,7 @@ class CardSpec(BaseModel):
         return keywords
 
     @model_validator(mode="after")
-    def _shape_by_type(self) -> "CardSpec":
+    def _shape_by_type(self) -> CardSpec:
         t = self.type
         body = t in ("unit", "hero")
         if body:

@@ -113,6 +113,6 @@ def compile_catalog(specs: dict[str, CardSpec]) -> Catalog:
             arrays["ab_card"][c, j] = index[a.card] if a.card is not None else NONE
             arrays["ab_status"][c, j] = CONCEAL_STATUSES.index(a.status) if a.status else NONE
             arrays["ab_only_class"][c, j] = CLASS_NAMES.index(a.only_class) if a.only_class else NONE
-    for key in arrays:
-        arrays[key].setflags(write=False)
+    for array in arrays.values():
+        array.setflags(write=False)
     return Catalog(names, arrays, rows)

@@ -18,7 +18,7 @@ def hit_damage(base: int, mult2: int, bonus: int, resist: int) -> int:
     """max(1, ceil(base * mult2 / 2 + bonus - resist)): one target's damage from one hit."""
     twice = base * mult2 + 2 * (bonus - resist)
     total = -((-twice) // 2)  # ceil of twice / 2
-    return total if total > 1 else 1
+    return max(1, total)
 
 
 def attack_base(unit_damage: int, ability_damage: int) -> int:

@@ -44,7 +44,7 @@ class GridParams(BaseModel):
     aoe_friendly_fire: bool = False
 
     @model_validator(mode="after")
-    def _fits(self) -> "GridParams":
+    def _fits(self) -> GridParams:
         if 2 * self.deploy_rows > self.height:
             raise ValueError(f"deploy_rows {self.deploy_rows}: the two sides' home rows overlap on a board "
                              f"{self.height} high")

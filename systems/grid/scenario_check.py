@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from pydantic import ValidationError
 
-from battlesim.ecs.datafiles import did_you_mean, locate, printable, read_toml, validate
+from battlesim.ecs.datafiles import did_you_mean, explain, locate, printable, read_toml, validate
 from battlesim.systems.grid.board import Board, make_board
-from battlesim.systems.grid.cards import AbilitySpec, CardSpec, MAX_ABILITIES, Resist, card_label, check_keywords
+from battlesim.systems.grid.cards import MAX_ABILITIES, AbilitySpec, CardSpec, Resist, card_label, check_keywords
 from battlesim.systems.grid.catalog import unit_range
 from battlesim.systems.grid.maps import cells_problem
 from battlesim.systems.grid.params import GridParams
@@ -110,7 +111,7 @@ def load_scenario_plan(path: Path, params: GridParams, cards: dict[str, CardSpec
     cells: dict[tuple[int, int], int] = {}
     names: dict[str, int] = {}
     for i, u in enumerate(units):
-        here = bad_at = None
+        here = None
         if (u.x, u.y) in cells:
             here = f"stands on [{u.x}, {u.y}] with units[{cells[(u.x, u.y)]}] (one unit per cell, grid.md 4.2.4)"
         elif u.name in names:
@@ -118,8 +119,7 @@ def load_scenario_plan(path: Path, params: GridParams, cards: dict[str, CardSpec
         elif board.wall[board.cell(u.x, u.y)] and not (u.cls == "rogue" or u.keywords.get("flying")):
             here = f"stands on the wall [{u.x}, {u.y}] (only rogues and flyers may, grid.md 4.2.7)"
         if here:
-            bad_at = bad(["units", i], f"units[{i}]", here)
-            raise bad_at
+            raise bad(["units", i], f"units[{i}]", here)
         cells[(u.x, u.y)] = i
         names[u.name] = i
     _check_steps(spec, units, all_cards, width, height, lambda i, where, msg: bad(["steps", i], where, msg))
@@ -166,7 +166,7 @@ def _place(u: UnitSpec, i: int, cards: dict[str, CardSpec], width: int, height: 
         check_keywords(keywords)
     except ValueError as e:
         raise bad(f"{where}.keywords", str(e)) from None
-    for k, v in u.statuses.items():
+    for k in u.statuses:
         if k not in STATUSES:
             raise bad(f"{where}.statuses", f"unknown status {printable(k)!r}{did_you_mean(k, STATUSES)}; "
                                            f"known: {', '.join(STATUSES)}")
@@ -177,11 +177,10 @@ def _place(u: UnitSpec, i: int, cards: dict[str, CardSpec], width: int, height: 
         for k, a in enumerate(u.abilities):
             try:
                 abilities.append(AbilitySpec.model_validate(a, strict=True))
-            except Exception as e:  # pydantic's error, in one line
-                first = getattr(e, "errors", lambda: [{"msg": str(e), "loc": ()}])()[0]
-                loc = ".".join(str(x) for x in first.get("loc", ()))
-                raise bad(f"{where}.abilities[{k}]" + (f".{loc}" if loc else ""),
-                          printable(str(first.get("ctx", {}).get("error", first["msg"])))) from None
+            except ValidationError as err:  # in the project's words, one line
+                first = err.errors()[0]
+                loc = ".".join(str(x) for x in first["loc"])
+                raise bad(f"{where}.abilities[{k}]" + (f".{loc}" if loc else ""), explain(first)) from None
     else:
         abilities = list(card.abilities) if card else []
     resist = u.resist if u.resist is not None else (card.resist if card else Resist())

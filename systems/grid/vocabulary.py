@@ -43,20 +43,21 @@ class Word:
 
 # Keywords a card may carry (grid.md 4.3.13: the lemniscate marks an always-on ability).
 KEYWORDS: dict[str, Word] = {
-    "flying": Word("flying", "tag", 'grid.md 4.2.7: "unless they are a rogue or can fly"; 4.2.9: '
-                   '"Flying creatures are not affected by web obstacles."'),
-    "hiding": Word("hiding", "tag", 'grid.md 4.2.14: "Units or heroes with the hiding ability can move '
-                   'and then hide as long as no other action or combat is taken."'),
-    "parry": Word("parry", "number", 'grid.md 4.4.4: "Attacks can be nullified by using abilities such '
-                  'as parry" (ledger: the first N non-AoE attacks against it in each opponent turn)', 1, 10),
+    "flying": Word("flying", "tag", ('grid.md 4.2.7: "unless they are a rogue or can fly"; 4.2.9: '
+                                     '"Flying creatures are not affected by web obstacles."')),
+    "hiding": Word("hiding", "tag", ('grid.md 4.2.14: "Units or heroes with the hiding ability can move '
+                                     'and then hide as long as no other action or combat is taken."')),
+    "parry": Word("parry", "number", ('grid.md 4.4.4: "Attacks can be nullified by using abilities such '
+                                      'as parry" (ledger: the first N non-AoE attacks against it in each opponent '
+                                      'turn)'), 1, 10),
 }
 
 # Statuses a unit may have (scenario `statuses`, the state's output).
 STATUSES: dict[str, Word] = {
     "hidden": Word("hidden", "tag", 'grid.md 4.2.14: "Hiding is demonstrated by turning the card upside down."'),
     "invisible": Word("invisible", "tag", 'grid.md 4.4.1: "A unit or hero cannot target a hidden or invisible unit."'),
-    "stunned": Word("stunned", "tag", 'grid.md 4.4.4: "A stunned card ... is treated as if it was newly '
-                    'spawned on the opponent\'s turn."'),
+    "stunned": Word("stunned", "tag", ('grid.md 4.4.4: "A stunned card ... is treated as if it was newly '
+                                       'spawned on the opponent\'s turn."')),
 }
 
 # Ability ops (spec §3) and the fields each may set beyond name/op/bonus/se/text: (allowed, required).
@@ -68,18 +69,18 @@ OPS: dict[str, tuple[str, frozenset[str], frozenset[str]]] = {
                  frozenset({"amount"}), frozenset({"amount"})),
     "jump": ('grid.md 4.2.11: "Some cards have abilities that allow them to jump over other cards."',
              frozenset(), frozenset()),
-    "teleport": ('grid.md 4.2.12: "Some cards have abilities that allow them to teleport to other locations '
-                 'on the battlefield."', frozenset({"range"}), frozenset({"range"})),
-    "push": ('grid.md 4.2.13: "Some cards have abilities that allow them to move other cards (like the '
-             '\\"Push ability\\")."', frozenset({"amount"}), frozenset()),
-    "rush": ('grid.md 4.2.3: "uses the ability \\"Indomitable Rush\\" to move an extra space while shoving a '
-             'card out of its way."', frozenset(), frozenset()),
+    "teleport": (('grid.md 4.2.12: "Some cards have abilities that allow them to teleport to other locations '
+                  'on the battlefield."'), frozenset({"range"}), frozenset({"range"})),
+    "push": (('grid.md 4.2.13: "Some cards have abilities that allow them to move other cards (like the '
+              '\\"Push ability\\")."'), frozenset({"amount"}), frozenset()),
+    "rush": (('grid.md 4.2.3: "uses the ability \\"Indomitable Rush\\" to move an extra space while shoving a '
+              'card out of its way."'), frozenset(), frozenset()),
     "heal": ('spec §3 op heal (an ability of a card, grid.md 4.3.1)', frozenset({"amount", "range"}),
              frozenset({"amount"})),
     "gather": ('grid.md 4.1.1: "The Elf Gatherer moves to the mana pool and then completes its turn"',
                frozenset({"amount"}), frozenset({"amount"})),
-    "search": ('grid.md 4.3.12: "the player can search their deck to find a specific card and add it to '
-               'their hand."', frozenset({"card"}), frozenset({"card"})),
+    "search": (('grid.md 4.3.12: "the player can search their deck to find a specific card and add it to '
+                'their hand."'), frozenset({"card"}), frozenset({"card"})),
     "conceal": ('grid.md 4.4.1: "cannot target a hidden or invisible unit" (spells that hide: ledger)',
                 frozenset({"status", "range", "only_class"}), frozenset({"status"})),
 }

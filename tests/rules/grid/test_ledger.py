@@ -14,14 +14,14 @@ SHARED = ROOT.parent.parent / "shared"
 
 
 def rows() -> set[str]:
-    return set(re.findall(r"^\| (4\.\d+\.\d+)[a-z]?[ ,]", LEDGER, re.M))
+    return set(re.findall(r"^\| (4\.\d+\.\d+)[a-z]?[ ,]", LEDGER, re.MULTILINE))
 
 
 def test_every_numbered_paragraph_of_the_text_has_a_row():
     rules = SHARED / "rules" / "grid.md"
     if not rules.is_file():
         pytest.skip("shared/rules/grid.md is not next to this checkout")
-    numbers = set(re.findall(r"^(4\.\d+\.\d+)\s", rules.read_text(encoding="utf-8"), re.M))
+    numbers = set(re.findall(r"^(4\.\d+\.\d+)\s", rules.read_text(encoding="utf-8"), re.MULTILINE))
     assert numbers and numbers <= rows(), sorted(numbers - rows())
 
 
@@ -35,7 +35,7 @@ def test_every_choice_of_the_spec_has_a_row():
     if not spec.is_file():
         pytest.skip("shared/specs/grid.md is not next to this checkout")
     section = spec.read_text(encoding="utf-8").split("## 2.")[1].split("## 3.")[0]
-    gaps = re.findall(r"^\| ([^|]+?) \| ", section, re.M)
+    gaps = re.findall(r"^\| ([^|]+?) \| ", section, re.MULTILINE)
     gaps = [g for g in gaps if g not in ("Gap", "---")]
     assert len(gaps) >= 25
     for g in gaps:

@@ -21,7 +21,7 @@ def paragraphs() -> dict[str, str]:
     """The rules text's numbered paragraphs (4.1.1 ... 4.4.4), whitespace folded."""
     text = RULES.read_text(encoding="utf-8") if RULES.is_file() else ""
     out: dict[str, str] = {}
-    for m in re.finditer(r"^(4\.\d+\.\d+)\s+(.*?)(?=^4\.\d+(?:\.\d+)?\s|\Z)", text, re.M | re.S):
+    for m in re.finditer(r"^(4\.\d+\.\d+)\s+(.*?)(?=^4\.\d+(?:\.\d+)?\s|\Z)", text, re.MULTILINE | re.DOTALL):
         out[m.group(1)] = " ".join(m.group(2).split())
     return out
 
