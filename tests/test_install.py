@@ -57,7 +57,7 @@ def test_the_install_holds_only_the_battlesim_namespace(installed):
     record = (installed / dist_info[0] / "RECORD").read_text(encoding="utf-8")
     assert all(line.split("/")[0] in ("battlesim", dist_info[0], "..") for line in record.splitlines() if line), record
     # the package data: every card, deck and ruleset file of the source tree
-    for pattern in ("data/rulesets/*.toml", "data/cards/*/*.toml", "data/decks/*/*.toml"):
+    for pattern in ("data/rulesets/*.toml", "data/cards/*/*.toml", "data/decks/*/*.toml", "data/maps/*/*.toml"):
         shipped = sorted(p.relative_to(ROOT).as_posix() for p in ROOT.glob(pattern))
         assert shipped and sorted(p.relative_to(installed / "battlesim").as_posix()
                                   for p in (installed / "battlesim").glob(pattern)) == shipped, pattern

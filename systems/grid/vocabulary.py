@@ -99,3 +99,15 @@ MAP_FEATURES: tuple[str, ...] = ("walls", "webs", "mana_pools")
 # Scenario step kinds (spec §5), in the table's order.
 STEPS: tuple[str, ...] = ("start_unit_turn", "move", "attack", "ability", "hide", "end_unit_turn", "end_turn",
                           "hire", "play")
+
+
+def vocabulary_rows() -> list[dict[str, str]]:
+    """Every word a grid card may use, as rows (kind, name, value, rule): what a listing such as
+    ``battlesim keywords --ruleset grid`` prints."""
+    rows = [{"kind": "class", "name": n, "value": f"range {DEFAULT_RANGE[n]}", "rule": r} for n, r in CLASSES.items()]
+    rows += [{"kind": "damage type", "name": n, "value": "", "rule": 'grid.md 4.3.9'} for n in DAMAGE_TYPES]
+    rows += [{"kind": "keyword", "name": w.name, "value": w.value, "rule": w.rule} for w in KEYWORDS.values()]
+    rows += [{"kind": "status", "name": w.name, "value": w.value, "rule": w.rule} for w in STATUSES.values()]
+    rows += [{"kind": "op", "name": n, "value": ", ".join(sorted(allowed)), "rule": r}
+             for n, (r, allowed, _) in OPS.items()]
+    return rows

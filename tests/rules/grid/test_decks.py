@@ -61,3 +61,8 @@ def test_each_kind_of_bad_deck_is_one_line(tmp_path, card_set, params, old, new,
     msg = str(e.value)
     assert "\n" not in msg and msg.startswith(f"{p}:{line}: "), msg
     assert words in msg, msg
+
+
+def test_an_unknown_deck_name_suggests_the_close_one(card_set):
+    with pytest.raises(DataError, match=r"unknown grid deck 'iron_vangard'; did you mean 'iron_vanguard'\?; available: "):
+        card_set.deck("iron_vangard")

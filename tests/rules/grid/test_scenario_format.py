@@ -59,6 +59,13 @@ def test_a_plan_resolves_units_from_their_cards(params, card_set):
     assert occ[plan.board.cell(3, 3)] == 0 and occ[plan.board.cell(3, 4)] == 1 and (occ >= 0).sum() == 2
 
 
+def test_a_card_unit_written_with_less_hp_is_a_damaged_unit(params, card_set):
+    # ledger "Scenario max_hp of a card unit": hp is the current HP, max_hp stays the card's
+    plan = load_scenario_plan(ROOT / "tests/scenarios/grid/mend_heals_up_to_max.toml", params, card_set.specs)
+    f = next(u for u in plan.units if u.name == "F")
+    assert (f.hp, f.max_hp) == (6, 8)
+
+
 def test_defaults_of_an_empty_scenario(tmp_path, params, card_set):
     p = tmp_path / "s.toml"
     p.write_text('ruleset = "grid"\n', encoding="utf-8")

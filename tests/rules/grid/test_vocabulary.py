@@ -8,7 +8,7 @@ from battlesim.ecs.datafiles import DataError
 from battlesim.ecs.registry import get_component
 from battlesim.systems.grid import components
 from battlesim.systems.grid.params import GridParams, load_params
-from battlesim.systems.grid.vocabulary import CLASSES, KEYWORDS, OPS, STATUSES
+from battlesim.systems.grid.vocabulary import CLASSES, KEYWORDS, OPS, STATUSES, vocabulary_rows
 
 
 def test_components_live_in_the_grid_namespace():
@@ -54,3 +54,12 @@ def test_parameter_overrides_are_checked():
         load_params(overrides={"se_start": 120})
     with pytest.raises(DataError, match=r"deploy_rows 5: the two sides' home rows overlap"):
         load_params(overrides={"deploy_rows": 5})
+
+
+def test_the_vocabulary_lists_every_word_once():
+    rows = vocabulary_rows()
+    keys = [(r["kind"], r["name"]) for r in rows]
+    assert len(keys) == len(set(keys))
+    assert {k for k, _ in keys} == {"class", "damage type", "keyword", "status", "op"}
+    assert len(rows) == len(CLASSES) + 3 + len(KEYWORDS) + len(STATUSES) + len(OPS)
+    assert all(r["rule"].startswith(("grid.md", "spec")) for r in rows)
