@@ -221,10 +221,6 @@ class CardSpec(BaseModel):
             return self.kill_points
         return 3 if self.type == "hero" else 1
 
-    @property
-    def unit_class(self) -> str | None:
-        return self.class_
-
 
 class CardFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
