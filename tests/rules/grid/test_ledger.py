@@ -7,10 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
+from shared_texts import shared_file
 
 ROOT = Path(__file__).resolve().parents[3]
 LEDGER = (ROOT / "docs" / "rules" / "grid.md").read_text(encoding="utf-8")
-SHARED = ROOT.parent.parent / "shared"
 
 
 def rows() -> set[str]:
@@ -18,8 +18,8 @@ def rows() -> set[str]:
 
 
 def test_every_numbered_paragraph_of_the_text_has_a_row():
-    rules = SHARED / "rules" / "grid.md"
-    if not rules.is_file():
+    rules = shared_file("rules", "grid.md")
+    if rules is None:
         pytest.skip("shared/rules/grid.md is not next to this checkout")
     numbers = set(re.findall(r"^(4\.\d+\.\d+)\s", rules.read_text(encoding="utf-8"), re.MULTILINE))
     assert numbers and numbers <= rows(), sorted(numbers - rows())
@@ -31,8 +31,8 @@ def test_every_scenario_file_is_cited():
 
 
 def test_every_choice_of_the_spec_has_a_row():
-    spec = SHARED / "specs" / "grid.md"
-    if not spec.is_file():
+    spec = shared_file("specs", "grid.md")
+    if spec is None:
         pytest.skip("shared/specs/grid.md is not next to this checkout")
     section = spec.read_text(encoding="utf-8").split("## 2.")[1].split("## 3.")[0]
     gaps = re.findall(r"^\| ([^|]+?) \| ", section, re.MULTILINE)

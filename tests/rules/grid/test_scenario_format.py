@@ -7,6 +7,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from shared_texts import shared_file
 
 from battlesim.ecs.datafiles import DataError
 from battlesim.systems.grid.scenario_check import load_scenario_plan, occupancy
@@ -14,12 +15,12 @@ from battlesim.systems.grid.scenario_spec import STEP_FIELDS
 
 ROOT = Path(__file__).resolve().parents[3]
 SCENARIOS = sorted((ROOT / "tests" / "scenarios" / "grid").glob("*.toml"))
-RULES = (ROOT.parent.parent / "shared" / "rules" / "grid.md")
+RULES = shared_file("rules", "grid.md")
 
 
 def paragraphs() -> dict[str, str]:
     """The rules text's numbered paragraphs (4.1.1 ... 4.4.4), whitespace folded."""
-    text = RULES.read_text(encoding="utf-8") if RULES.is_file() else ""
+    text = RULES.read_text(encoding="utf-8") if RULES else ""
     out: dict[str, str] = {}
     for m in re.finditer(r"^(4\.\d+\.\d+)\s+(.*?)(?=^4\.\d+(?:\.\d+)?\s|\Z)", text, re.MULTILINE | re.DOTALL):
         out[m.group(1)] = " ".join(m.group(2).split())
