@@ -24,7 +24,7 @@ from numba import njit
 from battlesim.ecs.decisions import PassAgent, RandomAgent, make_agent
 from battlesim.systems.lanes import agents as numpy_agents
 from battlesim.systems.lanes.compiled import agents as compiled
-from battlesim.systems.lanes.compiled import scratch
+from battlesim.systems.lanes.compiled import lookahead, scratch
 from battlesim.systems.lanes.play import PENDING_CASTER, PENDING_NONE
 
 PAIRS = [("red_vanguard", "blue_tide"), ("green_grove", "black_covenant"), ("red_blue_tempest", "green_black_rot"),
@@ -72,9 +72,9 @@ def _values(value, st, f, cols, seat, out):
         out[b] = value(st, f, cols, b, seat)
 
 
-def _mutant(tmp: Path, name: str, old: str, new: str):
-    """compiled/agents.py with one planted bug, imported from a file of its own."""
-    text = Path(compiled.__file__).read_text()
+def _mutant(tmp: Path, of, name: str, old: str, new: str):
+    """Module ``of`` with one planted bug, imported from a file of its own."""
+    text = Path(of.__file__).read_text()
     assert text.count(old) == 1, (name, old)
     path = tmp / f"mutant_{abs(hash(name))}.py"
     path.write_text(text.replace(old, new))
@@ -98,6 +98,7 @@ class Seen:
         self.ties = 0  # greedy decisions whose best noiseless score was shared: decided by the noise
         self.value_cases: dict[str, int] = {}
         self.copies = 0
+        self.refined = self.short = 0  # lookahead's decisions; rows with fewer than 9 legal actions
         self.copy_bad: list[str] = []
         self._views: dict[int, tuple] = {}
 
@@ -136,6 +137,7 @@ class Seen:
                 self.bad.append(f"{where}: noisy scores differ")
             w.rng.counter[:] = rng0[:, 1]
             self.count_ties(agent, w, games, seat, legal)
+            self.compare_candidates(w, games, legal, f, games64, scores)
         elif isinstance(agent, RandomAgent):
             _random_rows(rng, games64, legal, got)
         else:
@@ -163,8 +165,24 @@ class Seen:
         self.count_kinds(agent, w, games, legal)
         return out
 
+    def compare_candidates(self, w, games, legal, f, games64, scores) -> None:
+        """What ``LookaheadAgent.act`` refines (``choice``) and plays out (``top``, the legal ones)."""
+        want = w.g.in_play[games] & (w.g.pending_kind[games] == 0) & legal[:, 0] & (legal.sum(axis=1) > 1)
+        out = np.zeros(legal.shape[1], dtype=np.int64)
+        for j in range(games.size):
+            if bool(lookahead.refines(f, games64[j], legal[j])) != bool(want[j]):
+                self.bad.append(f"refines differs, game seed {int(w.seeds[games[j]])}")
+            self.refined += int(want[j])
+            for k in (1, 2, 4, 9):
+                top = np.argsort(-scores[j], kind="stable")[:k]
+                top = top[np.isfinite(scores[j, top])]
+                n = lookahead.candidates(scores[j], k, out)
+                if not np.array_equal(out[:n], top):
+                    self.bad.append(f"candidates differ (k={k}), game seed {int(w.seeds[games[j]])}")
+                self.short += int(k == 9 and top.size < k)
+
     def count_ties(self, agent, w, games, seat, legal) -> None:
-        r, a, s = agent.legal_scores(w, games, seat, legal)
+        r, _, s = agent.legal_scores(w, games, seat, legal)
         for k in range(games.size):
             row = s[r == k]
             if row.size > 1 and (row == row.max()).sum() > 1:
@@ -185,7 +203,7 @@ class Seen:
         for seat in range(2):
             want = numpy_agents.position_value(w, w.games, seat)
             got = np.zeros(w.n_games)
-            _values(compiled.position_value, view.state, f, cols, seat, got)
+            _values(lookahead.position_value, view.state, f, cols, seat, got)
             self.values += w.n_games
             if not np.array_equal(got, want):
                 b = int(np.argmax(got != want))
@@ -256,8 +274,8 @@ class Seen:
 @pytest.fixture(scope="module")
 def seen(lanes, tmp_path_factory) -> Seen:
     tmp = tmp_path_factory.mktemp("mutants")
-    mutants = {name: _mutant(tmp, name, *swap) for name, swap in MUTANTS.items()}
-    value_mutants = {name: _mutant(tmp, name, *swap) for name, swap in VALUE_MUTANTS.items()}
+    mutants = {name: _mutant(tmp, compiled, name, *swap) for name, swap in MUTANTS.items()}
+    value_mutants = {name: _mutant(tmp, lookahead, name, *swap) for name, swap in VALUE_MUTANTS.items()}
     out = Seen(mutants, value_mutants)
     runs = [(pair, ("random", "random"), 32) for pair in PAIRS]
     runs += [(PAIRS[0], ("greedy", "greedy"), 32), (PAIRS[2], ("greedy", "greedy"), 32),
@@ -289,7 +307,8 @@ def test_every_decision_kind_was_asked_of_every_agent(seen):
     for kind in ("play", "deploy", "shop"):
         assert seen.kinds.get(("pass", kind), 0) > 0, (kind, seen.kinds)
     assert seen.ties > 100, seen.ties
-    print(seen.kinds, seen.ties)
+    assert seen.refined > 1000 and seen.short > 100, (seen.refined, seen.short)
+    print(seen.kinds, seen.ties, seen.refined, seen.short)
 
 
 def test_every_planted_bug_is_caught(seen):

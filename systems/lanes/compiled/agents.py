@@ -1,6 +1,6 @@
 """Lanes' agents compiled, one game per call (issue 13; the numpy twins are ``RandomAgent`` and
 ``PassAgent`` in ``ecs/decisions.py``, ``GreedyAgent`` and ``position_value`` in
-``systems/lanes/agents.py``).
+``systems/lanes/agents.py``), one game per call.
 
 - ``random_act(rng, b, legal_row)``: uniform over the legal row, ``choice(..., Stream.AGENT)``;
 - ``pass_act(legal_row)``: pass when legal, else the first legal action;
@@ -8,7 +8,9 @@
   entry plus its tie-breaking noise (``-inf`` off the row), what lookahead ranks;
 - ``greedy_act(st, f, cols, rng, b, seat, legal_row, scratch)``: the first entry of highest noisy
   score (``np.argmax`` of the dense row), 0 when nothing is legal;
-- ``position_value(st, f, cols, b, seat)``: lookahead's end-of-rollout value.
+
+Lookahead's own parts (``position_value``, the candidates it plays out) are in ``lookahead.py``,
+the scratch games its rollouts play in ``scratch.py``.
 
 Same choices as numpy, action for action: each score is the numpy expression with its operations
 in numpy's order (the float sums must be bit-identical, since the noise is 1e-3 wide and a tie
@@ -38,7 +40,12 @@ from battlesim.ecs.compiled.world_view import ViewError, WorldView, world_view
 from battlesim.ecs.rng import Stream
 from battlesim.systems.lanes.compiled.combat import attack_of
 from battlesim.systems.lanes.compiled.combat_layout import (
-    C_CARD_ATTACK, C_CARD_HEALTH, C_HEALTH, C_RUINED, READS, combat_tables,
+    C_CARD_ATTACK,
+    C_CARD_HEALTH,
+    C_HEALTH,
+    C_RUINED,
+    READS,
+    combat_tables,
 )
 
 AGENT_STREAM = int(Stream.AGENT)
@@ -67,6 +74,7 @@ class AgentFields(NamedTuple):
     offers: np.ndarray  # int16[B, 2, O]: equipment-pool indexes, -1 none
     equip_pool: np.ndarray  # int16[B, 2, M]: card ids, -1 bought
     winner: np.ndarray  # int8[B]: 0/1, -1 draw, -2 running
+    in_play: np.ndarray  # bool[B]: the play phase is still running
 
 
 def agent_fields(view: WorldView) -> AgentFields:
@@ -124,7 +132,7 @@ def pass_act(legal_row: np.ndarray) -> int:
 
 
 @njit(cache=False, _nrt=False)
-def _cell(st, f, cols, b, side, lane, pos) -> tuple[bool, int, int]:
+def board_cell(st, f, cols, b, side, lane, pos) -> tuple[bool, int, int]:
     """(occupied, attack, health) of board cell (side, lane, pos); 0, 0 when empty (numpy reads
     the cells a legal entry looks at into zero arrays)."""
     s = np.int64(f.board[b, side, lane, pos])
@@ -171,15 +179,15 @@ def _score(st, f, cols, b, seat, legal_row, a) -> float:
         cost = float(cat[cols[C_COST], card])
         ua, uh = cat[cols[C_CARD_ATTACK], card], cat[cols[C_CARD_HEALTH], card]
         if kind == cols[K_UNIT]:
-            eo, ea, eh = _cell(st, f, cols, b, 1 - seat, lane, pos)
+            eo, ea, eh = board_cell(st, f, cols, b, 1 - seat, lane, pos)
             ahp, ruined = _anchor(st, cols, b, 1 - seat, lane)
-            oo, oa, oh = _cell(st, f, cols, b, seat, lane, pos)
+            oo, oa, oh = board_cell(st, f, cols, b, seat, lane, pos)
             bounce = (5.0 + 2.0 * float(oa + oh)) if oo else 0.0
             return ((((1.0 + ua) + uh) + 0.5 * cost) + _unit_value(ua, uh, eo, ea, eh, ahp, ruined)) - bounce
         if kind == cols[K_SPELL] or kind == cols[K_IMPROVEMENT]:
             return 2.0 + cost
         if kind == cols[K_EQUIPMENT]:
-            oo, oa, oh = _cell(st, f, cols, b, seat, lane, pos)
+            oo, oa, oh = board_cell(st, f, cols, b, seat, lane, pos)
             return ((2.0 + ua) + uh) + 0.5 * float(oa + oh)
         return 0.0
     if cols[DEPLOY_BASE] <= a < cols[TARGET_BASE]:  # roster hero k at lane l, position p
@@ -187,13 +195,13 @@ def _score(st, f, cols, b, seat, legal_row, a) -> float:
         k, lane, pos = i // (L * P), (i // P) % L, i % P
         hc = max(np.int64(f.hero_card[b, seat, k]), 0)
         ha, hh = cat[cols[C_CARD_ATTACK], hc], cat[cols[C_CARD_HEALTH], hc]
-        eo, ea, eh = _cell(st, f, cols, b, 1 - seat, lane, pos)
+        eo, ea, eh = board_cell(st, f, cols, b, 1 - seat, lane, pos)
         ahp, ruined = _anchor(st, cols, b, 1 - seat, lane)
         return ((1.0 + ha) + hh) + _unit_value(ha, hh, eo, ea, eh, ahp, ruined)
     if cols[TARGET_BASE] <= a < cols[ABILITY_BASE]:  # the cell a pending card or ability aims at
         i = a - cols[TARGET_BASE]
         side, lane, pos = i // (L * P), (i // P) % L, i % P
-        occ, atk, hp = _cell(st, f, cols, b, side, lane, pos)
+        _, atk, hp = board_cell(st, f, cols, b, side, lane, pos)
         if f.pending_kind[b] == cols[P_CASTER]:  # the hero that hits hardest casts
             return (1.0 + atk) + 0.1 * hp
         pc = max(np.int64(f.pending_card[b]), 0)
@@ -243,40 +251,3 @@ def greedy_act(st, f, cols, rng, b: int, seat: int, legal_row: np.ndarray, scrat
         if scratch[a] > top:
             best, top = a, scratch[a]
     return best
-
-
-@njit(cache=False, _nrt=False)
-def position_value(st, f, cols, b: int, seat: int) -> float:
-    """``agents.position_value`` for game b: the seat's board (attack + health), anchors (their
-    health, -30 once ruined, doubled) and hand size, minus the opponent's; +-1e4 once won or lost.
-    Every term is an integer, so the float sums are exact in any order."""
-    won = f.winner[b]
-    if won == seat:
-        return 1e4
-    if won == 1 - seat:
-        return -1e4
-    L, P = f.board.shape[2], f.board.shape[3]
-    mine = theirs = 0.0
-    for side in range(2):
-        board = 0.0
-        anchor = 0.0
-        for lane in range(L):
-            for pos in range(P):
-                occ, atk, hp = _cell(st, f, cols, b, side, lane, pos)
-                if occ:
-                    board += atk + hp
-            slot = side * L + lane
-            if st.flags[cols[C_RUINED], b, slot]:
-                anchor += -30.0
-            else:
-                anchor += max(np.int64(st.i16[cols[C_HEALTH], b, slot]), 0)
-        hand = 0
-        for h in range(f.hand.shape[2]):
-            if f.hand[b, side, h] >= 0:
-                hand += 1
-        total = board + 2.0 * anchor + 1.0 * hand
-        if side == seat:
-            mine = total
-        else:
-            theirs = total
-    return mine - theirs
