@@ -41,6 +41,7 @@ MUTANTS = {
     "caster by health": ("return (1.0 + atk) + 0.1 * hp", "return (1.0 + hp) + 0.1 * atk"),
     "upgrade though affordable": ("                return -1.0", "                return 3.0"),
     "tier not scored": ("(10.0 + 3.0 * cat[", "(10.0 + 0.0 * cat["),
+    "cells remembered from the last call": ("    memo[: memo.shape[0] // 2] = -1.0", "    pass"),
 }
 VALUE_MUTANTS = {
     "ruined anchor as 0": ("anchor += -30.0", "anchor += 0.0"),
@@ -122,14 +123,16 @@ class Seen:
         games64 = games.astype(np.int64)
         legal = np.ascontiguousarray(legal)
         n, A = legal.shape
+        W = compiled.scratch_size(w.actions, w.params.lanes, w.params.positions)
         got = np.zeros(n, dtype=np.int64)
         rng = rng0.copy()
         where = f"{agent.name} seat {seat} seeds {int(w.seeds[games[0]])}.. round {int(w.g.round[games[0]])}"
         greedy = isinstance(agent, numpy_agents.GreedyAgent)
         dense = None
         if greedy:
-            scores = np.zeros((n, A))
+            scores = np.zeros((n, W))
             _greedy_rows(compiled.greedy_act, st, f, cols, rng, games64, seat, legal, scores, got)
+            scores = scores[:, :A]
             r, a, s = agent.noisy_scores(w, games, seat, legal)  # what lookahead ranks
             dense = np.full((n, A), -np.inf)
             dense[r, a] = s
@@ -157,8 +160,9 @@ class Seen:
             self.bad.append(f"{where}: RNG counters differ")
         if greedy:  # the planted bugs on the same call, against numpy's answer and noisy scores
             for name, module in self.mutants.items():
-                mrng, mgot, mscores = rng0.copy(), np.zeros(n, dtype=np.int64), np.zeros((n, A))
+                mrng, mgot, mscores = rng0.copy(), np.zeros(n, dtype=np.int64), np.zeros((n, W))
                 _greedy_rows(module.greedy_act, st, f, cols, mrng, games64, seat, legal, mscores, mgot)
+                mscores = mscores[:, :A]
                 acts = not np.array_equal(mgot, out) or not np.array_equal(mrng[:, 1], w.rng.counter)
                 self.caught_acting[name] += int(acts)
                 self.caught[name] += int(acts or not np.array_equal(mscores, dense))
@@ -259,14 +263,14 @@ class Seen:
         st.nevents[k] = 0
         dst_st.nevents[:] = 0
         dst_f_agents, dst_cols = compiled.agent_fields(dview), compiled.agent_columns(dview, dst.actions)
-        A = legal.shape[1]
+        W = compiled.scratch_size(w.actions, w.params.lanes, w.params.positions)
         for j, b in enumerate(games):
             d = m - 1 - j
             a1, a2, r1 = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), rng0.copy()
             _greedy_rows(compiled.greedy_act, st, f, cols, r1, games[j:j + 1], seat, legal[j:j + 1],
-                         np.zeros((1, A)), a1)
+                         np.zeros((1, W)), a1)
             _greedy_rows(compiled.greedy_act, dst_st, dst_f_agents, dst_cols, drng, np.array([d]), seat,
-                         legal[j:j + 1], np.zeros((1, A)), a2)
+                         legal[j:j + 1], np.zeros((1, W)), a2)
             if a1[0] != a2[0] or r1[b, 1] != drng[d, 1]:
                 self.copy_bad.append(f"greedy on the copy of game {b}")
 

@@ -112,6 +112,13 @@ def agent_columns(view: WorldView, actions: Any) -> np.ndarray:
     return out
 
 
+def scratch_size(actions: Any, lanes: int, positions: int) -> int:
+    """The length of greedy's ``scratch``: the action table's width, then the attack and health
+    of each of the ``2 * lanes * positions`` board cells (read once per decision, not once per
+    action looking at them: 50 unit plays look at the same 30 cells)."""
+    return actions.size + 4 * lanes * positions
+
+
 @njit(cache=False, _nrt=False)
 def random_act(rng: np.ndarray, b: int, legal_row: np.ndarray) -> int:
     """``RandomAgent``: uniform over the legal row, from the game's own RNG (``Stream.AGENT``);
@@ -131,7 +138,7 @@ def pass_act(legal_row: np.ndarray) -> int:
     return 0
 
 
-@njit(cache=False, _nrt=False)
+@njit(cache=False, _nrt=False, inline="always")
 def board_cell(st, f, cols, b, side, lane, pos) -> tuple[bool, int, int]:
     """(occupied, attack, health) of board cell (side, lane, pos); 0, 0 when empty (numpy reads
     the cells a legal entry looks at into zero arrays)."""
@@ -141,7 +148,7 @@ def board_cell(st, f, cols, b, side, lane, pos) -> tuple[bool, int, int]:
     return True, attack_of(st, cols, b, s), np.int64(st.i16[cols[C_HEALTH], b, s])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _unit_value(ua, uh, eo, ea, eh, ahp, ruined) -> float:
     """``agents._unit_value`` for one entry: the trade a unit (ua, uh) takes facing an enemy
     (``eo``: occupied, ``ea``, ``eh``) or the enemy anchor (health ``ahp`` >= 1, ``ruined``)."""
@@ -155,7 +162,7 @@ def _unit_value(ua, uh, eo, ea, eh, ahp, ruined) -> float:
     return ua * (1.0 + 10.0 / ahp) + (LETHAL if ua >= ahp else 0.0)
 
 
-@njit(cache=False, _nrt=False)
+@njit(cache=False, _nrt=False, inline="always")
 def _anchor(st, cols, b, opp, lane) -> tuple[int, bool]:
     """The enemy anchor of a lane: its health (at least 1) and whether it is ruined
     (``board.anchor_slot``: side * 3 + lane, as greedy reads it)."""
@@ -163,8 +170,22 @@ def _anchor(st, cols, b, opp, lane) -> tuple[int, bool]:
     return max(np.int64(st.i16[cols[C_HEALTH], b, slot]), 1), st.flags[cols[C_RUINED], b, slot]
 
 
-@njit(cache=False, _nrt=False)
-def _score(st, f, cols, b, seat, legal_row, a) -> float:
+@njit(cache=False, _nrt=False, inline="always")
+def _known_cell(st, f, cols, b, side, lane, pos, memo) -> tuple[bool, int, int]:
+    """``board_cell``, each cell read once per decision: ``memo`` (the tail of greedy's scratch,
+    ``scratch_size``) holds each cell's attack (-1 not read yet), then each cell's health."""
+    L, P = f.board.shape[2], f.board.shape[3]
+    c = (side * L + lane) * P + pos
+    n = memo.shape[0] // 2
+    if memo[c] < 0:
+        _, atk, hp = board_cell(st, f, cols, b, side, lane, pos)
+        memo[c] = atk
+        memo[n + c] = hp
+    return f.board[b, side, lane, pos] >= 0, np.int64(memo[c]), np.int64(memo[n + c])
+
+
+@njit(cache=False, _nrt=False, inline="always")
+def _score(st, f, cols, b, seat, legal_row, a, memo) -> float:
     """``GreedyAgent.legal_scores`` of legal entry ``a`` of game b (seat ``seat`` to act)."""
     L, P = f.board.shape[2], f.board.shape[3]
     cat = st.cat
@@ -179,15 +200,15 @@ def _score(st, f, cols, b, seat, legal_row, a) -> float:
         cost = float(cat[cols[C_COST], card])
         ua, uh = cat[cols[C_CARD_ATTACK], card], cat[cols[C_CARD_HEALTH], card]
         if kind == cols[K_UNIT]:
-            eo, ea, eh = board_cell(st, f, cols, b, 1 - seat, lane, pos)
+            eo, ea, eh = _known_cell(st, f, cols, b, 1 - seat, lane, pos, memo)
             ahp, ruined = _anchor(st, cols, b, 1 - seat, lane)
-            oo, oa, oh = board_cell(st, f, cols, b, seat, lane, pos)
+            oo, oa, oh = _known_cell(st, f, cols, b, seat, lane, pos, memo)
             bounce = (5.0 + 2.0 * float(oa + oh)) if oo else 0.0
             return ((((1.0 + ua) + uh) + 0.5 * cost) + _unit_value(ua, uh, eo, ea, eh, ahp, ruined)) - bounce
         if kind == cols[K_SPELL] or kind == cols[K_IMPROVEMENT]:
             return 2.0 + cost
         if kind == cols[K_EQUIPMENT]:
-            oo, oa, oh = board_cell(st, f, cols, b, seat, lane, pos)
+            oo, oa, oh = _known_cell(st, f, cols, b, seat, lane, pos, memo)
             return ((2.0 + ua) + uh) + 0.5 * float(oa + oh)
         return 0.0
     if cols[DEPLOY_BASE] <= a < cols[TARGET_BASE]:  # roster hero k at lane l, position p
@@ -195,13 +216,13 @@ def _score(st, f, cols, b, seat, legal_row, a) -> float:
         k, lane, pos = i // (L * P), (i // P) % L, i % P
         hc = max(np.int64(f.hero_card[b, seat, k]), 0)
         ha, hh = cat[cols[C_CARD_ATTACK], hc], cat[cols[C_CARD_HEALTH], hc]
-        eo, ea, eh = board_cell(st, f, cols, b, 1 - seat, lane, pos)
+        eo, ea, eh = _known_cell(st, f, cols, b, 1 - seat, lane, pos, memo)
         ahp, ruined = _anchor(st, cols, b, 1 - seat, lane)
         return ((1.0 + ha) + hh) + _unit_value(ha, hh, eo, ea, eh, ahp, ruined)
     if cols[TARGET_BASE] <= a < cols[ABILITY_BASE]:  # the cell a pending card or ability aims at
         i = a - cols[TARGET_BASE]
         side, lane, pos = i // (L * P), (i // P) % L, i % P
-        _, atk, hp = board_cell(st, f, cols, b, side, lane, pos)
+        _, atk, hp = _known_cell(st, f, cols, b, side, lane, pos, memo)
         if f.pending_kind[b] == cols[P_CASTER]:  # the hero that hits hardest casts
             return (1.0 + atk) + 0.1 * hp
         pc = max(np.int64(f.pending_card[b]), 0)
@@ -231,10 +252,15 @@ def _score(st, f, cols, b, seat, legal_row, a) -> float:
 def greedy_scores(st, f, cols, rng, b: int, seat: int, legal_row: np.ndarray, out: np.ndarray) -> None:
     """``GreedyAgent.noisy_scores`` for game b: ``out[a]`` the score of legal entry ``a`` plus
     ``NOISE`` times entry ``a`` of numpy's ``uniform([b], A, AGENT)``, ``-inf`` where not legal;
-    the game's counter advances by the table's width ``A`` (numpy's one draw), legal or not."""
-    for a in range(legal_row.shape[0]):
+    the game's counter advances by the table's width ``A`` (numpy's one draw), legal or not.
+    ``out``: float64[``scratch_size``]; past ``A`` it memoises the board's cells for this call."""
+    A = legal_row.shape[0]
+    memo = out[A:]
+    memo[: memo.shape[0] // 2] = -1.0
+    for a in range(A):
         if legal_row[a]:
-            out[a] = _score(st, f, cols, b, seat, legal_row, a) + NOISE * to_unit(bits_at(rng, b, a, cols[STREAM]))
+            out[a] = (_score(st, f, cols, b, seat, legal_row, a, memo)
+                      + NOISE * to_unit(bits_at(rng, b, a, cols[STREAM])))
         else:
             out[a] = -np.inf
     advance(rng, b, legal_row.shape[0])
@@ -243,7 +269,8 @@ def greedy_scores(st, f, cols, rng, b: int, seat: int, legal_row: np.ndarray, ou
 @njit(cache=False, _nrt=False)
 def greedy_act(st, f, cols, rng, b: int, seat: int, legal_row: np.ndarray, scratch: np.ndarray) -> int:
     """``GreedyAgent.act`` for game b: the first action (lowest column) of highest noisy score
-    (``_row_argmax``), 0 when nothing is legal. ``scratch``: float64[A], left holding the scores."""
+    (``_row_argmax``), 0 when nothing is legal. ``scratch``: float64[``scratch_size``], left
+    holding the noisy scores in its first ``A`` entries."""
     greedy_scores(st, f, cols, rng, b, seat, legal_row, scratch)
     best = 0
     top = -np.inf
