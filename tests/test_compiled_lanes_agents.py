@@ -99,6 +99,7 @@ class Seen:
         self.ties = 0  # greedy decisions whose best noiseless score was shared: decided by the noise
         self.value_cases: dict[str, int] = {}
         self.copies = 0
+        self.narrow = 0  # greedy decisions also answered with a scratch of the table's width
         self.refined = self.short = 0  # lookahead's decisions; rows with fewer than 9 legal actions
         self.copy_bad: list[str] = []
         self._views: dict[int, tuple] = {}
@@ -133,6 +134,12 @@ class Seen:
             scores = np.zeros((n, W))
             _greedy_rows(compiled.greedy_act, st, f, cols, rng, games64, seat, legal, scores, got)
             scores = scores[:, :A]
+            if self.calls % 10 == 0:  # a scratch of the table's width only: no cell memo, same answer
+                narrow, nrng = np.zeros(n, dtype=np.int64), rng0.copy()
+                _greedy_rows(compiled.greedy_act, st, f, cols, nrng, games64, seat, legal, np.zeros((n, A)), narrow)
+                self.narrow += n
+                if not np.array_equal(narrow, got) or not np.array_equal(nrng, rng):
+                    self.bad.append(f"{where}: a narrow scratch answers otherwise")
             r, a, s = agent.noisy_scores(w, games, seat, legal)  # what lookahead ranks
             dense = np.full((n, A), -np.inf)
             dense[r, a] = s
@@ -297,7 +304,7 @@ def seen(lanes, tmp_path_factory) -> Seen:
 
 
 def test_the_compiled_agents_choose_what_numpy_chooses_and_draw_as_it_draws(seen):
-    assert seen.calls > 1000 and seen.decisions > 30_000, (seen.calls, seen.decisions)
+    assert seen.calls > 1000 and seen.decisions > 30_000 and seen.narrow > 1000, (seen.calls, seen.decisions)
     print(f"{seen.calls} calls, {seen.decisions} decisions, {seen.values} values, {seen.copies} copies")
     assert not seen.bad, f"{len(seen.bad)} differences, first: " + "; ".join(seen.bad[:5])
 

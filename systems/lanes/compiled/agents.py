@@ -177,6 +177,8 @@ def _known_cell(st, f, cols, b, side, lane, pos, memo) -> tuple[bool, int, int]:
     L, P = f.board.shape[2], f.board.shape[3]
     c = (side * L + lane) * P + pos
     n = memo.shape[0] // 2
+    if n < 2 * L * P:  # a scratch of the table's width only: no memo, read the cell (no bounds check in numba)
+        return board_cell(st, f, cols, b, side, lane, pos)
     if memo[c] < 0:
         _, atk, hp = board_cell(st, f, cols, b, side, lane, pos)
         memo[c] = atk
@@ -256,7 +258,7 @@ def greedy_scores(st, f, cols, rng, b: int, seat: int, legal_row: np.ndarray, ou
     ``out``: float64[``scratch_size``]; past ``A`` it memoises the board's cells for this call."""
     A = legal_row.shape[0]
     memo = out[A:]
-    memo[: memo.shape[0] // 2] = -1.0
+    memo[: memo.shape[0] // 2] = -1.0  # (``_known_cell`` ignores a memo too short for the board)
     for a in range(A):
         if legal_row[a]:
             out[a] = (_score(st, f, cols, b, seat, legal_row, a, memo)
