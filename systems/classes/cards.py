@@ -78,37 +78,43 @@ class CardSpec(BaseModel):
         if self.is_spell:
             for f in ("attack", "health", "ability"):
                 if getattr(self, f) is not None:
-                    raise ValueError(f"a spell has no {f} (it is not summoned as a unit)")
+                    raise ValueError(f"field {f!r}: a spell has no {f} (it is not summoned as a unit)")
             if self.keywords or self.range != 1:
-                raise ValueError("a spell has no unit modifiers ('keywords', 'range')")
+                raise ValueError(f"field {'keywords' if self.keywords else 'range'!r}: a spell has no unit modifiers")
             if not self.effects:
-                raise ValueError("a spell needs at least one effect (classes.md: 'resolve its text')")
+                raise ValueError("field 'effects': a spell needs at least one effect (classes.md: 'resolve its text')")
             allowed = SPELL_TRIGGERS
         else:
             if self.cost:
                 # spec choice 16: "Unit cards have no cost; summoning mana pays summon abilities"
-                raise ValueError("a unit card has no cost (spec choice 16); put costs on abilities")
+                raise ValueError("field 'cost': a unit card has no cost (spec choice 16); put costs on abilities")
             allowed = UNIT_TRIGGERS
-        for e in self.effects:
+        for i, e in enumerate(self.effects):
+            kind = "spell" if self.is_spell else "unit"
             if e.trigger not in allowed:
-                kind = "spell" if self.is_spell else "unit"
-                raise ValueError(f"a {kind}'s effect cannot have trigger {e.trigger!r} (a {kind} takes: {', '.join(allowed)})")
+                raise ValueError(f"field 'effects[{i}]': a {kind}'s effect cannot have trigger {e.trigger!r} "
+                                 f"(a {kind} takes: {', '.join(allowed)})")
             if e.op in POWER_ONLY_OPS:
-                raise ValueError(f"op {e.op!r} belongs to class-board powers, not cards")
+                raise ValueError(f"field 'effects[{i}]': op {e.op!r} belongs to class-board powers, not cards")
         unleashed = [e for e in self.effects if e.trigger == "unleash"]
         if self.enchantment is not None and not unleashed:
-            raise ValueError("an 'enchantment' clause needs effects with trigger 'unleash'")
+            raise ValueError("field 'enchantment': an 'enchantment' clause needs effects with trigger 'unleash'")
         if unleashed and self.enchantment is None:
-            raise ValueError("effects with trigger 'unleash' need an 'enchantment' clause (its duration)")
-        check_target(self.target, self.effects)
+            raise ValueError("field 'effects': effects with trigger 'unleash' need an 'enchantment' clause (its duration)")
+        try:
+            check_target(self.target, self.effects)
+        except ValueError as e:
+            raise ValueError(f"field 'target': {e}") from None
         for k, v in self.keywords.items():
+            where = f"field 'keywords.{printable(k)}'"
             if k not in KEYWORDS:
-                raise ValueError(f"unknown keyword {printable(k)!r}{did_you_mean(k, KEYWORDS)}; known: {', '.join(KEYWORDS)}")
+                raise ValueError(f"{where}: unknown keyword {printable(k)!r}{did_you_mean(k, KEYWORDS)}; "
+                                 f"known: {', '.join(KEYWORDS)}")
             tag = KEYWORDS[k][0] == "tag"
             if isinstance(v, bool) != tag:
-                raise ValueError(f"keyword {k!r} takes {'true/false' if tag else 'a number'}, got {str(v).lower()}")
+                raise ValueError(f"{where}: keyword {k!r} takes {'true/false' if tag else 'a number'}, got {str(v).lower()}")
             if not tag and not 1 <= v <= KEYWORD_MAX:
-                raise ValueError(f"keyword {k!r} = {v}: expected 1 to {KEYWORD_MAX}")
+                raise ValueError(f"{where}: keyword {k!r} = {v}: expected 1 to {KEYWORD_MAX}")
         return self
 
     def all_effects(self) -> list[EffectSpec]:

@@ -64,22 +64,22 @@ class PowerSpec(BaseModel):
     def _tokens_fit_the_slots(self) -> "PowerSpec":
         # classes.md: "Each square 'slot' can accept 1 such power token."
         if len(self.on_token) > self.slots:
-            raise ValueError(f"on_token lists {len(self.on_token)} token effects but the power has {self.slots} slots")
+            raise ValueError(f"field 'on_token': on_token lists {len(self.on_token)} token effects but the power has {self.slots} slots")
         if not self.innate and self.slots < 1:
-            raise ValueError("a non-innate power needs a slot for the token that unlocks it")
+            raise ValueError("field 'slots': a non-innate power needs a slot for the token that unlocks it")
         if self.requires == self.name:
-            raise ValueError("a power cannot require itself")
+            raise ValueError("field 'requires': a power cannot require itself")
         for effects in self.on_token:
             for e in effects:
                 if e.needs_target:
-                    raise ValueError(f"a token's effect resolves at once, with no target; op {e.op!r} "
+                    raise ValueError(f"field 'on_token': a token's effect resolves at once, with no target; op {e.op!r} "
                                      f"select {e.select!r} needs one")
         for a in self.abilities:
             for e in a.effects:
                 if e.per_token and e.op != "tick_cooldown":
-                    raise ValueError("'per_token' scales only 'tick_cooldown'")
+                    raise ValueError("field 'abilities': 'per_token' scales only 'tick_cooldown'")
         if not self.abilities and not self.on_token:
-            raise ValueError("a power needs 'abilities' (► texts) or 'on_token' effects")
+            raise ValueError("field 'abilities': a power needs 'abilities' (► texts) or 'on_token' effects")
         return self
 
     def all_effects(self) -> list[EffectSpec]:
@@ -143,7 +143,7 @@ def check_powers(powers: list[PowerSpec], top: int, cards: CardSet, path: Path, 
     names = [p.name for p in powers]
     for p in powers:
         if names.count(p.name) > 1:
-            raise fail(path, text, p.name, "two powers have this name")
+            raise fail(path, text, p.name, "field 'name': two powers have this name")
         if p.level > top:
             raise fail(path, text, p.name, f"field 'level': {p.level}, but the level table stops at {top}")
         if p.requires is not None and p.requires not in names:
@@ -157,12 +157,13 @@ def check_powers(powers: list[PowerSpec], top: int, cards: CardSet, path: Path, 
             at = next(q.requires for q in powers if q.name == at)
         for e in p.all_effects():
             if e.card is not None:
+                field = "field 'on_token'" if any(e in t for t in p.on_token) else "field 'abilities'"
                 if e.card not in cards.specs:
-                    raise fail(path, text, p.name, f"op {e.op!r} names unknown card {printable(e.card)!r}"
+                    raise fail(path, text, p.name, f"{field}: op {e.op!r} names unknown card {printable(e.card)!r}"
                                f"{did_you_mean(e.card, cards.specs)}")
                 owner = cards.class_of[e.card]
                 if class_name is not None and owner not in (None, class_name):
-                    raise fail(path, text, p.name, f"op {e.op!r} names {e.card!r}, a {owner} card")
+                    raise fail(path, text, p.name, f"{field}: op {e.op!r} names {e.card!r}, a {owner} card")
 
 
 def load_board(path: Path, cards: CardSet) -> ClassBoard:
