@@ -104,7 +104,7 @@ def _side(spec: ScenarioSpec, s: int, path: Path, text: str, cards: CardSet, boa
         except DataError as e:
             raise ScenarioError(str(e)) from None
     try:
-        check_powers(powers, len(levels) if levels else LEVEL_MAX, cards, path, text)
+        check_powers(powers, LEVEL_MAX, cards, path, text)  # an inline level table may be shorter than the board
     except DataError as e:
         raise ScenarioError(str(e)) from None
     level, exp = spec.players.level[s], spec.players.experience[s]
