@@ -25,7 +25,14 @@ from battlesim.systems.classes.effect_spec import (
     check_cost,
     check_target,
 )
-from battlesim.systems.classes.vocabulary import CLASSES, KEYWORDS, POWER_ONLY_OPS, RANGE_MAX, SPELL_TRIGGERS, UNIT_TRIGGERS
+from battlesim.systems.classes.vocabulary import (
+    CLASSES,
+    KEYWORDS,
+    POWER_ONLY_OPS,
+    RANGE_MAX,
+    SPELL_TRIGGERS,
+    UNIT_TRIGGERS,
+)
 
 COPIES_MAX = 24  # the largest count classes.md gives for one kind ("24 followers")
 KEYWORD_MAX = 10  # shield icons on a card; int16 on the unit
@@ -74,7 +81,7 @@ class CardSpec(BaseModel):
         return is_spell(self.type)
 
     @model_validator(mode="after")
-    def _shape_by_kind(self) -> "CardSpec":
+    def _shape_by_kind(self) -> CardSpec:
         if self.is_spell:
             for f in ("attack", "health", "ability"):
                 if getattr(self, f) is not None:

@@ -63,7 +63,7 @@ class EffectSpec(BaseModel):
     per_token: bool | None = None
 
     @model_validator(mode="after")
-    def _fields_of_the_op(self) -> "EffectSpec":
+    def _fields_of_the_op(self) -> EffectSpec:
         if self.trigger not in TRIGGERS:
             raise ValueError(f"unknown trigger {printable(self.trigger)!r}{did_you_mean(self.trigger, TRIGGERS)}; "
                              f"known: {', '.join(TRIGGERS)}")
@@ -128,7 +128,7 @@ class AbilitySpec(BaseModel):
         return check_cost(v)
 
     @model_validator(mode="after")
-    def _target_fits(self) -> "AbilitySpec":
+    def _target_fits(self) -> AbilitySpec:
         check_target(self.target, self.effects)
         for e in self.effects:
             if e.trigger != "on_cast":

@@ -61,7 +61,7 @@ class PowerSpec(BaseModel):
     on_token: list[list[EffectSpec]] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _tokens_fit_the_slots(self) -> "PowerSpec":
+    def _tokens_fit_the_slots(self) -> PowerSpec:
         # classes.md: "Each square 'slot' can accept 1 such power token."
         if len(self.on_token) > self.slots:
             raise ValueError(f"field 'on_token': on_token lists {len(self.on_token)} token effects but the power has {self.slots} slots")

@@ -14,7 +14,15 @@ from pathlib import Path
 
 from battlesim.ecs.datafiles import DataError, did_you_mean, printable, read_toml, validate
 from battlesim.systems.classes.cards import CardSet, load_cards
-from battlesim.systems.classes.powers import LEVEL_MAX, ClassBoard, LevelSpec, PowerSpec, check_levels, check_powers, load_boards
+from battlesim.systems.classes.powers import (
+    LEVEL_MAX,
+    ClassBoard,
+    LevelSpec,
+    PowerSpec,
+    check_levels,
+    check_powers,
+    load_boards,
+)
 from battlesim.systems.classes.scenario_error import ScenarioError
 from battlesim.systems.classes.scenario_spec import ScenarioSpec
 from battlesim.systems.classes.vocabulary import KEYWORDS

@@ -175,7 +175,7 @@ class UnitSpec(BaseModel):
     enchanted: list[EnchantedSpec] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _one_source(self) -> "UnitSpec":
+    def _one_source(self) -> UnitSpec:
         if (self.name is None) == (self.card is None):
             raise ValueError("a unit needs exactly one of 'name' (inline) or 'card' (from the card set)")
         if self.card is None and self.base_attack is not None and self.attack is None:
@@ -273,7 +273,7 @@ class Step(BaseModel):
         return v
 
     @model_validator(mode="after")
-    def _fields_of_the_step(self) -> "Step":
+    def _fields_of_the_step(self) -> Step:
         allowed = STEP_FIELDS[self.do]
         for f in type(self).model_fields:
             key = "from" if f == "from_" else f
@@ -362,7 +362,7 @@ class ScenarioSpec(BaseModel):
     expect_error: str | None = None
 
     @model_validator(mode="after")
-    def _a_state_a_game_could_hold(self) -> "ScenarioSpec":
+    def _a_state_a_game_could_hold(self) -> ScenarioSpec:
         seen: dict[tuple[int, int], int] = {}
         for i, u in enumerate(self.units):
             # classes.md "The Battleground": "Field: it can contain only one unit."

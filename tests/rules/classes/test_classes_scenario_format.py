@@ -20,7 +20,7 @@ FILES = sorted((ROOT / "tests" / "scenarios" / "classes").glob("*.toml"))
 LEDGER = (ROOT / "docs" / "rules" / "classes.md").read_text(encoding="utf-8")
 # the ledger's sentence column, in order, without the text's emphasis marks: a quote may span sentences
 SENTENCES = " ".join(m.group(1).replace("*", "").replace("\\|", "|")
-                     for m in re.finditer(r"^\| \d+ \| (.+?) \| ", LEDGER, re.M))
+                     for m in re.finditer(r"^\| \d+ \| (.+?) \| ", LEDGER, re.MULTILINE))
 QUOTE = re.compile(r'classes\.md(?: "[^"]+")?: "(.+?)"(?:$|\s*$)')
 
 
@@ -266,8 +266,8 @@ do = "turn"
     ("[[prepared]]\nside = 0\ncard = \"Footman\"\n", ["prepared[0].card", "is not a spell"]),
     ("[[prepared]]\nside = 0\ncard = \"Smite\"\n[[prepared]]\nside = 0\ncard = \"Rally\"\n", ["side 0 has 2 prepared"]),
     ("[[play_area]]\nside = 0\ncard = \"Smite\"\n", ["play_area[0].card", "no Aura or Enchantment"]),
-    ("[[play_area]]\nside = 0\ncard = \"Vigil\"\nshape = \"circle\"\n[[play_area]]\nside = 0\ncard = \"Dark Trade\"\n"
-     "shape = \"circle\"\n", ["uses a shape twice"]),
+    (("[[play_area]]\nside = 0\ncard = \"Vigil\"\nshape = \"circle\"\n[[play_area]]\nside = 0\ncard = \"Dark Trade\"\n"
+     "shape = \"circle\"\n"), ["uses a shape twice"]),
     ("[[powers]]\nside = 0\nname = \"Ghost Power\"\ntokens = 1\n", ["powers[0]", "not a power of side 0's board"]),
     ("[players]\nclass = [\"Paladin\", \"none\"]\n[[powers]]\nside = 0\nname = \"Path of Mercy\"\ntokens = 3\n",
      ["powers[0]", "3 tokens, the power has 2 slots"]),
