@@ -13,10 +13,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from battlesim.ecs.datafiles import did_you_mean, printable
 from battlesim.systems.classes.vocabulary import (
+    AURA_OPS,
     COLOURS,
     CONDITIONS,
     COST_COLOURS,
     OPS,
+    PLAYER_SELECTORS,
     RANGE_MAX,
     SELECTORS,
     SELF_OPS,
@@ -88,13 +90,13 @@ class EffectSpec(BaseModel):
         if self.colour is not None and self.colour not in COLOURS:
             raise ValueError(f"unknown colour {printable(self.colour)!r}{did_you_mean(self.colour, COLOURS)}; "
                              f"known: {', '.join(COLOURS)}")
-        if self.select in ("enemy_player", "own_player") and self.op != "damage":
+        if self.select in PLAYER_SELECTORS and self.op != "damage":
             raise ValueError(f"op {self.op!r} acts on units; selector {self.select!r} is a player")
         if self.op == "add_token" and self.trigger != "on_cast":
             raise ValueError("op 'add_token' is a power ability's effect")
-        if self.trigger == "aura" and self.op != "gain":
+        if self.trigger == "aura" and self.op not in AURA_OPS:
             raise ValueError(f"an aura only gains a stat (spec §8: derived each time it is read); got op {self.op!r}")
-        if self.trigger == "aura" and self.select in ("chosen", "enemy_player", "own_player"):
+        if self.trigger == "aura" and self.select in ("chosen", *PLAYER_SELECTORS):
             raise ValueError(f"an aura applies to units by rule, not to {self.select!r}")
         return self
 

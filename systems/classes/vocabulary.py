@@ -72,9 +72,8 @@ SELECTORS = {
     "enchanted": "every unit carrying this card's enchantment token shape",
     "enemies_in_range": "hostile units within `range` of the chosen field or intersection",
 }
-UNIT_SELECTORS = ("chosen", "all_units", "enemy_units", "allied_units", "other_allied_units", "enchanted",
-                  "enemies_in_range")
-PLAYER_SELECTORS = ("chosen", "enemy_player", "own_player")
+# Selectors naming a player (only `damage` acts on players: "Attacks on a player and spell damage to a player lower it").
+PLAYER_SELECTORS = ("enemy_player", "own_player")
 STATS = ("attack", "health")
 
 # spec §14 "Ops", each with the rule it implements and the fields it takes (required, optional).
@@ -115,8 +114,6 @@ POWER_ONLY_OPS = ("add_token",)
 SELF_OPS = ("end_enchantment", "remove", "unleash")
 # An aura is "derived each time it is read, never stored" (spec §8): only stat gains.
 AURA_OPS = ("gain",)
-EFFECT_FIELDS = ("trigger", "op", "select", "amount", "stat", "condition", "colour", "steps", "card", "card_type",
-                 "range", "per_token")
 
 # classes.md "Enchantment tokens": "a pentagon shaped red token", "a red triangle token";
 # spec choice 18: five shapes per player.

@@ -64,6 +64,13 @@ def card_error(tmp_path: Path, body: str, head: str = 'class = "Paladin"\n') -> 
         '{ op = "damage", select = "chosen", amount = 2 }', '{ op = "summon", card_type = "Dragon" }'),
      ["'Probe'", "card_type 'Dragon'"]),
     (UNIT + 'ability = { cost = { wild = 1 }, target = "enemy_unit", effects = [] }\n', ["'Probe'", "ability.effects"]),
+    (SPELL.replace('target = "enemy_unit"\n', '').replace('select = "chosen"', 'select = "own_player"').replace(
+        'op = "damage"', 'op = "heal"'), ["'Probe'", "op 'heal' acts on units"]),
+    (SPELL.replace('select = "chosen", amount = 2', 'select = "enemies_in_range", amount = 2'),
+     ["'Probe'", "'enemies_in_range' needs 'range'"]),
+    (SPELL.replace('amount = 2 }', 'amount = 2, range = 1 }'), ["'Probe'", "op 'damage' takes no 'range'"]),
+    (UNIT + 'effects = [{ trigger = "aura", op = "gain", select = "chosen", stat = "attack", amount = 1 }]\n',
+     ["'Probe'", "an aura applies to units by rule"]),
 ])
 def test_card_errors_are_one_line_naming_file_card_and_field(tmp_path, body, words):
     message = card_error(tmp_path, body)
