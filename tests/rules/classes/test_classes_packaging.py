@@ -20,7 +20,7 @@ def test_the_classes_package_is_listed():
 def test_every_classes_data_file_matches_a_package_data_glob():
     globs = PYPROJECT["tool"]["setuptools"]["package-data"]["battlesim.data"]
     files = [p.relative_to(ROOT / "data").as_posix() for kind in ("cards", "decks", "boards")
-             for p in (ROOT / "data" / kind / "classes").glob("*")]
-    assert len(files) >= 2 + 4 + 2
+             for p in (ROOT / "data" / kind / "classes").glob("*")] + ["rulesets/classes.toml"]
+    assert len(files) >= 2 + 4 + 2 + 1 and (ROOT / "data" / "rulesets" / "classes.toml").is_file()
     for f in files:
         assert any(fnmatch(f, g) for g in globs), f
