@@ -15,6 +15,9 @@ where corners of two or more fields meet. Not a field."
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cache
+
 import numpy as np
 
 # classes.md "Setup": "Place the battlefield with 5 lanes on the table"; rows: spec choice 1 (6).
@@ -31,36 +34,37 @@ INTERSECTIONS = (LANES - 1) * (ROWS - 1)
 FACINGS = (1, -1)
 
 
-def field_id(lane: int, row: int) -> int:
+def field_id(lane: int, row: int, rows: int = ROWS) -> int:
     """The id of field ``[lane, row]``; raises on a coordinate off the board."""
-    if not (0 <= lane < LANES and 0 <= row < ROWS):
-        raise ValueError(f"[{lane}, {row}] is off the board (lanes 0-{LANES - 1}, rows 0-{ROWS - 1})")
+    if not (0 <= lane < LANES and 0 <= row < rows):
+        raise ValueError(f"[{lane}, {row}] is off the board (lanes 0-{LANES - 1}, rows 0-{rows - 1})")
     return row * LANES + lane
 
 
-def lane_row(field: int) -> tuple[int, int]:
+def lane_row(field: int, rows: int = ROWS) -> tuple[int, int]:
     """``[lane, row]`` of a field id."""
-    if not 0 <= field < FIELDS:
-        raise ValueError(f"field {field} is not on the board (0-{FIELDS - 1})")
+    if not 0 <= field < LANES * rows:
+        raise ValueError(f"field {field} is not on the board (0-{LANES * rows - 1})")
     return field % LANES, field // LANES
 
 
-def intersection_id(lane: int, row: int) -> int:
-    """The id of intersection ``[lane, row]`` (lanes 0-3, rows 0-4: the interior corners)."""
-    if not (0 <= lane < LANES - 1 and 0 <= row < ROWS - 1):
-        raise ValueError(f"intersection [{lane}, {row}] is not interior (lanes 0-{LANES - 2}, rows 0-{ROWS - 2})")
+def intersection_id(lane: int, row: int, rows: int = ROWS) -> int:
+    """The id of intersection ``[lane, row]`` (lanes 0-3, rows 0-4 on 6 rows: the interior corners)."""
+    if not (0 <= lane < LANES - 1 and 0 <= row < rows - 1):
+        raise ValueError(f"intersection [{lane}, {row}] is not interior (lanes 0-{LANES - 2}, rows 0-{rows - 2})")
     return row * (LANES - 1) + lane
 
 
-def intersection_fields(lane: int, row: int) -> tuple[int, int, int, int]:
+def intersection_fields(lane: int, row: int, rows: int = ROWS) -> tuple[int, int, int, int]:
     """The four fields whose corners meet at intersection ``[lane, row]``."""
-    intersection_id(lane, row)
-    return (field_id(lane, row), field_id(lane + 1, row), field_id(lane, row + 1), field_id(lane + 1, row + 1))
+    intersection_id(lane, row, rows)
+    return (field_id(lane, row, rows), field_id(lane + 1, row, rows), field_id(lane, row + 1, rows),
+            field_id(lane + 1, row + 1, rows))
 
 
 def distance(a: int, b: int) -> int:
     """classes.md "Range": "It is counted by adjacent fields, orthogonally" (Manhattan)."""
-    (la, ra), (lb, rb) = lane_row(a), lane_row(b)
+    (la, ra), (lb, rb) = (a % LANES, a // LANES), (b % LANES, b // LANES)
     return abs(la - lb) + abs(ra - rb)
 
 
@@ -71,21 +75,21 @@ def adjacent(a: int, b: int) -> bool:
 
 def neighbouring(a: int, b: int) -> bool:
     """classes.md: "two fields are neighboring if they share an edge or a corner"."""
-    (la, ra), (lb, rb) = lane_row(a), lane_row(b)
+    (la, ra), (lb, rb) = (a % LANES, a // LANES), (b % LANES, b // LANES)
     return a != b and abs(la - lb) <= 1 and abs(ra - rb) <= 1
 
 
-def intersection_distance(lane: int, row: int, field: int) -> int:
+def intersection_distance(lane: int, row: int, field: int, rows: int = ROWS) -> int:
     """classes.md "Range": "When the origin is an intersection, all fields whose corners are part
     of that intersection count as being at range 1" and "After you determine the fields at range 1,
     just keep counting adjacent fields": 1 + the distance to the nearest of the four."""
-    return 1 + min(distance(f, field) for f in intersection_fields(lane, row))
+    return 1 + min(distance(f, field) for f in intersection_fields(lane, row, rows))
 
 
-def first_row(side: int) -> int:
+def first_row(side: int, rows: int = ROWS) -> int:
     """Spec choice 2: "the front row on your side" = "the first row of the battlefield" = the row
-    next to the player: row 0 for player 0, row 5 for player 1."""
-    return 0 if side == 0 else ROWS - 1
+    next to the player: row 0 for player 0, the last row (5 on 6 rows) for player 1."""
+    return 0 if side == 0 else rows - 1
 
 
 def facing_of(side: int, turnover: bool = False) -> int:
@@ -94,19 +98,19 @@ def facing_of(side: int, turnover: bool = False) -> int:
     return side ^ int(bool(turnover))
 
 
-def front(field: int, facing: int) -> int:
+def front(field: int, facing: int, rows: int = ROWS) -> int:
     """The next field in the unit's lane in its facing direction (NONE at the edge)."""
-    lane, row = lane_row(field)
+    lane, row = lane_row(field, rows)
     nxt = row + FACINGS[facing]
-    return field_id(lane, nxt) if 0 <= nxt < ROWS else NONE
+    return field_id(lane, nxt, rows) if 0 <= nxt < rows else NONE
 
 
-def edge_distance(field: int, facing: int) -> int:
+def edge_distance(field: int, facing: int, rows: int = ROWS) -> int:
     """Rows from a field to the faced player's edge (spec §7): facing row 5's side at row r: 6-r;
     facing row 0's side: r+1. "If a unit attacks the far edge of its lane ... the attack targets
     the enemy player directly"."""
-    row = lane_row(field)[1]
-    return ROWS - row if facing == 0 else row + 1
+    row = lane_row(field, rows)[1]
+    return rows - row if facing == 0 else row + 1
 
 
 def lane_order(lane: int, facing: int) -> list[int]:
@@ -122,7 +126,7 @@ def lane_order(lane: int, facing: int) -> list[int]:
     return order
 
 
-def search_candidates(field: int, facing: int) -> list[tuple[int, int]]:
+def search_candidates(field: int, facing: int, rows: int = ROWS) -> list[tuple[int, int]]:
     """Every attack candidate of a unit at ``field`` in search order, as (field or PLAYER, distance).
 
     Spec §7 and choice 4: never behind the unit ("Units cannot attack enemies behind them"; the
@@ -130,27 +134,27 @@ def search_candidates(field: int, facing: int) -> list[tuple[int, int]]:
     distance, then the other lanes in ``lane_order``, nearest first in each. A unit of range R
     takes the first hostile candidate with distance <= R; this order does not depend on R.
     """
-    lane, row = lane_row(field)
+    lane, row = lane_row(field, rows)
     step = FACINGS[facing]
     out: list[tuple[int, int]] = []
     for ln in lane_order(lane, facing):
         here = []
-        for r in range(ROWS):
+        for r in range(rows):
             ahead = (r - row) * step
             if ahead < 0 or (ln == lane and r == row):
                 continue
-            f = field_id(ln, r)
+            f = field_id(ln, r, rows)
             here.append((distance(field, f), ahead, f))
         out += [(f, d) for d, _, f in sorted(here)]
         if ln == lane:
-            out.append((PLAYER, edge_distance(field, facing)))
+            out.append((LANES * rows, edge_distance(field, facing, rows)))  # the player: PLAYER on 6 rows
     return out
 
 
-def acting_order(side: int) -> list[int]:
+def acting_order(side: int, rows: int = ROWS) -> list[int]:
     """classes.md "Unit Acting Order": "row by row, left to right, starting from the row that is
     most further from you", "opposing players will resolve it in completely opposite order"."""
-    order = [field_id(lane, row) for row in reversed(range(ROWS)) for lane in range(LANES)]
+    order = [field_id(lane, row, rows) for row in reversed(range(rows)) for lane in range(LANES)]
     return order if side == 0 else order[::-1]
 
 
@@ -161,28 +165,73 @@ def _table(rows: list[list[int]], width: int) -> np.ndarray:
     return out
 
 
-# -- the precomputed tables (int8: every id and distance fits) ------------------------------
-FIELD_LANE = np.array([lane_row(f)[0] for f in range(FIELDS)], dtype=np.int8)
-FIELD_ROW = np.array([lane_row(f)[1] for f in range(FIELDS)], dtype=np.int8)
-DISTANCE = np.array([[distance(a, b) for b in range(FIELDS)] for a in range(FIELDS)], dtype=np.int8)
-ADJACENT = _table([[b for b in range(FIELDS) if adjacent(a, b)] for a in range(FIELDS)], 4)
-NEIGHBOURS = _table([[b for b in range(FIELDS) if neighbouring(a, b)] for a in range(FIELDS)], 8)
-INTERSECTION_DISTANCE = np.array(
-    [[intersection_distance(i % (LANES - 1), i // (LANES - 1), f) for f in range(FIELDS)]
-     for i in range(INTERSECTIONS)], dtype=np.int8)
-ACTING_ORDER = np.array([acting_order(0), acting_order(1)], dtype=np.int8)
-FRONT = np.array([[front(f, k) for f in range(FIELDS)] for k in (0, 1)], dtype=np.int8)
-EDGE_DISTANCE = np.array([[edge_distance(f, k) for f in range(FIELDS)] for k in (0, 1)], dtype=np.int8)
-FIRST_ROW = np.array([first_row(0), first_row(1)], dtype=np.int8)
-# SEARCH[facing, field, k] = k-th candidate (field id or PLAYER), SEARCH_DISTANCE its distance;
-# NONE-padded. Every field ahead or level (in any lane) plus the player: at most FIELDS entries.
+@dataclass(frozen=True)
+class Geometry:
+    """Every table of a board with ``rows`` rows (int8: every id and distance fits up to 12 rows).
+    SEARCH[facing, field, k] = the k-th attack candidate (a field id, or ``player`` = fields, the
+    enemy player), SEARCH_DISTANCE its distance, NONE-padded; the other names are as below."""
+
+    rows: int
+    fields: int
+    player: int
+    field_lane: np.ndarray
+    field_row: np.ndarray
+    distance: np.ndarray
+    adjacent: np.ndarray
+    neighbours: np.ndarray
+    intersection_distance: np.ndarray
+    acting_order: np.ndarray
+    front: np.ndarray
+    edge_distance: np.ndarray
+    first_row: np.ndarray
+    search: np.ndarray
+    search_distance: np.ndarray
+
+
+ROWS_MAX = 12  # ids stay int8 (5 x 12 = 60 fields)
+
+
+@cache
+def geometry(rows: int = ROWS) -> Geometry:
+    """The tables of a ``rows``-row board, computed once per row count (spec choice 1: rows is a
+    parameter, 6 by default) from the functions above."""
+    if not 2 <= rows <= ROWS_MAX:
+        raise ValueError(f"rows = {rows}: expected 2 to {ROWS_MAX}")
+    n = LANES * rows
+    cells = range(n)
+    search = np.full((2, n, n), NONE, dtype=np.int8)
+    search_distance = np.full((2, n, n), NONE, dtype=np.int8)
+    for k in (0, 1):
+        for f in cells:
+            for i, (c, d) in enumerate(search_candidates(f, k, rows)):
+                search[k, f, i], search_distance[k, f, i] = c, d
+    g = Geometry(
+        rows=rows, fields=n, player=n,
+        field_lane=np.array([f % LANES for f in cells], dtype=np.int8),
+        field_row=np.array([f // LANES for f in cells], dtype=np.int8),
+        distance=np.array([[distance(a, b) for b in cells] for a in cells], dtype=np.int8),
+        adjacent=_table([[b for b in cells if adjacent(a, b)] for a in cells], 4),
+        neighbours=_table([[b for b in cells if neighbouring(a, b)] for a in cells], 8),
+        intersection_distance=np.array(
+            [[intersection_distance(i % (LANES - 1), i // (LANES - 1), f, rows) for f in cells]
+             for i in range((LANES - 1) * (rows - 1))], dtype=np.int8),
+        acting_order=np.array([acting_order(0, rows), acting_order(1, rows)], dtype=np.int8),
+        front=np.array([[front(f, k, rows) for f in cells] for k in (0, 1)], dtype=np.int8),
+        edge_distance=np.array([[edge_distance(f, k, rows) for f in cells] for k in (0, 1)], dtype=np.int8),
+        first_row=np.array([first_row(0, rows), first_row(1, rows)], dtype=np.int8),
+        search=search, search_distance=search_distance,
+    )
+    for name in Geometry.__dataclass_fields__:
+        value = getattr(g, name)
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return g
+
+
+# -- the default board's tables (6 rows), as compiled code and tests index them -------------
+_G = geometry(ROWS)
+FIELD_LANE, FIELD_ROW, DISTANCE = _G.field_lane, _G.field_row, _G.distance
+ADJACENT, NEIGHBOURS, INTERSECTION_DISTANCE = _G.adjacent, _G.neighbours, _G.intersection_distance
+ACTING_ORDER, FRONT, EDGE_DISTANCE, FIRST_ROW = _G.acting_order, _G.front, _G.edge_distance, _G.first_row
+SEARCH, SEARCH_DISTANCE = _G.search, _G.search_distance
 SEARCH_WIDTH = FIELDS
-SEARCH = np.full((2, FIELDS, SEARCH_WIDTH), NONE, dtype=np.int8)
-SEARCH_DISTANCE = np.full((2, FIELDS, SEARCH_WIDTH), NONE, dtype=np.int8)
-for _k in (0, 1):
-    for _f in range(FIELDS):
-        for _i, (_c, _d) in enumerate(search_candidates(_f, _k)):
-            SEARCH[_k, _f, _i], SEARCH_DISTANCE[_k, _f, _i] = _c, _d
-for _t in (FIELD_LANE, FIELD_ROW, DISTANCE, ADJACENT, NEIGHBOURS, INTERSECTION_DISTANCE, ACTING_ORDER, FRONT,
-           EDGE_DISTANCE, FIRST_ROW, SEARCH, SEARCH_DISTANCE):
-    _t.setflags(write=False)

@@ -2,9 +2,9 @@
 
 The numbers the text fixes (life 20, 5 lanes, 3 cooldown slots, base defence 1) and those the
 spec chooses (6 rows, 5 shapes, a 60-turn limit). Level thresholds live in the class boards.
-Rows, lanes, slots and shapes are pinned to the values the precomputed tables and component
-shapes are built for (``board.py``, ``components.py``): a sweep over rows needs the engine to
-build its tables per value first (ledger: left for the engine).
+Lanes, slots and shapes are pinned to the values the component shapes are built for
+(``components.py``); rows may vary (``board.geometry(rows)`` builds that board's tables), so a
+sweep can try them (scenario coordinates assume 6: spec §1).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from battlesim.data import data_dir
 from battlesim.ecs.datafiles import DataError, did_you_mean, read_toml, validate
-from battlesim.systems.classes.board import LANES, ROWS
+from battlesim.systems.classes.board import LANES, ROWS, ROWS_MAX
 from battlesim.systems.classes.vocabulary import COOLDOWN_SLOTS, SHAPES
 
 
@@ -25,7 +25,7 @@ class ClassesParams(BaseModel):
 
     life: int = Field(20, ge=1, le=1000)
     lanes: int = Field(LANES, ge=LANES, le=LANES)
-    rows: int = Field(ROWS, ge=ROWS, le=ROWS)
+    rows: int = Field(ROWS, ge=2, le=ROWS_MAX)
     cooldown_slots: int = Field(COOLDOWN_SLOTS, ge=COOLDOWN_SLOTS, le=COOLDOWN_SLOTS)
     base_defense: int = Field(1, ge=0, le=10)
     shapes: int = Field(len(SHAPES), ge=1, le=len(SHAPES))

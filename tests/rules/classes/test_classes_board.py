@@ -157,3 +157,24 @@ def test_tables_are_read_only_and_fit_their_dtype():
     for t in (DISTANCE, ADJACENT, NEIGHBOURS, INTERSECTION_DISTANCE, ACTING_ORDER, FRONT, SEARCH, SEARCH_DISTANCE):
         assert t.dtype == np.int8 and not t.flags.writeable
     assert (SEARCH[0] == PLAYER).sum(axis=1).tolist() == [1] * FIELDS  # one player entry per field
+
+
+@pytest.mark.parametrize("rows", [4, 6, 9])
+def test_any_row_count_builds_the_same_rules(rows):
+    # spec choice 1: "Rows: 6 (parameter)"; the rules above hold on every board size
+    g = B.geometry(rows)
+    assert (g.fields, g.player) == (5 * rows, 5 * rows)
+    assert list(g.first_row) == [0, rows - 1]
+    assert g.acting_order.shape == (2, 5 * rows) and list(g.acting_order[1]) == list(g.acting_order[0])[::-1]
+    far = field_id(1, rows - 1, rows)
+    # classes.md "Attacking Enemy Players": a Guard on the far edge reaches the player at range 1
+    first = next(k for k in range(g.fields) if g.search[0, far, k] == g.player)
+    assert g.search_distance[0, far, first] == 1 and g.edge_distance[1, field_id(1, 0, rows)] == 1
+    assert g.intersection_distance.shape == (4 * (rows - 1), 5 * rows)
+    assert B.geometry(rows) is g  # computed once per size
+
+
+def test_the_default_tables_are_the_6_row_geometry():
+    assert B.SEARCH is B.geometry(6).search and np.array_equal(B.geometry().search, B.SEARCH)
+    with pytest.raises(ValueError):
+        B.geometry(13)

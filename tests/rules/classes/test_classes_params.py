@@ -22,8 +22,9 @@ def test_overrides_and_their_errors():
     assert load_params(overrides={"life": 30}).life == 30
     with pytest.raises(DataError, match="--param lif: unknown classes parameter; did you mean 'life'"):
         load_params(overrides={"lif": 30})
-    with pytest.raises(DataError, match="field 'rows'"):
-        load_params(overrides={"rows": 7})  # the tables are built for 6 rows (left for the engine)
+    assert load_params(overrides={"rows": 8}).rows == 8  # spec choice 1: a parameter
+    with pytest.raises(DataError, match="field 'rows': must be <= 12"):
+        load_params(overrides={"rows": 13})  # field ids are int8
 
 
 def test_a_bad_file_names_file_line_and_field(tmp_path):
