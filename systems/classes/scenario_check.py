@@ -24,7 +24,7 @@ from battlesim.systems.classes.powers import (
     load_boards,
 )
 from battlesim.systems.classes.scenario_error import ScenarioError
-from battlesim.systems.classes.scenario_spec import ScenarioSpec
+from battlesim.systems.classes.scenario_spec import ScenarioSpec, Step
 from battlesim.systems.classes.vocabulary import KEYWORDS
 
 
@@ -170,6 +170,8 @@ def _check_names(spec: ScenarioSpec, path: Path, cards: CardSet, sides: tuple[Si
         where = f"steps[{i}] ({step.do})"
         if step.card is not None and step.do in ("cast", "prepare"):
             _card(path, cards, f"{where}.card", step.card, spell=True)
+            if step.do == "cast":
+                _target_fits(path, where, step, cards.specs[step.card].target)
         elif step.card is not None:
             _card(path, cards, f"{where}.card", step.card, spell=False)
         for name in step.order or ():
@@ -182,3 +184,26 @@ def _check_names(spec: ScenarioSpec, path: Path, cards: CardSet, sides: tuple[Si
                            f"{did_you_mean(step.power, [q.name for q in sides[side].powers])}")
             if (step.ability or 0) >= max(len(power.abilities), 1) or not power.abilities:
                 raise _err(path, f"{where}.ability", f"{step.power!r} has {len(power.abilities)} abilities")
+            _target_fits(path, where, step, power.abilities[step.ability or 0].target)
+
+
+# what a step must give for each target kind (spec §14: target = [lane, row] or a player; intersection; lane)
+_GIVES = {"unit": "target", "enemy_unit": "target", "allied_unit": "target", "field": "target", "player": "target",
+          "intersection": "intersection", "first_row": "lane"}
+
+
+def _target_fits(path: Path, where: str, step: Step, kind: str) -> None:
+    """A cast or an ability step gives exactly the target its card or ability asks for."""
+    given = [k for k in ("target", "intersection", "lane") if getattr(step, k) is not None]
+    need = _GIVES.get(kind)
+    for k in given:
+        if k != need:
+            raise _err(path, f"{where}.{k}", f"the target is {kind!r}: give {need!r}" if need else
+                       "the target is 'none': nothing to give")
+    if need is not None and need not in given:
+        raise _err(path, where, f"needs {need!r} (the target is {kind!r})")
+    if need == "target":
+        is_player = isinstance(step.target, str)
+        if is_player != (kind == "player"):
+            raise _err(path, f"{where}.target", f"the target is {kind!r}: give "
+                       f"{'enemy_player or own_player' if kind == 'player' else '[lane, row]'}")

@@ -223,7 +223,7 @@ ability = 1
 do = "cast"
 card = "Smite"
 from = "prepared"
-target = "enemy_player"
+target = [2, 3]
 pay = { white = 1 }
 [[steps]]
 do = "enchantments_step"
@@ -289,6 +289,12 @@ do = "turn"
      ["steps[0] (class_ability).power", "did you mean 'Call to Arms'"]),
     ("[players]\nclass = [\"Paladin\", \"none\"]\n[[steps]]\ndo = \"class_ability\"\npower = \"Call to Arms\"\nability = 1\n",
      ["steps[0] (class_ability).ability", "has 1 abilities"]),
+    ("[[steps]]\ndo = \"cast\"\ncard = \"Smite\"\n", ["steps[0] (cast)", "needs 'target' (the target is 'enemy_unit')"]),
+    ("[[steps]]\ndo = \"cast\"\ncard = \"Smite\"\ntarget = \"enemy_player\"\n", ["steps[0] (cast).target", "give [lane, row]"]),
+    ("[[steps]]\ndo = \"cast\"\ncard = \"Consecration\"\ntarget = [1, 1]\n", ["steps[0] (cast).target", "give 'intersection'"]),
+    ("[[steps]]\ndo = \"cast\"\ncard = \"Hellfire\"\nlane = 1\n", ["steps[0] (cast).lane", "the target is 'none'"]),
+    ("[players]\nclass = [\"Paladin\", \"none\"]\n[[steps]]\ndo = \"class_ability\"\npower = \"Call to Arms\"\ncard = \"Footman\"\n",
+     ["steps[0] (class_ability)", "needs 'lane' (the target is 'first_row')"]),
     ("expect_error = \"x\"\n[expect]\nturn = 2\n", ["give '[expect]' or 'expect_error'"]),
     ("[expect]\nwinner = 2\n", ["field 'expect.winner'"]),
     ("[[expect.units]]\nlane = 0\nrow = 0\nhp = 2\n", ["field 'expect.units[0].hp'", "unknown field"]),
