@@ -26,6 +26,7 @@ from battlesim.systems.lanes.compiled.processors import (
     RoundEnd,
     ShopPhase,
     VictoryCheck,
+    setup_world,
 )
 from battlesim.systems.lanes.deploy import HeroDeployment
 from battlesim.systems.lanes.measures import snapshot_columns
@@ -99,7 +100,7 @@ class LanesGame:
 
     def new_world(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any]):
         pair = [self.cards.deck(d) for d in decks]
-        w = new_world(self.cards, self.params, seeds, pair, np.array([0, 1]))
+        w = new_world(self.cards, self.params, seeds, pair, np.array([0, 1]), setup=setup_world)
         w.agents = list(agents)
         w.schedule = self.schedule
         w.actions = self.actions

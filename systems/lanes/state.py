@@ -8,7 +8,7 @@ board (DESIGN.md allows it: "entities carry CardId"; this is the one departure, 
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -103,15 +103,16 @@ def new_world(
     seeds: np.ndarray,
     decks: Sequence[Deck],
     deck_index: np.ndarray,
-    reference: bool = False,
+    setup: Callable[[World, Sequence[Deck], np.ndarray, int, int], None] | None = None,
 ) -> World:
     """A batch of fresh games. ``deck_index[b, seat]`` picks each seat's deck from ``decks``.
 
     Setup draws, in this order per game: the two deck shuffles, then initiative
     (lanes.md: "At the start of the game, initiative is randomly assigned to one player").
-    The World is allocated here; each game is set up by the compiled ``setup_game``
-    (systems/lanes/compiled/setup.py), or, with ``reference``, by the numpy code it is tested
-    against (``numpy_setup``).
+    The World is allocated here; ``setup(w, decks, deck_index, D, M)`` sets up each game: runs
+    pass the compiled one (``compiled.processors.setup_world``, over ``setup_game``); the default
+    is the numpy code it is tested against (``numpy_setup``; this module cannot import the compiled
+    one, which reads its codes).
     """
     seeds = np.asarray(seeds, dtype=np.int64)
     B = seeds.shape[0]
@@ -123,18 +124,7 @@ def new_world(
     w.load_hooks = [board.rebuild]
     attach_rules(w)
     deck_index = np.ascontiguousarray(np.broadcast_to(np.asarray(deck_index, dtype=np.int16), (B, 2)))
-    if reference:
-        numpy_setup(w, decks, deck_index, D, M)
-        return w
-    from battlesim.systems.lanes.compiled.bundle import bundle
-    from battlesim.systems.lanes.compiled.drivers import setup_games
-    from battlesim.systems.lanes.compiled.processors import entities_made
-    from battlesim.systems.lanes.compiled.setup import setup_tables
-
-    k = bundle(w)
-    f, cols = k.setup
-    setup_games(k.st, f, cols, setup_tables(decks, D, M), deck_index, k.rng)
-    entities_made(w, ("owner", "lane", "pos", "health", "max_health"))  # the anchors
+    (setup or numpy_setup)(w, decks, deck_index, D, M)
     return w
 
 

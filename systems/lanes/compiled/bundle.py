@@ -16,7 +16,8 @@ docs/compiled-core.md "Wiring"):
   from too (its ``counter`` is a column of it), so numpy and compiled draws share one counter
   and nothing is copied between phases.
 
-A bundle is valid while the World keeps the arrays it was built from (``valid_for``): a World
+A bundle is valid while the World keeps the arrays, catalog, effect table and equipment keywords
+it was built from (``valid_for``; a catalog changed in place is not seen: clear ``w.cache``): a World
 whose namespaces were replaced (a subset or deep copy made for lookahead, ``regroup``) gets a
 new one; a deep copy is ``regroup``-ed first (its arrays are no longer one buffer per group).
 """
@@ -108,7 +109,8 @@ class Bundle:
 
 
 def _identity(w: Any) -> tuple:
-    return (w.c, w.present, w.g, w.alive, w.serial, w.active, w._next_serial, w.rng.packed)
+    return (w.c, w.present, w.g, w.alive, w.serial, w.active, w._next_serial, w.rng.packed, w.catalog, w.effects,
+            w.equip_keywords)
 
 
 def bundle(w: Any) -> Bundle:

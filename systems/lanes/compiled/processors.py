@@ -29,6 +29,7 @@ from battlesim.systems.lanes import measures, play, round_start, shop, victory
 from battlesim.systems.lanes.compiled import drivers
 from battlesim.systems.lanes.compiled.bundle import bundle
 from battlesim.systems.lanes.compiled.legal import legal_rows
+from battlesim.systems.lanes.compiled.setup import setup_tables
 from battlesim.systems.lanes.compiled.shop import BUY, SKIP, UPGRADED
 
 # what a spawned creep is given through ``World.add`` in numpy (``board.spawn``)
@@ -42,6 +43,15 @@ def entities_made(w, components: tuple[str, ...]) -> None:
     for name in components:
         if name in w.changes:
             w.changes[name] += 1
+
+
+def setup_world(w, decks, deck_index: np.ndarray, D: int, M: int) -> None:
+    """``state.new_world``'s per-game setup, compiled: ``setup_game`` over every game (anchors,
+    decks, the shuffle, initiative), with numpy's draws."""
+    k = bundle(w)
+    f, cols = k.setup
+    drivers.setup_games(k.st, f, cols, setup_tables(decks, D, M), deck_index, k.rng)
+    entities_made(w, ("owner", "lane", "pos", "health", "max_health"))  # the anchors, through ``World.add`` in numpy
 
 
 class CreepSpawn(round_start.CreepSpawn):
