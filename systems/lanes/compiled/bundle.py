@@ -24,6 +24,7 @@ new one; a deep copy is ``regroup``-ed first (its arrays are no longer one buffe
 
 from __future__ import annotations
 
+import weakref
 from functools import cached_property
 from typing import Any
 
@@ -55,13 +56,13 @@ class Bundle:
         self.view: WorldView = view
         self.st = view.state
         self.rng: np.ndarray = w.rng.packed
-        self._w = w
+        self._w = weakref.ref(w)  # no cycle World -> cache -> bundle -> World: a chunk's World is freed at once
         self._owner = _identity(w)
         self._by_actions: dict[int, tuple[Any, np.ndarray, np.ndarray]] = {}
 
     def valid_for(self, w: Any) -> bool:
         """The World still holds the very arrays this bundle hands to kernels."""
-        return self._w is w and all(a is b for a, b in zip(self._owner, _identity(w)))
+        return self._w() is w and all(a is b for a, b in zip(self._owner, _identity(w)))
 
     def __deepcopy__(self, memo: dict) -> None:
         """A deep-copied World (``World.copy``) gets no bundle: the copy's arrays are new, and a
@@ -74,20 +75,20 @@ class Bundle:
         victory check, objective snapshot, round end."""
         from battlesim.systems.lanes.compiled.round import round_columns, round_fields
 
-        return round_fields(self._w, self.view), round_columns(self.view)
+        return round_fields(self._w(), self.view), round_columns(self.view)
 
     @cached_property
     def setup(self) -> tuple[Any, np.ndarray]:
         """``(SetupFields, setup_columns)``: ``setup_game``."""
         from battlesim.systems.lanes.compiled.setup import setup_columns, setup_fields
 
-        return setup_fields(self._w, self.view), setup_columns(self.view)
+        return setup_fields(self._w(), self.view), setup_columns(self.view)
 
     @cached_property
     def shop_fields(self) -> Any:
         from battlesim.systems.lanes.compiled.shop import shop_fields
 
-        return shop_fields(self._w, self.view)
+        return shop_fields(self._w(), self.view)
 
     @cached_property
     def play_fields(self) -> Any:
@@ -103,7 +104,7 @@ class Bundle:
             from battlesim.systems.lanes.compiled.legal import legal_columns
             from battlesim.systems.lanes.compiled.shop import shop_columns
 
-            got = (actions, shop_columns(self.view, actions), legal_columns(self.view, actions, self._w.equip_keywords))
+            got = (actions, shop_columns(self.view, actions), legal_columns(self.view, actions, self._w().equip_keywords))
             self._by_actions[id(actions)] = got
         return got[1], got[2]
 
