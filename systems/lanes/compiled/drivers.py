@@ -3,16 +3,27 @@
 what the caller needs back for the replay log and the World's Python bookkeeping (games ended,
 creeps made, what a shop action did).
 
-``cache=False``: a driver calls kernels of other files (round.py, shop.py, setup.py), and numba's
-cache checks only the defining file, so a cached driver would keep a changed kernel's old machine
-code (docs/compiled-core.md "Why stale machine code is impossible"). They compile once per
-process (measured in docs/compiled-core.md "Wiring"); the generated engine, which hashes every
-file it depends on, is where they will be cached.
+Use them through ``cached()``: a copy of this file with ``cache=True``, written to the engine
+cache under a name that hashes this file, every file the drivers depend on (the kernels of
+round.py, shop.py, setup.py, ``ecs/compiled/``), the constants they freeze and the compiler
+versions (``ecs/compiled/cache.py``, as ``battlesim compile`` names the damage engine). Why not
+``cache=True`` here: a driver's machine code holds the kernels it calls, and numba's cache checks
+only the defining file, so a changed kernel would keep its old code (docs/compiled-core.md "Why
+stale machine code is impossible"). Here they are ``cache=False`` (the fallback when the cache
+directory cannot be written: compiled once per process, ~20 s).
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+from types import ModuleType
+
 from numba import njit
+
+from battlesim.ecs.compiled.cache import EngineCacheError, cache_root, engine_hash, engine_path, import_engine, prune, \
+    write_engine
+from battlesim.ecs.compiled.codegen import dependency_files, frozen_constants
 
 from battlesim.systems.lanes.compiled.round import (
     creep_spawn,
@@ -115,3 +126,33 @@ def apply_shops(st, f, cols, rng, games, actor, actions, what, value) -> None:
     """``apply_shop`` for the listed games; ``what[k], value[k]``: what it did (the replay events)."""
     for k in range(games.shape[0]):
         what[k], value[k] = apply_shop(st, f, cols, rng, games[k], actor[k], actions[k])
+
+
+DRIVERS = ("setup_games", "spawn_creeps", "ready_heroes", "draw_all", "refresh_all", "check_victories",
+           "snapshot_all", "end_rounds", "open_shops", "shop_requests", "apply_shops")
+_CACHED: list[ModuleType] = []
+
+
+def cached() -> ModuleType:
+    """The drivers with their machine code cached across processes (the module's docstring);
+    this module itself when the cache directory cannot be written."""
+    if not _CACHED:
+        _CACHED.append(_load())
+    return _CACHED[0]
+
+
+def _load() -> ModuleType:
+    here = sys.modules[__name__]
+    functions = [getattr(here, name).py_func for name in DRIVERS]
+    frozen = "".join(f"# frozen: {line}\n" for line in frozen_constants([], functions))
+    text = frozen + Path(__file__).read_text().replace("cache=False", "cache=True")
+    digest = engine_hash(text, dependency_files([], functions))
+    root = cache_root()
+    path = engine_path(root, "lanes_drivers", digest)
+    try:
+        write_engine(path, text)
+    except EngineCacheError:
+        return here
+    module = import_engine(path)
+    prune(root, "lanes_drivers", digest)
+    return module

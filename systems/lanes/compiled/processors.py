@@ -50,7 +50,7 @@ def setup_world(w, decks, deck_index: np.ndarray, D: int, M: int) -> None:
     decks, the shuffle, initiative), with numpy's draws."""
     k = bundle(w)
     f, cols = k.setup
-    drivers.setup_games(k.st, f, cols, setup_tables(decks, D, M), deck_index, k.rng)
+    drivers.cached().setup_games(k.st, f, cols, setup_tables(decks, D, M), deck_index, k.rng)
     entities_made(w, ("owner", "lane", "pos", "health", "max_health"))  # the anchors, through ``World.add`` in numpy
 
 
@@ -60,7 +60,7 @@ class CreepSpawn(round_start.CreepSpawn):
     def process(self, w) -> None:
         k = bundle(w)
         f, cols = k.round
-        made = drivers.spawn_creeps(k.st, f, cols)
+        made = drivers.cached().spawn_creeps(k.st, f, cols)
         if made < 0:
             b = -1 - made
             raise SlotsExhausted(f"game with seed {int(w.seeds[b])} has no free entity slot (S={w.n_slots})")
@@ -73,7 +73,7 @@ class HeroAvailability(round_start.HeroAvailability):
 
     def process(self, w) -> None:
         k = bundle(w)
-        drivers.ready_heroes(k.st, *k.round)
+        drivers.cached().ready_heroes(k.st, *k.round)
 
 
 class DrawPhase(round_start.DrawPhase):
@@ -81,7 +81,7 @@ class DrawPhase(round_start.DrawPhase):
 
     def process(self, w) -> None:
         k = bundle(w)
-        drivers.draw_all(k.st, *k.round)
+        drivers.cached().draw_all(k.st, *k.round)
 
 
 class RefreshResources(round_start.RefreshResources):
@@ -89,7 +89,7 @@ class RefreshResources(round_start.RefreshResources):
 
     def process(self, w) -> None:
         k = bundle(w)
-        drivers.refresh_all(k.st, *k.round)
+        drivers.cached().refresh_all(k.st, *k.round)
 
 
 def games_over(w, ended: np.ndarray) -> None:
@@ -109,7 +109,7 @@ class VictoryCheck(victory.VictoryCheck):
         k = bundle(w)
         f, cols = k.round
         ended = np.zeros(w.n_games, dtype=np.bool_)
-        if drivers.check_victories(k.st, f, cols, ended):
+        if drivers.cached().check_victories(k.st, f, cols, ended):
             games_over(w, ended)
 
 
@@ -118,7 +118,7 @@ class ObjectiveSnapshot(measures.ObjectiveSnapshot):
 
     def process(self, w) -> None:
         k = bundle(w)
-        drivers.snapshot_all(k.st, *k.round)
+        drivers.cached().snapshot_all(k.st, *k.round)
 
 
 class RoundEnd(victory.RoundEnd):
@@ -128,7 +128,7 @@ class RoundEnd(victory.RoundEnd):
         k = bundle(w)
         f, cols = k.round
         ended = np.zeros(w.n_games, dtype=np.bool_)
-        if drivers.end_rounds(k.st, f, cols, ended):
+        if drivers.cached().end_rounds(k.st, f, cols, ended):
             games_over(w, ended)
 
 
@@ -138,7 +138,7 @@ class ShopPhase(shop.ShopPhase):
     def begin(self, w) -> None:
         k = bundle(w)
         cols, _ = k.columns_for(self.actions)
-        drivers.open_shops(k.st, k.shop_fields, cols, k.rng)
+        drivers.cached().open_shops(k.st, k.shop_fields, cols, k.rng)
 
     def request(self, w, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         k = bundle(w)
@@ -146,7 +146,7 @@ class ShopPhase(shop.ShopPhase):
         games = np.asarray(games, dtype=np.int64)
         actor = np.empty(games.size, dtype=np.int64)
         legal = np.empty((games.size, self.actions.size), dtype=np.bool_)
-        drivers.shop_requests(k.st, k.shop_fields, cols, games, actor, legal)
+        drivers.cached().shop_requests(k.st, k.shop_fields, cols, games, actor, legal)
         return actor, legal
 
     def apply(self, w, games, actor, actions) -> None:
@@ -158,7 +158,7 @@ class ShopPhase(shop.ShopPhase):
         n = games.size
         what = np.empty(n, dtype=np.int64)
         value = np.empty(n, dtype=np.int64)
-        drivers.apply_shops(k.st, k.shop_fields, cols, k.rng, games, np.asarray(actor, dtype=np.int64),
+        drivers.cached().apply_shops(k.st, k.shop_fields, cols, k.rng, games, np.asarray(actor, dtype=np.int64),
                             np.asarray(actions, dtype=np.int64), what, value)
         seat = np.asarray(actor)
         sel = what == SKIP
