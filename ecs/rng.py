@@ -75,7 +75,7 @@ class CounterRng:
         self._keys = packed[:, 0]
         self.counter = packed[:, 1]
 
-    def subset(self, rows: np.ndarray) -> "CounterRng":
+    def subset(self, rows: np.ndarray) -> CounterRng:
         """The RNG of games ``rows`` (a copy; rows may repeat), its columns still views of its own
         ``packed``."""
         out = CounterRng.__new__(CounterRng)

@@ -67,7 +67,7 @@ class Bundle:
     def __deepcopy__(self, memo: dict) -> None:
         """A deep-copied World (``World.copy``) gets no bundle: the copy's arrays are new, and a
         copied bundle would hand kernels copies of the old ones; it builds its own on first use."""
-        return None
+        return
 
     @cached_property
     def round(self) -> tuple[Any, np.ndarray]:

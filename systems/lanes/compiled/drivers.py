@@ -15,16 +15,23 @@ directory cannot be written: compiled once per process, ~20 s).
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from pathlib import Path
 from types import ModuleType
 
 from numba import njit
 
-from battlesim.ecs.compiled.cache import EngineCacheError, cache_root, engine_hash, engine_path, import_engine, prune, \
-    write_engine
+from battlesim.ecs.compiled.cache import (
+    EngineCacheError,
+    cache_root,
+    engine_hash,
+    engine_path,
+    import_engine,
+    prune,
+    write_engine,
+)
 from battlesim.ecs.compiled.codegen import dependency_files, frozen_constants
-
 from battlesim.systems.lanes.compiled.round import (
     creep_spawn,
     draw,
@@ -147,12 +154,14 @@ def _load() -> ModuleType:
     frozen = "".join(f"# frozen: {line}\n" for line in frozen_constants([], functions))
     text = frozen + Path(__file__).read_text().replace("cache=False", "cache=True")
     digest = engine_hash(text, dependency_files([], functions))
+    # one name per source tree, so that worktrees and installs sharing a cache do not prune each other
+    label = "lanes_drivers_" + hashlib.sha256(str(Path(__file__).resolve().parent).encode()).hexdigest()[:8]
     root = cache_root()
-    path = engine_path(root, "lanes_drivers", digest)
+    path = engine_path(root, label, digest)
     try:
         write_engine(path, text)
     except EngineCacheError:
         return here
     module = import_engine(path)
-    prune(root, "lanes_drivers", digest)
+    prune(root, label, digest)
     return module

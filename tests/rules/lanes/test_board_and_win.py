@@ -7,8 +7,8 @@ import numpy as np
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.ruleset import get_ruleset
 from battlesim.systems.lanes.combat import Combat
-from battlesim.systems.lanes.state import END_REASONS, RUNNING
 from battlesim.systems.lanes.compiled.processors import VictoryCheck
+from battlesim.systems.lanes.state import END_REASONS, RUNNING
 
 
 def combat_and_check(w):
