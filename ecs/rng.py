@@ -61,9 +61,36 @@ class CounterRng:
 
     def __init__(self, seeds: np.ndarray) -> None:
         self.seeds = np.asarray(seeds, dtype=np.int64).astype(np.uint64)
-        self.counter = np.zeros(self.seeds.shape[0], dtype=np.uint64)
+        # ``packed[b]`` = (key, counter) of game b: the ``rng: uint64[B, 2]`` argument of compiled
+        # kernels (ecs/compiled/rng.py). ``_keys`` and ``counter`` are its two columns (views), so
+        # numpy draws and compiled draws advance ONE counter: nothing is copied between them.
         # Key per game: decorrelates neighbouring seeds (seed S and S+1 are a run's neighbours).
-        self._keys = mix64(self.seeds ^ _GOLDEN)
+        packed = np.empty((self.seeds.shape[0], 2), dtype=np.uint64)
+        packed[:, 0] = mix64(self.seeds ^ _GOLDEN)
+        packed[:, 1] = 0
+        self._attach(packed)
+
+    def _attach(self, packed: np.ndarray) -> None:
+        self.packed = packed
+        self._keys = packed[:, 0]
+        self.counter = packed[:, 1]
+
+    def subset(self, rows: np.ndarray) -> CounterRng:
+        """The RNG of games ``rows`` (a copy; rows may repeat), its columns still views of its own
+        ``packed``."""
+        out = CounterRng.__new__(CounterRng)
+        out.seeds = self.seeds[rows]
+        out._attach(self.packed[rows])
+        return out
+
+    def __getstate__(self) -> dict:
+        # copies and pickles keep ``_keys`` and ``counter`` views of ``packed`` (a deep copy of a
+        # view alone would copy it apart, and compiled draws would no longer move the counter)
+        return {"seeds": self.seeds, "packed": self.packed}
+
+    def __setstate__(self, state: dict) -> None:
+        self.seeds = state["seeds"]
+        self._attach(state["packed"])
 
     def bits(self, games: np.ndarray, n: int, stream: int) -> np.ndarray:
         """``uint64[len(games), n]`` fresh bits for the listed games; each listed occurrence of a

@@ -190,7 +190,7 @@ def test_stealth_granted_by_an_item_hides_its_holder_as_numpy_reads_it(lanes):
     for hidden in (True, False):
         w.cache.clear()
         w.catalog.arrays.kw_stealth[item] = hidden
-        _, legal = play_phase(lanes).request(w, g)
+        _, legal = PlayPhase.request(play_phase(lanes), w, g)  # the numpy request (the scheduled one is compiled)
         got = compiled_rows(w, g, a)
         assert (got == legal).all() and got[0, target] != hidden
 

@@ -69,7 +69,7 @@ class Compared:
         before = RoundFields(*(a.copy() for a in copy_f))
         run()
         cols = round_columns(view)
-        twin = TWINS[type(system)]
+        twin = TWINS[_numpy_type(system)]
         ended = np.zeros(w.n_games, dtype=bool)
         for b in range(w.n_games):
             ended[b] = bool(twin(copy_st, copy_f, cols, b))
@@ -86,7 +86,7 @@ class Compared:
         for n, a in other.items():
             if not np.array_equal(a, view.g[n]):
                 self.bad.append(f"{where}: numpy wrote field {n}, which the twin does not take")
-        if type(system) in (VictoryCheck, RoundEnd) and not np.array_equal(ended, before.active & ~now.active):
+        if isinstance(system, (VictoryCheck, RoundEnd)) and not np.array_equal(ended, before.active & ~now.active):
             self.bad.append(f"{where}: the games reported ended differ")
         self.tally(name, before, now)
 
@@ -113,15 +113,21 @@ class Compared:
             self.count("snapshots", (now.objective_hp_snapshot[:, 0] != before.objective_hp_snapshot[:, 0]).sum())
 
 
+def _numpy_type(system) -> type | None:
+    """The numpy system a scheduled one is (or subclasses: compiled/processors.py), if it has a twin."""
+    return next((t for t in type(system).__mro__ if t in TWINS), None)
+
+
 @contextmanager
 def processes_compared(lanes, seen: Compared) -> Iterator[None]:
     """Wrap the ``process`` of every numpy system with a compiled twin."""
     wrapped = []
     for _, systems in lanes.schedule._order:
         for system in systems:
-            if type(system) in TWINS:
-                def process(w, system=system):
-                    seen.check(w, system, lambda: type(system).process(system, w))
+            numpy_type = _numpy_type(system)
+            if numpy_type is not None:  # the scheduled system runs compiled: run its numpy twin's process
+                def process(w, system=system, numpy_type=numpy_type):
+                    seen.check(w, system, lambda: numpy_type.process(system, w))
                 system.process = process
                 wrapped.append(system)
     try:

@@ -304,9 +304,7 @@ def subset_world(w, rows: np.ndarray):
     s.present = {k: v[rows] for k, v in w.present.items()}
     for name in ("alive", "serial", "_next_serial", "active", "seeds"):
         setattr(s, name, getattr(w, name)[rows])
-    s.rng = copy.copy(w.rng)
-    for name in ("seeds", "counter", "_keys"):
-        setattr(s.rng, name, getattr(w.rng, name)[rows])
+    s.rng = w.rng.subset(rows)
     s.n_games = rows.size
     s.games = np.arange(rows.size)
     s.cache = {k: v for k, v in w.cache.items()  # per-game caches go

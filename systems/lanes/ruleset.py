@@ -16,21 +16,24 @@ from battlesim.systems.lanes import agents as _agents  # noqa: F401  (registers 
 from battlesim.systems.lanes.actions import ActionTable
 from battlesim.systems.lanes.cards import CardSet, load_card_set
 from battlesim.systems.lanes.combat import Combat
-from battlesim.systems.lanes.deploy import HeroDeployment
-from battlesim.systems.lanes.measures import ObjectiveSnapshot, snapshot_columns
-from battlesim.systems.lanes.params import LanesParams, load_params
-from battlesim.systems.lanes.play import PlayPhase
-from battlesim.systems.lanes.round_end import EndOfRound
-from battlesim.systems.lanes.round_start import (
+from battlesim.systems.lanes.compiled.processors import (
     CreepSpawn,
     DrawPhase,
     HeroAvailability,
+    ObjectiveSnapshot,
+    PlayPhase,
     RefreshResources,
-    StartOfRound,
+    RoundEnd,
+    ShopPhase,
+    VictoryCheck,
+    setup_world,
 )
-from battlesim.systems.lanes.shop import ShopPhase
+from battlesim.systems.lanes.deploy import HeroDeployment
+from battlesim.systems.lanes.measures import snapshot_columns
+from battlesim.systems.lanes.params import LanesParams, load_params
+from battlesim.systems.lanes.round_end import EndOfRound
+from battlesim.systems.lanes.round_start import StartOfRound
 from battlesim.systems.lanes.state import END_REASONS, MAX_IMPROVEMENTS, new_world
-from battlesim.systems.lanes.victory import RoundEnd, VictoryCheck
 
 DEFAULT_DECKS = ("red_vanguard", "blue_tide")
 
@@ -41,7 +44,9 @@ lanes = extend("lanes")
 lanes.declare_phases(PHASES)
 
 # The built-in systems, declared through the public API as a plugin declares its own
-# (``factory(game) -> processor``; higher priority runs first inside a phase).
+# (``factory(game) -> processor``; higher priority runs first inside a phase). Those imported from
+# ``compiled.processors`` run compiled kernels (issue 13, docs/compiled-core.md "Wiring"); the
+# others fire card effects and stay numpy until the compiled effect machine drains them.
 _BUILT_IN_SYSTEMS = [
     ("creep_spawn", 0, CreepSpawn, None),
     ("start_of_round", 0, StartOfRound, None),
@@ -95,7 +100,7 @@ class LanesGame:
 
     def new_world(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any]):
         pair = [self.cards.deck(d) for d in decks]
-        w = new_world(self.cards, self.params, seeds, pair, np.array([0, 1]))
+        w = new_world(self.cards, self.params, seeds, pair, np.array([0, 1]), setup=setup_world)
         w.agents = list(agents)
         w.schedule = self.schedule
         w.actions = self.actions

@@ -5,13 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from battlesim.systems.lanes.combat import Combat
+from battlesim.systems.lanes.compiled.processors import CreepSpawn, PlayPhase, RoundEnd, ShopPhase, VictoryCheck
 from battlesim.systems.lanes.deaths import settle
-from battlesim.systems.lanes.play import PENDING_CASTER, PENDING_NONE, PlayPhase
+from battlesim.systems.lanes.play import PENDING_CASTER, PENDING_NONE
 from battlesim.systems.lanes.round_end import EndOfRound
-from battlesim.systems.lanes.round_start import CreepSpawn, StartOfRound
+from battlesim.systems.lanes.round_start import StartOfRound
 from battlesim.systems.lanes.scenario_error import ScenarioError
-from battlesim.systems.lanes.shop import ShopPhase
-from battlesim.systems.lanes.victory import RoundEnd, VictoryCheck
 
 G = np.array([0])
 

@@ -8,7 +8,7 @@ board (DESIGN.md allows it: "entities carry CardId"; this is the one departure, 
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -103,11 +103,16 @@ def new_world(
     seeds: np.ndarray,
     decks: Sequence[Deck],
     deck_index: np.ndarray,
+    setup: Callable[[World, Sequence[Deck], np.ndarray, int, int], None] | None = None,
 ) -> World:
     """A batch of fresh games. ``deck_index[b, seat]`` picks each seat's deck from ``decks``.
 
     Setup draws, in this order per game: the two deck shuffles, then initiative
     (lanes.md: "At the start of the game, initiative is randomly assigned to one player").
+    The World is allocated here; ``setup(w, decks, deck_index, D, M)`` sets up each game: runs
+    pass the compiled one (``compiled.processors.setup_world``, over ``setup_game``); the default
+    is the numpy code it is tested against (``numpy_setup``; this module cannot import the compiled
+    one, which reads its codes).
     """
     seeds = np.asarray(seeds, dtype=np.int64)
     B = seeds.shape[0]
@@ -118,9 +123,18 @@ def new_world(
     w = World(B, S, components(), state_fields(params, D, M), seeds=seeds, catalog=cards.catalog, params=params)
     w.load_hooks = [board.rebuild]
     attach_rules(w)
+    deck_index = np.ascontiguousarray(np.broadcast_to(np.asarray(deck_index, dtype=np.int16), (B, 2)))
+    (setup or numpy_setup)(w, decks, deck_index, D, M)
+    return w
+
+
+def numpy_setup(w: World, decks: Sequence[Deck], deck_index: np.ndarray, D: int, M: int) -> None:
+    """The per-game part of ``new_world`` in numpy: the reference ``setup_game`` is tested against
+    (tests/test_compiled_lanes_round.py); goes with the numpy engine."""
+    params = w.params
+    B = w.n_games
     games = w.games
     g = w.g
-    deck_index = np.broadcast_to(np.asarray(deck_index, dtype=np.int16), (B, 2))
     g.deck_index[:] = deck_index
 
     # Anchors: slots 0..5, one per side and lane (lanes.md: "Each anchor starts with 30 HP").
@@ -154,7 +168,6 @@ def new_world(
 
     g.initiative[:] = w.rng.integers(games, 2, Stream.INITIATIVE)
     g.first_player[:] = g.initiative
-    return w
 
 
 def attach_rules(w: World) -> None:

@@ -8,7 +8,8 @@ the damage stages with the compiled core.
 - ``opcodes``, ``selectors``: the effect vocabulary for the compiled interpreter;
 - ``board``: the one place compiled code creates, moves and removes units.
 
-Not wired into runs yet: ``battlesim simulate`` still plays the numpy engine.
+- ``bundle``, ``drivers``, ``processors``: the twins wired into runs (setup, the round's own
+  phases, the shop, the play phase's legal request; docs/compiled-core.md "Wiring").
 """
 
 from battlesim.systems.lanes.compiled import damage_stages  # noqa: F401  (declares the stages)

@@ -17,7 +17,7 @@ import pytest
 
 from battlesim.ecs.decisions import PassAgent, make_agent
 from battlesim.ecs.esper_bridge import C, load, snapshot
-from battlesim.systems.lanes.play import PlayPhase
+from battlesim.systems.lanes.compiled.processors import PlayPhase
 from battlesim.systems.lanes.state import ON_BOARD
 
 DECKS = ("red_vanguard", "blue_tide")

@@ -334,7 +334,8 @@ def test_playing_a_card_turn_and_initiative(game, tmp_path, card, to_act, initia
 def test_a_targeted_spell_asks_its_player_for_the_target_then_ends_the_turn(game, tmp_path):
     # lanes.md: "Cast Spell - Cast a spell card (may require targeting, ends your turn)";
     # ledger: the target is a second decision of the same player
-    from battlesim.systems.lanes.play import PENDING_NONE, PENDING_SPELL, PlayPhase
+    from battlesim.systems.lanes.compiled.processors import PlayPhase
+    from battlesim.systems.lanes.play import PENDING_NONE, PENDING_SPELL
 
     sc = card_board(game, tmp_path)
     w, A = sc.w, game.actions

@@ -7,8 +7,8 @@ import numpy as np
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.ruleset import get_ruleset
 from battlesim.systems.lanes.combat import Combat
+from battlesim.systems.lanes.compiled.processors import VictoryCheck
 from battlesim.systems.lanes.state import END_REASONS, RUNNING
-from battlesim.systems.lanes.victory import VictoryCheck
 
 
 def combat_and_check(w):
@@ -195,7 +195,7 @@ def test_finished_game_stays_finished(new_world, put, set_anchor):
     combat_and_check(w)
     assert w.active.tolist() == [False, True]
     before = w.g.round.copy()
-    from battlesim.systems.lanes.victory import RoundEnd
+    from battlesim.systems.lanes.compiled.processors import RoundEnd
     RoundEnd().process(w)
     assert w.g.round.tolist() == [before[0], before[1] + 1]
     assert w.g.winner[0] == 0 and w.g.rounds[0] == 1

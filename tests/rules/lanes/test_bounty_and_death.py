@@ -8,14 +8,14 @@ import numpy as np
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.ruleset import get_ruleset
 from battlesim.systems.lanes.combat import Combat
-from battlesim.systems.lanes.round_start import (
+from battlesim.systems.lanes.compiled.processors import (
     CreepSpawn,
     DrawPhase,
     HeroAvailability,
     RefreshResources,
+    RoundEnd,
 )
 from battlesim.systems.lanes.state import DEAD, ON_BOARD
-from battlesim.systems.lanes.victory import RoundEnd
 
 
 def fight(w):

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from battlesim.ecs.decisions import make_agent
-from battlesim.systems.lanes.play import PENDING_CASTER, PENDING_NONE, PENDING_SPELL, PlayPhase
+from battlesim.systems.lanes.compiled.processors import PlayPhase
+from battlesim.systems.lanes.play import PENDING_CASTER, PENDING_NONE, PENDING_SPELL
 from battlesim.systems.lanes.scenario import load_scenario
 
 G = np.array([0])

@@ -7,7 +7,7 @@ import numpy as np
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.ruleset import get_ruleset
 from battlesim.systems.lanes.combat import Combat
-from battlesim.systems.lanes.round_start import CreepSpawn
+from battlesim.systems.lanes.compiled.processors import CreepSpawn
 
 
 def creeps_of(w, b, side):
@@ -29,19 +29,19 @@ def test_each_player_spawns_one_creep_per_lane(new_world):
 def test_creeps_spawn_every_round_including_round_one(new_world, script, monkeypatch):
     # lanes.md: "Every round (including Round 1)"; "Happens every round, including Round 1"
     # lanes.md: "Creep spawns happen before hero deployment and the play phase"
-    from battlesim.systems.lanes import board as board_mod
-
     spawned = []
-    orig = board_mod.spawn
-
-    def spy(w_, games, side, lane, pos, card, **kw):
-        if kw.get("creep"):
-            spawned.extend((int(w_.g.round[g]), int(s), int(l)) for g, s, l in zip(games, side, lane))
-        return orig(w_, games, side, lane, pos, card, **kw)
-
-    monkeypatch.setattr(board_mod, "spawn", spy)
     a = script()
     w = new_world(1, agents=[a, script()])
+    system = next(s for _, systems in w.schedule._order for s in systems if isinstance(s, CreepSpawn))
+    orig = system.process
+
+    def spy(w_):  # the creeps the scheduled system makes: entities that were not there before
+        before = w_.serial * w_.alive
+        orig(w_)
+        g, s = np.nonzero(w_.alive & w_.c.creep & (w_.serial != before))
+        spawned.extend((int(w_.g.round[b]), int(w_.c.owner[b, k]), int(w_.c.lane[b, k])) for b, k in zip(g, s))
+
+    monkeypatch.setattr(system, "process", spy)
     for _ in range(3):
         w.schedule.run(w)
     assert sorted(spawned) == [(r, s, l) for r in (1, 2, 3) for s in range(2) for l in range(3)]

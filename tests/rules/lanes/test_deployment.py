@@ -6,8 +6,8 @@ import numpy as np
 
 from battlesim.ecs.decisions import make_agent
 from battlesim.systems.lanes.combat import Combat
+from battlesim.systems.lanes.compiled.processors import CreepSpawn, HeroAvailability
 from battlesim.systems.lanes.deploy import HeroDeployment
-from battlesim.systems.lanes.round_start import CreepSpawn, HeroAvailability
 from battlesim.systems.lanes.state import DEAD, LOCKED, ON_BOARD, READY
 
 

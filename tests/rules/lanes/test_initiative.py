@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from battlesim.ecs.decisions import make_agent
-from battlesim.systems.lanes.play import PlayPhase
+from battlesim.systems.lanes.compiled.processors import PlayPhase
 
 RECRUIT = "Cinder Recruit"  # Red, cost 1
 PIKEMAN = "Ostland Pikeman"  # Blue

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from battlesim.systems.lanes.combat import Combat
-from battlesim.systems.lanes.play import PlayPhase
+from battlesim.systems.lanes.compiled.processors import PlayPhase
 
 RECRUIT = "Cinder Recruit"  # Red unit, cost 1, 2/1
 SPEARMAN = "Normark Spearman"  # Red unit, cost 2, 3/2

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from battlesim.systems.lanes.round_start import DrawPhase, RefreshResources
+from battlesim.systems.lanes.compiled.processors import DrawPhase, RefreshResources
 
 
 def test_schedule_runs_the_phases_in_rule_order(game):

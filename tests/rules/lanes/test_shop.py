@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from battlesim.ecs.ruleset import get_ruleset
+from battlesim.systems.lanes.compiled.processors import ShopPhase
 from battlesim.systems.lanes.scenario import Step, load_scenario
 from battlesim.systems.lanes.scenario_steps import run_step
-from battlesim.systems.lanes.shop import ShopPhase
 
 G = np.array([0])
 

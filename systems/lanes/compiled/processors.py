@@ -1,0 +1,187 @@
+"""The lanes systems that run compiled: each an ``esper.Processor`` stepping the batch through the
+compiled kernels (DESIGN.md "esper's part": "each phase is also an esper.Processor that steps the
+batch through the same functions"; issue 13, docs/compiled-core.md "Wiring").
+
+Each class subclasses its numpy twin and keeps its name (the schedule lists the same systems; the
+numpy twin's methods stay the reference the compiled kernels are tested against, called
+explicitly by the differential tests) and overrides what runs: ``process``, or the shop's
+``begin``/``request``/``apply`` and the play phase's ``request``. What the numpy system did on the
+Python side is done here from the kernels' returns:
+
+- the replay log's esper events (``lanes.game_over``, ``lanes.shop_skip``, ``lanes.buy``,
+  ``lanes.upgrade``), with the arguments and in the order numpy dispatched them;
+- the World's bookkeeping where a kernel creates entities (``World.version``, and the
+  ``World.changes`` counter of a tracked component it writes, as ``World.allocate``/``add`` do);
+- ``SlotsExhausted`` naming the seed of a game with no free slot.
+
+The arguments come from ``bundle(w)`` (bundle.py), built once per World. Nothing here fires a card
+trigger: the systems that do (start and end of round, combat, the play phase's apply) stay numpy
+until the compiled effect machine drains them.
+"""
+
+from __future__ import annotations
+
+import esper
+import numpy as np
+
+from battlesim.ecs.world import SlotsExhausted
+from battlesim.systems.lanes import measures, play, round_start, shop, victory
+from battlesim.systems.lanes.compiled import drivers
+from battlesim.systems.lanes.compiled.bundle import bundle
+from battlesim.systems.lanes.compiled.legal import legal_rows
+from battlesim.systems.lanes.compiled.setup import setup_tables
+from battlesim.systems.lanes.compiled.shop import BUY, SKIP, UPGRADED
+
+# what a spawned creep is given through ``World.add`` in numpy (``board.spawn``)
+CREEP_COMPONENTS = ("card_id", "owner", "faction", "attack", "health", "max_health")
+
+
+def entities_made(w, components: tuple[str, ...]) -> None:
+    """The bookkeeping ``World.allocate`` and ``World.add`` keep, after a kernel made entities:
+    caches keyed on ``version`` or on a tracked component's count see the change."""
+    w.version += 1
+    for name in components:
+        if name in w.changes:
+            w.changes[name] += 1
+
+
+def setup_world(w, decks, deck_index: np.ndarray, D: int, M: int) -> None:
+    """``state.new_world``'s per-game setup, compiled: ``setup_game`` over every game (anchors,
+    decks, the shuffle, initiative), with numpy's draws."""
+    k = bundle(w)
+    f, cols = k.setup
+    drivers.cached().setup_games(k.st, f, cols, setup_tables(decks, D, M), deck_index, k.rng)
+    entities_made(w, ("owner", "lane", "pos", "health", "max_health"))  # the anchors, through ``World.add`` in numpy
+
+
+class CreepSpawn(round_start.CreepSpawn):
+    __doc__ = round_start.CreepSpawn.__doc__
+
+    def process(self, w) -> None:
+        k = bundle(w)
+        f, cols = k.round
+        made = drivers.cached().spawn_creeps(k.st, f, cols)
+        if made < 0:
+            b = -1 - made
+            raise SlotsExhausted(f"game with seed {int(w.seeds[b])} has no free entity slot (S={w.n_slots})")
+        if made:
+            entities_made(w, CREEP_COMPONENTS + ("lane", "pos"))
+
+
+class HeroAvailability(round_start.HeroAvailability):
+    __doc__ = round_start.HeroAvailability.__doc__
+
+    def process(self, w) -> None:
+        k = bundle(w)
+        drivers.cached().ready_heroes(k.st, *k.round)
+
+
+class DrawPhase(round_start.DrawPhase):
+    __doc__ = round_start.DrawPhase.__doc__
+
+    def process(self, w) -> None:
+        k = bundle(w)
+        drivers.cached().draw_all(k.st, *k.round)
+
+
+class RefreshResources(round_start.RefreshResources):
+    __doc__ = round_start.RefreshResources.__doc__
+
+    def process(self, w) -> None:
+        k = bundle(w)
+        drivers.cached().refresh_all(k.st, *k.round)
+
+
+def games_over(w, ended: np.ndarray) -> None:
+    """``lanes.game_over`` for the games a kernel ended, as ``victory.finish`` dispatches it: the
+    decided games, then the draws (VictoryCheck's two calls; one of them at the round limit)."""
+    g = np.flatnonzero(ended)
+    decided = w.g.winner[g] >= 0
+    for games in (g[decided], g[~decided]):
+        if games.size:
+            esper.dispatch_event("lanes.game_over", w, games)
+
+
+class VictoryCheck(victory.VictoryCheck):
+    __doc__ = victory.VictoryCheck.__doc__
+
+    def process(self, w) -> None:
+        k = bundle(w)
+        f, cols = k.round
+        ended = np.zeros(w.n_games, dtype=np.bool_)
+        if drivers.cached().check_victories(k.st, f, cols, ended):
+            games_over(w, ended)
+
+
+class ObjectiveSnapshot(measures.ObjectiveSnapshot):
+    __doc__ = measures.ObjectiveSnapshot.__doc__
+
+    def process(self, w) -> None:
+        k = bundle(w)
+        drivers.cached().snapshot_all(k.st, *k.round)
+
+
+class RoundEnd(victory.RoundEnd):
+    __doc__ = victory.RoundEnd.__doc__
+
+    def process(self, w) -> None:
+        k = bundle(w)
+        f, cols = k.round
+        ended = np.zeros(w.n_games, dtype=np.bool_)
+        if drivers.cached().end_rounds(k.st, f, cols, ended):
+            games_over(w, ended)
+
+
+class ShopPhase(shop.ShopPhase):
+    __doc__ = shop.ShopPhase.__doc__
+
+    def begin(self, w) -> None:
+        k = bundle(w)
+        cols, _ = k.columns_for(self.actions)
+        drivers.cached().open_shops(k.st, k.shop_fields, cols, k.rng)
+
+    def request(self, w, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        k = bundle(w)
+        cols, _ = k.columns_for(self.actions)
+        games = np.asarray(games, dtype=np.int64)
+        actor = np.empty(games.size, dtype=np.int64)
+        legal = np.empty((games.size, self.actions.size), dtype=np.bool_)
+        drivers.cached().shop_requests(k.st, k.shop_fields, cols, games, actor, legal)
+        return actor, legal
+
+    def apply(self, w, games, actor, actions) -> None:
+        """The kernels' report, dispatched as numpy's ``apply`` does: every skip, then every buy,
+        then every upgrade (one event each, the games in order)."""
+        k = bundle(w)
+        cols, _ = k.columns_for(self.actions)
+        games = np.asarray(games, dtype=np.int64)
+        n = games.size
+        what = np.empty(n, dtype=np.int64)
+        value = np.empty(n, dtype=np.int64)
+        drivers.cached().apply_shops(k.st, k.shop_fields, cols, k.rng, games, np.asarray(actor, dtype=np.int64),
+                            np.asarray(actions, dtype=np.int64), what, value)
+        seat = np.asarray(actor)
+        sel = what == SKIP
+        if sel.any():
+            esper.dispatch_event("lanes.shop_skip", w, games[sel], seat[sel])
+        sel = what == BUY
+        if sel.any():
+            esper.dispatch_event("lanes.buy", w, games[sel], seat[sel], value[sel].astype(np.int16))
+        sel = what == UPGRADED
+        if sel.any():
+            esper.dispatch_event("lanes.upgrade", w, games[sel], seat[sel], value[sel].astype(np.int8))
+
+
+class PlayPhase(play.PlayPhase):
+    __doc__ = play.PlayPhase.__doc__
+
+    def request(self, w, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The legal rows from the compiled request (``legal_rows``); the apply stays numpy (it
+        fires card effects)."""
+        k = bundle(w)
+        _, cols = k.columns_for(self.actions)
+        games = np.asarray(games, dtype=np.int64)
+        actor = w.g.to_act[games].astype(np.int64)
+        legal = np.empty((games.size, self.actions.size), dtype=np.bool_)
+        legal_rows(k.st, k.play_fields, cols, games, actor, legal)
+        return actor, legal
