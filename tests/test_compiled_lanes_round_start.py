@@ -22,21 +22,16 @@ from __future__ import annotations
 from collections import Counter
 
 import esper
-import numba
 import numpy as np
 import pytest
+from compiled_phase_replay import compiled_rows, differences, engine, fired_rows, phase_copy, snapshot  # noqa: F401
 
-import battlesim.systems.lanes.compiled  # noqa: F401  (declares lanes' compiled damage stages)
 from battlesim.components.keywords import lanes as lanes_plugin
 from battlesim.ecs.compiled.damage_queue import OK, new_queue
-from battlesim.ecs.compiled.engine import build
-from battlesim.ecs.compiled.events import CARD, LANE, OTHER, OWNER, POS, SERIAL, SOURCE, TRIGGER, new_events
-from battlesim.ecs.compiled.world_view import WorldState
 from battlesim.ecs.decisions import make_agent
 from battlesim.systems.lanes import deaths as numpy_deaths
-from battlesim.systems.lanes.compiled.combat_layout import CombatFields
 from battlesim.systems.lanes.compiled.round_end import end_of_round
-from battlesim.systems.lanes.compiled.round_layout import PhaseFields, phase_columns, phase_fields, phase_view
+from battlesim.systems.lanes.compiled.round_layout import phase_columns, phase_view
 from battlesim.systems.lanes.compiled.round_start import start_of_round
 from battlesim.systems.lanes.round_end import EndOfRound
 from battlesim.systems.lanes.round_start import StartOfRound
@@ -45,71 +40,6 @@ from battlesim.systems.lanes.vocabulary import EXECUTOR
 PAIRS = [("green_black_rot", "black_covenant"), ("green_grove", "blue_tide"), ("blue_green_wardens", "green_grove"),
          ("black_covenant", "red_blue_tempest"), ("blue_tide", "green_black_rot")]
 GAMES = 48  # per pair
-GROUPS = ("i16", "i8", "flags", "i16x2", "alive", "serial")
-ROWS = (TRIGGER, CARD, SOURCE, SERIAL, OTHER, OWNER, LANE, POS)
-
-
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory):
-    """The lanes engine (its damage dispatcher), built into a cache of this module's own."""
-    old = numba.config.CACHE_DIR
-    numba.config.CACHE_DIR = str(tmp_path_factory.mktemp("numba"))
-    try:
-        yield build("lanes")
-    finally:
-        numba.config.CACHE_DIR = old
-
-
-def phase_copy(w, view, before: dict) -> tuple[WorldState, PhaseFields]:
-    """The ``WorldState`` and ``PhaseFields`` over the arrays of snapshot ``before`` (fresh events)."""
-    s = view.state
-    events, nevents = new_events(w.n_games, 256)
-    state = WorldState(*(before[name] for name in GROUPS), s.cat, s.params, events, nevents)
-    f0 = phase_fields(w, view)
-    c0 = f0.combat
-    combat = CombatFields(before["g.board"], before["g.round"], before["g.gold"], before["g.card_died"],
-                          before["g.hero_status"], before["g.hero_ready_round"], before["g.hero_card"],
-                          before["active"], before["next_serial"], *c0[9:])
-    return state, f0._replace(combat=combat, lane_mana=before["g.lane_mana"], improvements=before["g.improvements"],
-                              left_side=before["g.left_side"])
-
-
-def snapshot(w, view) -> dict[str, np.ndarray]:
-    s = view.state
-    out = {name: getattr(s, name).copy() for name in GROUPS}
-    out.update({f"g.{name}": arr.copy() for name, arr in view.g.items()})
-    out["active"] = w.active.copy()
-    out["next_serial"] = w._next_serial.copy()
-    return out
-
-
-def differences(got: dict, want: dict) -> list[str]:
-    out = []
-    for name, arr in want.items():
-        if not np.array_equal(got[name], arr):
-            diff = np.argwhere(got[name] != arr)[:3]
-            out.append(f"{name} differs at {diff.tolist()}: compiled {got[name][tuple(diff.T)]} "
-                       f"numpy {arr[tuple(diff.T)]}")
-    return out
-
-
-def fired_rows(fired: list, listens: dict[int, np.ndarray] | None = None) -> dict[int, list]:
-    """Numpy's recorded firings as per-game event rows, in firing order (rows of a trigger whose
-    ``listens`` row is given kept only for the cards that listen, as the compiled push)."""
-    out: dict[int, list] = {}
-    for trigger, ctx, serial in fired:
-        tid = EXECUTOR.id("trigger", trigger)
-        for r in range(len(ctx)):
-            if listens is not None and tid in listens and not listens[tid][int(ctx.card[r])]:
-                continue
-            out.setdefault(int(ctx.game[r]), []).append(
-                (tid, int(ctx.card[r]), int(ctx.source[r]), int(serial[r]), int(ctx.other[r]), int(ctx.owner[r]),
-                 int(ctx.lane[r]), int(ctx.pos[r])))
-    return out
-
-
-def compiled_rows(st: WorldState, b: int) -> list:
-    return [tuple(int(e[k]) for k in ROWS) for e in st.events[b, :st.nevents[b]]]
 
 
 class Replay:

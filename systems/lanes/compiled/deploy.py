@@ -27,6 +27,13 @@ hero, lane, position; ``n = f.deploy[b, N_CHOSEN]``), placed in that order. The 
 boundary: "On Play" of each placed hero whose card listens, then "On Ally Deploy" and "On Enemy
 Deploy" of the listening units and improvements (``listeners.deployed``), pushed where numpy
 fires them and drained where the code says ``# DRAIN``.
+
+The phase's place in a game (step, seat asked, answers so far, the step's first choice, the
+choices) lives in ``PhaseFields.deploy`` / ``chosen``, scratch of the caller's allocated once per
+chunk (``phase_fields``), not in the World: numpy keeps it in locals of its ``process``. The
+kernels that only read and write (``legal_deploy``, ``apply_deploy``) run without reference
+counting (``_nrt=False``, legal.py's note); placing and settling allocate settle's scratch. All
+``cache=False``: they call ``deaths.py`` and ``rng.py`` and index ``round_layout.py``'s positions.
 """
 
 from __future__ import annotations

@@ -10,6 +10,9 @@ game naming its seed).
 
 The trigger boundary: "End of Round" is pushed by ``fire_round_trigger`` (round.py) and must be
 drained where the code says ``# DRAIN``. Not ``_nrt=False``: settle allocates small scratch.
+``cache=False``: the kernels call other files (``deaths.py``, ``round.py``, ``board.py``) and
+index ``round_layout.py``'s positions; numba's cache checks only the defining file (docs/compiled-core.md
+"Why stale machine code is impossible"). The generated engine is where they will be cached.
 """
 
 from __future__ import annotations

@@ -11,6 +11,9 @@ seed); a full event queue shows as ``nevents[b]`` past its capacity.
 The trigger boundary: "Start of Round" is pushed by ``fire_round_trigger`` (round.py), the
 "On Damage Taken" of the status tick's damage inside ``run_damage``; the interpreter drains them
 where the code says ``# DRAIN``. Not ``_nrt=False``: settle and the tick allocate small scratch.
+``cache=False``: the kernels call other files (``deaths.py``, ``round.py``, ``board.py``) and
+index ``round_layout.py``'s positions; numba's cache checks only the defining file (docs/compiled-core.md
+"Why stale machine code is impossible"). The generated engine is where they will be cached.
 """
 
 from __future__ import annotations
