@@ -1,9 +1,11 @@
 """What the differential tests of the compiled round phases share (tests/test_compiled_lanes_round_start.py,
-tests/test_compiled_lanes_deploy.py): the lanes engine fixture, a copy of every World array taken before a
+tests/test_compiled_lanes_deploy.py): the lanes engine, a copy of every World array taken before a
 numpy call, the compiled ``WorldState``/``PhaseFields`` over that copy, and numpy's recorded trigger
 firings as per-game event rows (the trigger boundary, as tests/test_compiled_lanes_combat.py defers them)."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import numba
 import numpy as np
@@ -21,9 +23,9 @@ GROUPS = ("i16", "i8", "flags", "i16x2", "alive", "serial")
 ROWS = (TRIGGER, CARD, SOURCE, SERIAL, OTHER, OWNER, LANE, POS)
 
 
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory):
-    """The lanes engine (its damage dispatcher), built into a cache of the module's own."""
+def lanes_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    """The lanes engine (its damage dispatcher), built into a cache of the module's own: the body
+    of a test module's ``engine`` fixture."""
     old = numba.config.CACHE_DIR
     numba.config.CACHE_DIR = str(tmp_path_factory.mktemp("numba"))
     try:

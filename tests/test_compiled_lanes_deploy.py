@@ -192,3 +192,4 @@ def test_compiled_deployment_asks_and_places_as_numpy(lanes, monkeypatch) -> Non
                  "several heroes at once", "a READY hero left waiting", "deployed", "event on_ally_deploy",
                  "event on_enemy_deploy", "event on_play"):
         assert seen[what] > 0, (what, seen)
+

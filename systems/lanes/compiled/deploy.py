@@ -38,7 +38,6 @@ counting (``_nrt=False``, legal.py's note); placing and settling allocate settle
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import OK
@@ -47,8 +46,26 @@ from battlesim.ecs.compiled.rng import integers
 from battlesim.systems.lanes.compiled.combat_layout import C_ANCHOR, C_CARD_ID, C_LANE, C_OWNER, C_POS
 from battlesim.systems.lanes.compiled.deaths import SLOTS_FULL, settle, spawn_hero
 from battlesim.systems.lanes.compiled.round_layout import (
-    ASKED, C_LISTENS, C_TRIGGER, DEPLOY_BASE, DONE_STEP, MID, N_CHOSEN, ON_BOARD, READY, REMAINING, SEAT, SETTLE,
-    SIDES, SIDES_STEP, STEP, STEP_START, T_ALLY_DEPLOY, T_ENEMY_DEPLOY, T_ON_PLAY, TOGETHER,
+    ASKED,
+    C_LISTENS,
+    C_TRIGGER,
+    DEPLOY_BASE,
+    DONE_STEP,
+    MID,
+    N_CHOSEN,
+    ON_BOARD,
+    READY,
+    REMAINING,
+    SEAT,
+    SETTLE,
+    SIDES,
+    SIDES_STEP,
+    STEP,
+    STEP_START,
+    T_ALLY_DEPLOY,
+    T_ENEMY_DEPLOY,
+    T_ON_PLAY,
+    TOGETHER,
 )
 
 DONE = 2  # what ``deploy_next`` returns when the phase is over (0, 1: the seat to decide)

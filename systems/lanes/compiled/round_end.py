@@ -23,12 +23,26 @@ from numba import njit
 from battlesim.ecs.compiled.damage_queue import OK
 from battlesim.systems.lanes.compiled.board import remove_improvement
 from battlesim.systems.lanes.compiled.combat_layout import (
-    C_HEALTH, C_IMPROVEMENT, C_LANE, C_MAX_HEALTH, C_OWNER, C_TEMP_ATTACK,
+    C_HEALTH,
+    C_IMPROVEMENT,
+    C_LANE,
+    C_MAX_HEALTH,
+    C_OWNER,
+    C_TEMP_ATTACK,
 )
 from battlesim.systems.lanes.compiled.deaths import settle
 from battlesim.systems.lanes.compiled.round import fire_round_trigger
 from battlesim.systems.lanes.compiled.round_layout import (
-    C_COOLDOWN, C_LISTENS, C_TEMP_HEALTH, C_TIMER, C_TRIGGER, C_USED_ROUND, DECAYING, N_DECAYING, ROUND0, T_END,
+    C_COOLDOWN,
+    C_LISTENS,
+    C_TEMP_HEALTH,
+    C_TIMER,
+    C_TRIGGER,
+    C_USED_ROUND,
+    DECAYING,
+    N_DECAYING,
+    ROUND0,
+    T_END,
 )
 
 

@@ -24,12 +24,26 @@ from numba import njit
 from battlesim.ecs.compiled.damage_queue import OK, push
 from battlesim.ecs.damage import STATUS
 from battlesim.systems.lanes.compiled.combat_layout import (
-    C_ANCHOR, C_DYING, C_EQUIPMENT, C_HEALTH, C_IMPROVEMENT, C_MAX_HEALTH, C_RUINED,
+    C_ANCHOR,
+    C_DYING,
+    C_EQUIPMENT,
+    C_HEALTH,
+    C_IMPROVEMENT,
+    C_MAX_HEALTH,
+    C_RUINED,
 )
 from battlesim.systems.lanes.compiled.deaths import settle
 from battlesim.systems.lanes.compiled.round import fire_round_trigger
 from battlesim.systems.lanes.compiled.round_layout import (
-    C_DECAY, C_KW_REGENERATION, C_LISTENS, C_MANA_CAP, C_MANA_PER_ROUND, C_REGENERATION, C_TRIGGER, ROUND0, T_START,
+    C_DECAY,
+    C_KW_REGENERATION,
+    C_LISTENS,
+    C_MANA_CAP,
+    C_MANA_PER_ROUND,
+    C_REGENERATION,
+    C_TRIGGER,
+    ROUND0,
+    T_START,
 )
 
 
