@@ -24,9 +24,11 @@ from collections import Counter
 import esper
 import numpy as np
 import pytest
+from numba import njit
 
 from battlesim.ecs.compiled import interpreter as ip
 from battlesim.ecs.compiled.events import CARD, LANE, OTHER, OWNER, POS, SERIAL, SOURCE, TRIGGER, new_events
+from battlesim.ecs.compiled.rng import COUNTER, choice, rng_state
 from battlesim.ecs.compiled.world_view import WorldState
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.rng import Stream
@@ -53,7 +55,7 @@ class Replay:
     """Wraps ``PlayPhase.apply`` of one World: each call is replayed by the compiled
     ``apply_play`` on a copy taken before it, and compared with what numpy left."""
 
-    def __init__(self, w, m: pytest.MonkeyPatch, plant_dying: bool = False) -> None:
+    def __init__(self, w, m: pytest.MonkeyPatch, plant_dying: bool = False, wrap_apply: bool = True) -> None:
         self.w = w
         self.view = play_view(w)
         self.cols = play_columns(self.view, w)
@@ -65,7 +67,7 @@ class Replay:
         self.seen: Counter = Counter()
         self.failures: list[str] = []
         apply = PlayPhase.apply
-        fire = EXECUTOR.fire
+        fire = self.fire = EXECUTOR.fire
         dispatch = esper.dispatch_event
 
         def wrapped_apply(phase, world, games, actor, actions):
@@ -96,7 +98,8 @@ class Replay:
                 self.posted.append((name, args[1:]))
             return dispatch(name, *args)
 
-        m.setattr(PlayPhase, "apply", wrapped_apply)
+        if wrap_apply:
+            m.setattr(PlayPhase, "apply", wrapped_apply)
         m.setattr(EXECUTOR, "fire", recording_fire)
         m.setattr(esper, "dispatch_event", recording_dispatch)
 
@@ -186,6 +189,8 @@ class Replay:
                    for e in events[b, :nevents[b]]]
             if got != fired.get(b, []):
                 self.failures.append(f"seed {self.w.seeds[b]}: events {got} != fired {fired.get(b, [])}")
+            if firing is None:  # a whole phase: the last action's firing only, not compared
+                continue
             row = firing[b]
             got_own = (int(row[FIRING_EVENT]), int(row[ip.C_CASTER]), int(row[ip.C_CHOSEN]),
                        int(row[ip.C_CHOSEN_LANE])) if row[FIRING_EVENT] >= 0 else None
@@ -288,3 +293,94 @@ def test_an_action_settles_the_deaths_it_finds(lanes, monkeypatch) -> None:
     print(dict(seen))
     assert not failures, "\n".join(failures[:10])
     assert seen["planted dying"] > 0 and seen["settled deaths"] > 0 and seen["lanes.bounce"] > 0, dict(seen)
+
+
+@njit(cache=False)
+def random_play_phase(st, f, cols, lcols, rng, b, row, stream, max_steps) -> int:
+    """The whole play phase of game b with both seats random (``RandomAgent``: ``choice`` over the
+    legal row on the AGENT stream): the loop ``play.py``'s docstring gives. Returns the number
+    of decisions, -1 past ``max_steps`` (``DecisionSystem.max_steps``), or an error code."""
+    play_begin(f, cols, b)
+    n = 0
+    while play_pending(f, b):
+        if n == max_steps:
+            return -1
+        seat = play_actor(f, b)
+        legal_play(st, f, lcols, b, seat, row)
+        code = apply_play(st, f, cols, b, seat, choice(rng, b, row, stream))[0]
+        if code < 0:
+            return code
+        n += 1
+    return n
+
+
+class PhaseReplay(Replay):
+    """Wraps ``PlayPhase.process`` (begin, then request / decide / apply until no game plays) of
+    one World whose agents are both random: the whole phase of each game is replayed by
+    ``random_play_phase`` on a copy taken before it. Firings are deferred over the whole phase
+    (numpy's then runs no effect between two decisions, as the compiled loop does not)."""
+
+    def __init__(self, w, m: pytest.MonkeyPatch) -> None:
+        super().__init__(w, m, wrap_apply=False)
+        self.lcols = legal_columns(self.view, w.actions, w.equip_keywords)
+        process, fire = PlayPhase.process, self.fire
+
+        def wrapped_process(phase, world):
+            if world is not self.w:
+                return process(phase, world)
+            before = self.snapshot()
+            self.capturing, self.fired = True, []
+            try:
+                process(phase, world)
+            finally:
+                self.capturing = False
+            self.compare_phase(before, self.snapshot(), phase.max_steps)
+            for trigger, ctx, _ in self.fired:
+                fire(world, trigger, ctx)
+            numpy_deaths.settle(world)
+
+        m.setattr(PlayPhase, "process", wrapped_process)
+
+    def compare_phase(self, before: dict, after: dict, max_steps: int) -> None:
+        w, s = self.w, self.view.state
+        B = w.n_games
+        events, nevents = new_events(B, 4096)
+        state = WorldState(*(before[name] for name in GROUPS), s.cat, s.params, events, nevents)
+        per_game = {name: before[f"g.{name}"] for name in PlayApplyFields._fields if f"g.{name}" in before}
+        f = self.f0._replace(active=before["active"], next_serial=before["next_serial"], firing=new_firing(B),
+                             **per_game)
+        rng = rng_state(w.seeds.astype(np.int64))
+        rng[:, COUNTER] = before["rng"]
+        row = np.zeros(w.actions.size, dtype=np.bool_)
+        for b in range(B):
+            n = random_play_phase(state, f, self.cols, self.lcols, rng, b, row, int(Stream.AGENT), max_steps)
+            assert n >= 0, f"seed {w.seeds[b]}: {n}"
+            self.seen["decisions"] += n
+        before["rng"] = rng[:, COUNTER].copy()
+        for name, want in after.items():
+            got = before[name]
+            if not np.array_equal(got, want):
+                diff = np.argwhere(got != want)[:3]
+                self.failures.append(f"{name} differs at {diff.tolist()}: compiled {got[tuple(diff.T)]} "
+                                     f"numpy {want[tuple(diff.T)]}")
+        self.compare_events(np.arange(B), events, nevents, None)
+        self.seen["phases"] += int(before["active"].sum())
+
+
+# lanes.md: "The phase ends when both players pass consecutively"
+def test_a_whole_play_phase_compiled_equals_numpy_process(lanes, monkeypatch) -> None:
+    """compiled legal_play + the random agent's draw + apply_play, looped per game until the
+    phase ends, against numpy's ``PlayPhase.process`` with ``RandomAgent``, trigger effects
+    deferred over the whole phase."""
+    seen: Counter = Counter()
+    failures: list[str] = []
+    for i, pair in enumerate(PAIRS):
+        w = lanes.new_world(np.arange(64, dtype=np.int64) + 500 * i, pair, [make_agent("random")] * 2)
+        with monkeypatch.context() as m:
+            replay = PhaseReplay(w, m)
+            lanes.run(w)
+        seen += replay.seen
+        failures += [f"{pair}: {f}" for f in replay.failures]
+    print(dict(seen))
+    assert not failures, "\n".join(failures[:10])
+    assert seen["phases"] > 1000 and seen["decisions"] > 10_000, dict(seen)
