@@ -36,10 +36,23 @@ from battlesim.systems.lanes import deaths as numpy_deaths
 from battlesim.systems.lanes import play as numpy_play
 from battlesim.systems.lanes.cards import UNIT
 from battlesim.systems.lanes.compiled.legal import legal_columns, legal_play
-from battlesim.systems.lanes.compiled.play import (apply_play, apply_rows, play_actor, play_begin, play_pending,
-                                                   replay_events)
-from battlesim.systems.lanes.compiled.play_layout import (FIRING_EVENT, PLAY_TRIGGERS, PlayApplyFields, new_firing,
-                                                          play_apply_fields, play_columns, play_view)
+from battlesim.systems.lanes.compiled.play import (
+    apply_play,
+    apply_rows,
+    play_actor,
+    play_begin,
+    play_pending,
+    replay_events,
+)
+from battlesim.systems.lanes.compiled.play_layout import (
+    FIRING_EVENT,
+    PLAY_TRIGGERS,
+    PlayApplyFields,
+    new_firing,
+    play_apply_fields,
+    play_columns,
+    play_view,
+)
 from battlesim.systems.lanes.play import PlayPhase
 from battlesim.systems.lanes.vocabulary import EXECUTOR
 
@@ -155,7 +168,6 @@ class Replay:
         return out, events, nevents, f.firing
 
     def compare(self, before: dict, after: dict, games, actor, actions) -> None:
-        w = self.w
         start = {name: arr.copy() for name, arr in before.items()}
         out, events, nevents, firing = self.compiled(before, games, actor, actions)
         for name, want in after.items():
@@ -215,7 +227,7 @@ class Replay:
 
     def count(self, before: dict, after: dict, games, actor, actions) -> None:
         """What the captured calls reached (each must come up, else the test could not fail there)."""
-        w, A, cols = self.w, self.w.actions, self.view.columns
+        A, cols = self.w.actions, self.view.columns
         self.seen["calls"] += 1
         block = A.block(actions)
         names = ["pass"] + list(A.slices)
@@ -260,13 +272,16 @@ RUNS = ([(pair, ("random", "random"), 48) for pair in PAIRS]
            (PAIRS[2], ("random", "greedy"), 32), (PAIRS[3], ("random", "pass"), 16)])
 
 
-# lanes.md: "Players alternate taking actions, starting with the initiative holder"
-# lanes.md: "Playing a card passes initiative to the opponent"
-# lanes.md: "Passing does NOT pass initiative"
+# lanes.md: "Players alternate turns throughout the Play Phase based on initiative"
+# lanes.md: "Playing a card passes initiative to the opponent (they act first next turn)"
+# lanes.md: "Passing does NOT pass initiative (you keep it and act first again)"
 # lanes.md: "Playing a card automatically ends your turn"
 # lanes.md: "Pass - Skip your turn without playing a card"
+# lanes.md: "Some cards have the "Keep Initiative" keyword, which prevents initiative from passing when that card is played"
+# lanes.md: "Quickcast - Playing this card/ability does not end your turn (free action)"
 # lanes.md: "Cross-lane and global/no-lane spells use the caster's lane as the origin (caster selection required if multiple valid heroes exist)"
 # lanes.md: "Select the hero with the ability"
+# lanes.md: "Your turn ends (unless ability has Quickcast)"
 # lanes.md: "Activating an Improvement costs your action (ends your turn like playing a card)"
 # lanes.md: "May have charges (limited number of uses before expiring)"
 # lanes.md: "Each unit/hero can hold 1 equipment item"
@@ -284,7 +299,7 @@ def test_compiled_apply_replays_every_numpy_apply(lanes, monkeypatch) -> None:
         assert seen[what] > 0, (what, dict(seen))
 
 
-# lanes.md: "Deaths are processed immediately"
+# lanes.md: "Deaths are processed immediately (not delayed like combat phase)"
 def test_an_action_settles_the_deaths_it_finds(lanes, monkeypatch) -> None:
     """Units marked dying before an action (no real game has any then: ``Replay.plant_dying``)
     are settled by the compiled apply exactly as by numpy's, bounces included."""
@@ -367,7 +382,7 @@ class PhaseReplay(Replay):
         self.seen["phases"] += int(before["active"].sum())
 
 
-# lanes.md: "The phase ends when both players pass consecutively"
+# lanes.md: "Phase continues until both players pass consecutively"
 def test_a_whole_play_phase_compiled_equals_numpy_process(lanes, monkeypatch) -> None:
     """compiled legal_play + the random agent's draw + apply_play, looped per game until the
     phase ends, against numpy's ``PlayPhase.process`` with ``RandomAgent``, trigger effects

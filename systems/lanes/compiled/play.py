@@ -50,10 +50,24 @@ from battlesim.systems.lanes.compiled.combat_layout import C_CARD_ID, C_CHARGES,
 from battlesim.systems.lanes.compiled.deaths import settle
 from battlesim.systems.lanes.compiled.play_cards import cast, dying_in, play_card, resolve_spell, resolve_unit
 from battlesim.systems.lanes.compiled.play_layout import (
-    ABILITY_COOLDOWN, ABILITY_QUICKCAST, BUY_BASE, DEPLOY_BASE, LEGAL, T_LANE, T_ON_ACTIVATION,
+    ABILITY_COOLDOWN,
+    ABILITY_QUICKCAST,
+    BUY_BASE,
+    DEPLOY_BASE,
+    FIRING_EVENT,
+    LEGAL,
+    T_LANE,
+    T_ON_ACTIVATION,
 )
 from battlesim.systems.lanes.compiled.play_steps import (
-    ABILITY, NOTHING, TARGETED, end_action, fire_own, has_target, replay, wait_for_target,
+    ABILITY,
+    NOTHING,
+    TARGETED,
+    end_action,
+    fire_own,
+    has_target,
+    replay,
+    wait_for_target,
 )
 
 
@@ -86,7 +100,8 @@ def apply_play(st, f, cols, b, seat, action):
     TARGET (or CASTER) answer, a hero's ABILITY, an improvement ACTIVATE; then, after any action
     but a pass, "Deaths are processed immediately" (``settle``). Returns the replay tuple."""
     lc = cols[LEGAL:LEGAL + lg.N_COLS]
-    H, L, P, I = f.hand.shape[2], f.board.shape[2], f.board.shape[3], f.improvements.shape[3]
+    L, P, I = f.board.shape[2], f.board.shape[3], f.improvements.shape[3]
+    f.firing[b, FIRING_EVENT] = -1  # no own firing yet: a drained queue restarts at 0
     if action == 0:
         f.passes[b] += 1
         f.in_play[b] = f.passes[b] < 2

@@ -19,15 +19,49 @@ from battlesim.ecs.compiled.damage_queue import OK
 from battlesim.systems.lanes.compiled import legal as lg
 from battlesim.systems.lanes.compiled.board import add_improvement, remove, spawn
 from battlesim.systems.lanes.compiled.combat_layout import (
-    C_CARD_HEALTH, C_CARD_ID, C_DYING, C_EQUIPMENT, C_FACTION, C_HEALTH, C_HERO, C_LANE, C_LISTENS, C_MAX_HEALTH,
-    C_OWNER, C_POS, C_TRIGGER, C_USES, T_ON_DEATH, T_ON_ENEMY_DEATH,
+    C_CARD_HEALTH,
+    C_CARD_ID,
+    C_DYING,
+    C_EQUIPMENT,
+    C_FACTION,
+    C_HEALTH,
+    C_HERO,
+    C_LANE,
+    C_LISTENS,
+    C_MAX_HEALTH,
+    C_OWNER,
+    C_POS,
+    C_TRIGGER,
+    C_USES,
+    T_ON_DEATH,
+    T_ON_ENEMY_DEATH,
 )
 from battlesim.systems.lanes.compiled.deaths import SLOTS_FULL, settle
 from battlesim.systems.lanes.compiled.play_layout import (
-    DECK_POS, IMPROVEMENT, KEEP_INITIATIVE, LEGAL, PRESENT_DECK_POS, QUICKCAST, SPAWN, T_LANE, T_ON_EQUIP, T_ON_PLAY,
+    DECK_POS,
+    IMPROVEMENT,
+    KEEP_INITIATIVE,
+    LEGAL,
+    PRESENT_DECK_POS,
+    QUICKCAST,
+    SPAWN,
+    T_LANE,
+    T_ON_EQUIP,
+    T_ON_PLAY,
 )
 from battlesim.systems.lanes.compiled.play_steps import (
-    BUILT, CAST, EQUIPPED, NOTHING, PLAYED, end_action, event, fire_own, has_target, notify, replay, wait_for_target,
+    BUILT,
+    CAST,
+    EQUIPPED,
+    NOTHING,
+    PLAYED,
+    end_action,
+    event,
+    fire_own,
+    has_target,
+    notify,
+    replay,
+    wait_for_target,
 )
 
 
