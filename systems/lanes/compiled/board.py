@@ -180,3 +180,40 @@ def remove_improvement(w, g, b, slot, c_owner, c_lane):
     for j in range(n, row.shape[0]):
         row[j] = EMPTY
     release(w, g, b, slot)
+
+
+# what add_improvement reads, in this order (a caller lists these in its column table)
+IMPROVEMENT_READS = ("card_id", "owner", "faction", "lane", "pos", "timer", "charges", "improvement", "aura",
+                     "present.card_id", "present.owner", "present.faction", "present.lane", "present.pos",
+                     "card.faction", "card.duration", "card.ability_charges", "card.aura_card")
+
+
+@njit
+def add_improvement(w, g, b, side, lane, card, cols):
+    """board.add_improvement of one card: lanes.md "Attach to a lane, not a specific position or
+    unit" (lane set, position -1, both present), its timer ("duration") and charges from the
+    catalog, the Improvement tag, an aura source if its card is one, and the lane's first empty
+    improvement entry (the caller checked there is room: "Maximum 3 Improvements per lane per
+    player"). ``cols`` starts with the ids of ``IMPROVEMENT_READS``. Returns the slot, or -1
+    when the game has no free slot."""
+    s = allocate(w, g, b)
+    if s < 0:
+        return -1
+    w.i16[cols[0], b, s] = card
+    w.i8[cols[1], b, s] = side
+    w.i8[cols[2], b, s] = w.cat[cols[14], card]
+    w.i8[cols[3], b, s] = lane
+    w.i8[cols[4], b, s] = -1
+    w.i16[cols[5], b, s] = w.cat[cols[15], card]
+    w.i16[cols[6], b, s] = w.cat[cols[16], card]
+    w.flags[cols[7], b, s] = True
+    for j in range(9, 14):
+        w.flags[cols[j], b, s] = True
+    if w.cat[cols[17], card] != 0:
+        w.flags[cols[8], b, s] = True
+    row = g.improvements[b, side, lane]
+    for j in range(row.shape[0]):
+        if row[j] == EMPTY:
+            row[j] = s
+            break
+    return s
