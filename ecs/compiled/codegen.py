@@ -200,8 +200,8 @@ def _is_library(file: str) -> bool:
 
 
 def rebind(fn: Callable, machine: dict[str, Callable]) -> Callable:
-    """``fn`` compiled (``cache=False``: its machine code is cached with the engine module's
-    wrapper that calls it) with its calls to the machine's stubs (``machine.STUBS``) bound to the
+    """``fn`` compiled (``cache=False``, inlined: its machine code is cached with the engine
+    module's wrapper that calls it) with its calls to the machine's stubs (``machine.STUBS``) bound to the
     engine's ``machine`` functions, and, the same way, every function it calls that reaches a stub.
     Functions that do not reach one are left as they are. Why: a phase calls ``drain`` by name,
     never through an argument (numba's cache misses dispatchers passed as arguments), while the
@@ -241,7 +241,9 @@ def rebind(fn: Callable, machine: dict[str, Callable]) -> Callable:
                 glb[name] = copy(obj)
         new = types.FunctionType(py.__code__, glb, py.__name__, py.__defaults__, py.__closure__)
         new.__module__, new.__qualname__, new.__doc__ = py.__module__, py.__qualname__, py.__doc__
-        compiled = done[id(py)] = njit(cache=False)(new)
+        # inlined into its caller (numba IR): each compiled function links and optimises again
+        # everything it calls, so a phase is one function, the machine another
+        compiled = done[id(py)] = njit(cache=False, inline="always")(new)
         return compiled
 
     return copy(fn)

@@ -108,14 +108,48 @@ def set_off(st, b, m, nf, top, pushed, ev0):
 
 
 @njit(cache=True)
-def run_frames(st, g, rng, b, m, nf, top):
-    """The machine: run the frame on top until the stack is empty. A damage level runs one stage
+def resolve(st, g, rng, b, m, kind, start, trigger, ctx, nctx):
+    """The machine, entered by ``resolve_damage`` (kind 0: rows start..qlen[b]), ``drain`` (1:
+    the pending events) or ``fire`` (2: ``trigger`` over rows ctx[:nctx]); ONE compiled function
+    (every function that calls it links and optimises all of it again: the shims below are
+    inlined). Runs the frame on top until the stack is empty. A damage level runs one stage
     over its rows per step, then what that pass set off (reactions' rows, the events of "On
     Damage Taken") before its next stage; a firing runs one (slot, pair) group per step as
     ``Executor.fire`` does (rows whose card has no effect on the trigger or whose source is
     quiet dropped when it starts; slots in card order; pairs by opcode then selector id), then
     what the opcode set off; an opcode that returned a resume token is called again with it once
     that resolved. Returns OK or the first failure (``m.info[I_CARD]``: the card)."""
+    m.info[I_CARD] = -1
+    nf = 0
+    top = 0
+    if kind == 0:
+        if m.qlen[b] > m.queue.shape[1]:
+            return QUEUE_FULL
+        if m.qlen[b] <= start:
+            return OK
+        m.frames[0, F_KIND] = DAMAGE
+        m.frames[0, F_LO] = start
+        m.frames[0, F_HI] = m.qlen[b]
+        m.frames[0, F_NEXT] = 0
+        m.frames[0, F_KEEP] = 1
+        nf = 1
+    elif kind == 1:
+        if st.nevents[b] == 0:
+            return OK
+        nf, top, status = open_events(st, b, m, 0, 0, 0)
+        if status != OK:
+            return status
+    else:
+        if nctx == 0:
+            return OK
+        if nctx > m.arena.shape[0]:
+            return QUEUE_FULL
+        for r in range(nctx):
+            for c in range(NCTX):
+                m.arena[r, c] = ctx[r, c]
+        open_firing(m, 0, trigger, 0, nctx)
+        nf = 1
+        top = nctx
     queue, qlen, frames, arena, tbl, maps, cols = m.queue, m.qlen, m.frames, m.arena, m.tbl, m.maps, m.icols
     E = tbl.shape[2]
     firings = 0  # firings open that act: numpy's Executor.depth
@@ -269,49 +303,24 @@ def run_frames(st, g, rng, b, m, nf, top):
     return OK
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def resolve_damage(st, g, rng, b, m, start):
     """Rows start..qlen[b] of game b's damage queue through every stage, reactions and the
     effects they trigger resolved where numpy resolves them. The rows stay in the queue (their
     amount, dealt and excess as the stages left them); nested levels give theirs back."""
-    m.info[I_CARD] = -1
-    if m.qlen[b] > m.queue.shape[1]:
-        return QUEUE_FULL
-    if m.qlen[b] <= start:
-        return OK
-    m.frames[0, F_KIND] = DAMAGE
-    m.frames[0, F_LO] = start
-    m.frames[0, F_HI] = m.qlen[b]
-    m.frames[0, F_NEXT] = 0
-    m.frames[0, F_KEEP] = 1
-    return run_frames(st, g, rng, b, m, 1, 0)
+    return resolve(st, g, rng, b, m, 0, start, -1, m.arena, 0)
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def drain(st, g, rng, b, m):
     """Every pending event of game b (``st.events``), each run of one trigger fired as one
     firing, in queue order, with everything it sets off."""
-    m.info[I_CARD] = -1
-    if st.nevents[b] == 0:
-        return OK
-    nf, top, status = open_events(st, b, m, 0, 0, 0)
-    if status != OK:
-        return status
-    return run_frames(st, g, rng, b, m, nf, top)
+    return resolve(st, g, rng, b, m, 1, 0, -1, m.arena, 0)
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def fire(st, g, rng, b, m, trigger, ctx, nctx):
     """One firing of ``trigger`` over rows ctx[:nctx] (fields C_*: a spell's caster and chosen
     target, an improvement's lane), with everything it sets off."""
-    m.info[I_CARD] = -1
-    if nctx == 0:
-        return OK
-    if nctx > m.arena.shape[0]:
-        return QUEUE_FULL
-    for r in range(nctx):
-        for c in range(NCTX):
-            m.arena[r, c] = ctx[r, c]
-    open_firing(m, 0, trigger, 0, nctx)
-    return run_frames(st, g, rng, b, m, 1, nctx)
+    return resolve(st, g, rng, b, m, 2, 0, trigger, ctx, nctx)
 '''
