@@ -143,6 +143,14 @@ def _synthetic_ctx(w, card: int, seed: int):
                     chosen_lane=lane)
 
 
+# lanes.md: "Battle - Two units deal their attack damage to each other simultaneously" (battle, battle_blocker)
+# lanes.md: "Strike - One unit deals its attack damage to another (one-way damage)" (strike, caster_strike)
+# lanes.md: "Uses current attack values (including buffs/debuffs)" (unit_stats.attack_of, read per step)
+# lanes.md: "Respects First Strike - unit with First Strike deals damage first" (damage_opcodes.exchange)
+# lanes.md: "Respects Armor and Shield" (through the damage stages)
+# lanes.md: "Triggers on-damage effects" (the machine fires "On Damage Taken" inside)
+# lanes.md: "Does NOT trigger "On Attack" effects (those only fire during combat phase)"
+# lanes.md: "Some effects deal damage while moving (e.g., "deal 1 damage to each enemy passed")"
 def test_every_card_effect_on_mid_game_boards(lanes, engine, monkeypatch) -> None:
     """Each card's effects, fired on each of its triggers for every game of mid-game boards (as
     real games left them), by numpy and compiled: identical. This reaches the opcodes that random
