@@ -50,9 +50,13 @@ def changed(before: dict[str, np.ndarray], after: dict[str, np.ndarray]) -> bool
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory):
-    """The lanes engine, built in a cache of the test module's own (numba's setting restored)."""
+    """The lanes engine, built in a cache of this test session's own, one directory for every
+    module using it (so the same engine, compiled once per session: a cold compile takes
+    minutes); numba's setting restored after each module."""
     old = numba.config.CACHE_DIR
-    numba.config.CACHE_DIR = str(tmp_path_factory.mktemp("numba"))
+    path = tmp_path_factory.getbasetemp() / "numba_lanes_engine"
+    path.mkdir(exist_ok=True)
+    numba.config.CACHE_DIR = str(path)
     try:
         yield build("lanes")
     finally:
