@@ -87,6 +87,16 @@ class Replayer:
         self.rng = np.stack([self.world.rng._keys, before["rng"]], axis=1).astype(np.uint64)
         self.st.nevents[...] = 0
 
+    def fire(self, b: int, trigger: int, rows: np.ndarray) -> int:
+        """The engine's ``fire`` for game b, called as ``resolve`` (kind 2): from Python, calling
+        the machine itself spares compiling each inlined entry point as a function of its own
+        (each would link and optimise the whole machine again)."""
+        return self.module.resolve(self.st, self.g, self.rng, b, self.m, 2, 0, trigger, rows, rows.shape[0])
+
+    def resolve_damage(self, b: int, start: int = 0) -> int:
+        """The engine's ``resolve_damage`` for game b (``resolve`` kind 0)."""
+        return self.module.resolve(self.st, self.g, self.rng, b, self.m, 0, start, -1, self.m.arena, 0)
+
     def differences(self, after: dict[str, np.ndarray]) -> list[str]:
         now = snapshot(self.world)
         now["rng"] = self.rng[:, 1]

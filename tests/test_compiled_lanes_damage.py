@@ -84,7 +84,7 @@ class Replay:
             m.qlen[b] = 0
             for r in idx:
                 assert push(m.queue, m.qlen, b, source[r], target[r], amount[r], kind[r])
-            status = rep.module.resolve_damage(rep.st, rep.g, rep.rng, b, m, 0)
+            status = rep.resolve_damage(b)
             assert status == OK, f"seed {self.w.seeds[b]}: resolve_damage returned {status} ({rep.card_name()})"
             assert m.qlen[b] == idx.size  # nested levels gave their rows back
             for field, numpy_field in ((AMOUNT, batch.amount), (DEALT, batch.dealt), (EXCESS, batch.excess)):

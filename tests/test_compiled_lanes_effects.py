@@ -85,7 +85,7 @@ def replay(rep: Replayer, trigger: str, ctx, before: dict[str, np.ndarray]) -> i
     rows = np.stack([getattr(ctx, f) for f in _CTX], axis=1).astype(np.int64)
     for b in dict.fromkeys(ctx.game.tolist()):
         mine = np.ascontiguousarray(rows[ctx.game == b])
-        status = rep.module.fire(rep.st, rep.g, rep.rng, b, rep.m, tid, mine, mine.shape[0])
+        status = rep.fire(b, tid, mine)
         if status != OK:
             return status
     return OK
