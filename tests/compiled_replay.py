@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-import pytest
 
 from battlesim.ecs.compiled.engine import build
 from battlesim.ecs.compiled.machine import new_resolution
@@ -48,9 +47,8 @@ def changed(before: dict[str, np.ndarray], after: dict[str, np.ndarray]) -> bool
     return any(not np.array_equal(before[k], after[k]) for k in after)
 
 
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory):
-    """The lanes engine, built in a cache of this test session's own, one directory for every
+def lanes_engine(tmp_path_factory):
+    """(A test module's ``engine`` fixture yields from this.) The lanes engine, built in a cache of this test session's own, one directory for every
     module using it (so the same engine, compiled once per session: a cold compile takes
     minutes); numba's setting restored after each module."""
     old = numba.config.CACHE_DIR
@@ -101,11 +99,11 @@ class Replayer:
         now = snapshot(self.world)
         now["rng"] = self.rng[:, 1]
         out = []
-        for k in after:
-            if not np.array_equal(now[k], after[k]):
-                at = np.argwhere(now[k] != after[k])[:3]
+        for k, want in after.items():
+            if not np.array_equal(now[k], want):
+                at = np.argwhere(now[k] != want)[:3]
                 out.append(f"{k} at {at.tolist()}: compiled {now[k][tuple(at.T)].tolist()} "
-                           f"numpy {after[k][tuple(at.T)].tolist()}")
+                           f"numpy {want[tuple(at.T)].tolist()}")
         return out
 
     def card_name(self) -> str:

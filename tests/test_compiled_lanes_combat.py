@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from compiled_replay import Replayer, lanes_engine, snapshot
 
 from battlesim.ecs.compiled.damage_queue import OK
 from battlesim.ecs.decisions import make_agent
@@ -26,12 +27,16 @@ from battlesim.systems.lanes import compiled  # noqa: F401  (declares lanes' com
 from battlesim.systems.lanes import deaths as numpy_deaths
 from battlesim.systems.lanes.combat import Combat
 from battlesim.systems.lanes.vocabulary import EXECUTOR
-from compiled_replay import Replayer, engine, snapshot  # noqa: F401  (engine: a fixture)
 
 PAIRS = [("blue_green_wardens", "red_black_raiders"), ("black_covenant", "green_grove"),
          ("red_vanguard", "blue_tide"), ("green_black_rot", "blue_green_wardens"),
          ("red_black_raiders", "black_covenant"), ("blue_tide", "red_vanguard")]
 GAMES = 48  # per pair: 288 games
+
+
+@pytest.fixture(scope="module", name="engine")
+def _engine(tmp_path_factory):
+    yield from lanes_engine(tmp_path_factory)
 
 
 class Replay:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from compiled_replay import Replayer, changed, lanes_engine, snapshot
 
 from battlesim.ecs.compiled.damage_queue import AMOUNT, DEALT, EXCESS, OK, push
 from battlesim.ecs.damage import OVERFLOW, RETALIATE
@@ -22,7 +23,6 @@ from battlesim.ecs.decisions import make_agent
 from battlesim.systems.lanes import compiled  # noqa: F401  (declares lanes' compiled stages, opcodes, phases)
 from battlesim.systems.lanes.damage_stages import STAGES
 from battlesim.systems.lanes.vocabulary import EXECUTOR
-from compiled_replay import Replayer, changed, engine, snapshot  # noqa: F401  (engine: a fixture)
 
 # deck pairs that bring every stage into play: shields, armor and armor auras, retaliate,
 # trample and piercing, lifesteal, "On Damage Taken" cards
@@ -30,6 +30,11 @@ PAIRS = [("blue_green_wardens", "red_black_raiders"), ("black_covenant", "green_
          ("red_vanguard", "blue_tide"), ("green_black_rot", "blue_green_wardens")]
 GAMES = 64  # per pair: 256 games
 TRIGGER_NAME = "on_damage_taken"
+
+
+@pytest.fixture(scope="module", name="engine")
+def _engine(tmp_path_factory):
+    yield from lanes_engine(tmp_path_factory)
 
 
 class Replay:

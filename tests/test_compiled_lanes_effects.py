@@ -19,6 +19,7 @@ from pathlib import Path
 import numba
 import numpy as np
 import pytest
+from compiled_replay import Replayer, changed, lanes_engine, restore, snapshot
 
 from battlesim.ecs.compiled import interpreter as it
 from battlesim.ecs.compiled.damage_queue import new_queue
@@ -29,7 +30,6 @@ from battlesim.ecs.compiled.world_view import toy_state
 from battlesim.ecs.decisions import make_agent
 from battlesim.systems.lanes import compiled  # noqa: F401  (registers the compiled opcodes, selectors, phases)
 from battlesim.systems.lanes.vocabulary import EXECUTOR
-from compiled_replay import Replayer, changed, engine, restore, snapshot  # noqa: F401  (engine: a fixture)
 
 DECK_PAIRS = [("red_vanguard", "blue_tide"), ("green_grove", "black_covenant"),
               ("red_blue_tempest", "green_black_rot"), ("blue_green_wardens", "red_black_raiders")]
@@ -37,6 +37,11 @@ GAMES_PER_PAIR = 64
 BATCH = 16
 _CTX = ("card", "owner", "lane", "pos", "source", "caster", "chosen", "chosen_lane", "other")  # the C_* order
 DAMAGE_OPCODES = {"damage", "battle", "strike", "battle_blocker", "battle_adjacent", "caster_strike"}
+
+
+@pytest.fixture(scope="module", name="engine")
+def _engine(tmp_path_factory):
+    yield from lanes_engine(tmp_path_factory)
 
 
 def capture(lanes, decks: tuple[str, str], seeds: np.ndarray, monkeypatch: pytest.MonkeyPatch):

@@ -20,8 +20,9 @@ How phases reach it: docs/compiled-core.md "How phases call the resolution machi
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -81,17 +82,17 @@ def _unbound(name: str) -> RuntimeError:
                         f"not its Python function (docs/compiled-core.md)")
 
 
-def resolve_damage(st, g, rng, b, m, start):  # noqa: ANN001, ANN201  (a stub: the engine's is compiled)
+def resolve_damage(st, g, rng, b, m, start):  # a stub: the engine's is compiled
     """Rows ``start..m.qlen[b]`` of game b's damage queue through the pipeline, effects nested."""
     raise _unbound("resolve_damage")
 
 
-def drain(st, g, rng, b, m):  # noqa: ANN001, ANN201
+def drain(st, g, rng, b, m):
     """Every pending trigger event of game b, each run of one trigger as one firing."""
     raise _unbound("drain")
 
 
-def fire(st, g, rng, b, m, trigger, ctx, nctx):  # noqa: ANN001, ANN201
+def fire(st, g, rng, b, m, trigger, ctx, nctx):
     """One firing of ``trigger`` over the explicit rows ``ctx[:nctx]`` (fields ``C_*``)."""
     raise _unbound("fire")
 

@@ -13,7 +13,12 @@ the damage stages with the compiled core.
 Not wired into runs yet: ``battlesim simulate`` still plays the numpy engine.
 """
 
-from battlesim.systems.lanes.compiled import damage_stages  # noqa: F401  (declares the stages)
-from battlesim.systems.lanes.compiled import opcodes, selectors  # noqa: F401  (the effect vocabulary)
-from battlesim.systems.lanes.compiled import damage_opcodes  # noqa: F401  (the opcodes that deal damage)
-from battlesim.systems.lanes.compiled import combat, deaths  # noqa: F401  (phases: combat, settle)
+# importing them declares lanes' compiled damage stages, opcodes, selectors and phases
+from battlesim.systems.lanes.compiled import (  # noqa: F401
+    combat,
+    damage_opcodes,
+    damage_stages,
+    deaths,
+    opcodes,
+    selectors,
+)

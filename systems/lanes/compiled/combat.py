@@ -24,10 +24,10 @@ module with those names bound to the engine's own; call it as ``build("lanes").m
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
-
-from typing import Any
 
 from battlesim.ecs.compiled.damage_queue import OK, push
 from battlesim.ecs.compiled.events import push_event
@@ -35,10 +35,34 @@ from battlesim.ecs.compiled.machine import Resolution, compiled_phase, drain, re
 from battlesim.ecs.compiled.world_view import WorldState
 from battlesim.ecs.damage import ATTACK, COMBAT
 from battlesim.systems.lanes.compiled.combat_layout import (
-    C_ANCHOR, C_CARD_ID, C_CLEAVE, C_DISARMED, C_EQUIPMENT, C_HEALTH, C_KW_CLEAVE, C_KW_SIEGE, C_KW_STEALTH,
-    C_KW_TAUNT, C_LANE, C_LANES, C_LISTENS, C_OWNER, C_POS, C_RUINED, C_SIEGE, C_STEALTH, C_STUNNED, C_TAUNT,
-    C_TRIGGER, C_USES, CombatFields, T_AFTER_COMBAT, T_BEFORE_COMBAT, T_ON_ALLY_ATTACK, T_ON_ATTACK,
+    C_ANCHOR,
+    C_CARD_ID,
+    C_CLEAVE,
+    C_DISARMED,
+    C_EQUIPMENT,
+    C_HEALTH,
+    C_KW_CLEAVE,
+    C_KW_SIEGE,
+    C_KW_STEALTH,
+    C_KW_TAUNT,
+    C_LANE,
+    C_LANES,
+    C_LISTENS,
+    C_OWNER,
+    C_POS,
+    C_RUINED,
+    C_SIEGE,
+    C_STEALTH,
+    C_STUNNED,
+    C_TAUNT,
+    C_TRIGGER,
+    C_USES,
+    T_AFTER_COMBAT,
+    T_BEFORE_COMBAT,
+    T_ON_ALLY_ATTACK,
+    T_ON_ATTACK,
     T_ON_EQUIPPED_ATTACK,
+    CombatFields,
 )
 from battlesim.systems.lanes.compiled.deaths import settle
 from battlesim.systems.lanes.compiled.unit_stats import attack_of, count, first_strikes, has_tag

@@ -19,11 +19,17 @@ import numpy as np
 from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import push
-from battlesim.ecs.compiled.interpreter import (H_AMOUNT, H_CASTER, H_EFFECT, H_SOURCE, H_TARGET, OK,
-                                                compiled_opcode)
+from battlesim.ecs.compiled.interpreter import H_AMOUNT, H_CASTER, H_EFFECT, H_SOURCE, H_TARGET, OK, compiled_opcode
 from battlesim.ecs.damage import ATTACK, BATTLE, SPELL
-from battlesim.systems.lanes.compiled.combat_layout import (C_ANCHOR, C_HEALTH, C_IMPROVEMENT, C_LANE, C_OWNER, C_POS,
-                                                            READS)
+from battlesim.systems.lanes.compiled.combat_layout import (
+    C_ANCHOR,
+    C_HEALTH,
+    C_IMPROVEMENT,
+    C_LANE,
+    C_OWNER,
+    C_POS,
+    READS,
+)
 from battlesim.systems.lanes.compiled.opcodes import is_unit
 from battlesim.systems.lanes.compiled.unit_stats import N_STATS, attack_of, first_strikes
 

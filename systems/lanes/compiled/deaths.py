@@ -20,20 +20,49 @@ systems must bump them (or the numpy engine must be gone, issue 13 "One engine")
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
-
-from typing import Any
 
 from battlesim.ecs.compiled.damage_queue import OK
 from battlesim.ecs.compiled.events import push_event
 from battlesim.ecs.compiled.machine import Resolution, compiled_phase, drain
 from battlesim.ecs.compiled.world_view import WorldState
 from battlesim.systems.lanes.compiled.combat_layout import (
-    C_ANCHOR, C_BOUNTY, C_BOUNTY_HERO, C_BOUNTY_UNIT, C_CARD_ATTACK, C_CARD_CHARGES, C_CARD_FACTION, C_CARD_HEALTH,
-    C_CARD_ID, C_CHARGES, C_DECK_POS, C_DYING, C_EQUIPMENT, C_FACTION, C_HEALTH, C_HERO, C_HERO_DEATH_TIMER,
-    C_HERO_INDEX, C_HIT_BY, C_KW_RAPID, C_LANE, C_LISTENS, C_MAX_HEALTH, C_OWNER, C_POS, C_RAPID, C_TRIGGER, C_USES,
-    C_ATTACK, C_AURA, C_AURA_CARD, CombatFields, T_ON_DEATH, T_ON_ENEMY_DEATH,
+    C_ATTACK,
+    C_AURA,
+    C_AURA_CARD,
+    C_BOUNTY,
+    C_BOUNTY_HERO,
+    C_BOUNTY_UNIT,
+    C_CARD_ATTACK,
+    C_CARD_CHARGES,
+    C_CARD_FACTION,
+    C_CARD_HEALTH,
+    C_CARD_ID,
+    C_CHARGES,
+    C_DECK_POS,
+    C_DYING,
+    C_EQUIPMENT,
+    C_FACTION,
+    C_HEALTH,
+    C_HERO,
+    C_HERO_DEATH_TIMER,
+    C_HERO_INDEX,
+    C_HIT_BY,
+    C_KW_RAPID,
+    C_LANE,
+    C_LISTENS,
+    C_MAX_HEALTH,
+    C_OWNER,
+    C_POS,
+    C_RAPID,
+    C_TRIGGER,
+    C_USES,
+    T_ON_DEATH,
+    T_ON_ENEMY_DEATH,
+    CombatFields,
 )
 from battlesim.systems.lanes.deaths import MAX_WAVES
 from battlesim.systems.lanes.state import DEAD, ON_BOARD, READY

@@ -23,12 +23,31 @@ from numba import njit
 from battlesim.components.keywords import KEYWORDS, STATUSES
 from battlesim.components.keywords import lanes as _kw
 from battlesim.ecs.compiled.damage_queue import push as push_damage
-from battlesim.ecs.compiled.interpreter import (H_AMOUNT, H_CARD, H_CASTER, H_CHOSEN_LANE, H_EFFECT, H_LANE,
-                                                H_OWNER, H_SOURCE, H_TARGET, NO_SLOT, OK, compiled_opcode,
-                                                compiled_quiet)
+from battlesim.ecs.compiled.interpreter import (
+    H_AMOUNT,
+    H_CARD,
+    H_CASTER,
+    H_CHOSEN_LANE,
+    H_EFFECT,
+    H_LANE,
+    H_OWNER,
+    H_SOURCE,
+    H_TARGET,
+    NO_SLOT,
+    OK,
+    compiled_opcode,
+    compiled_quiet,
+)
 from battlesim.ecs.damage import SPELL
-from battlesim.systems.lanes.compiled.board import (EMPTY, SPAWN_READS, board_move, board_swap, remove,
-                                                    remove_improvement, spawn)
+from battlesim.systems.lanes.compiled.board import (
+    EMPTY,
+    SPAWN_READS,
+    board_move,
+    board_swap,
+    remove,
+    remove_improvement,
+    spawn,
+)
 
 H_NEXT = 11  # a spare field of a hit row: a move's destination, computed for every hit first
 _KEYWORD_READS = tuple(f"any.{k}" for k in KEYWORDS)

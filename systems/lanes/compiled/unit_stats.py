@@ -13,8 +13,20 @@ from numba import njit
 
 from battlesim.ecs.compiled.world_view import WorldState
 from battlesim.systems.lanes.compiled.combat_layout import (
-    C_ANCHOR, C_ANCHOR_AURA, C_ATTACK, C_AURAS_POSSIBLE, C_CARD_ATTACK, C_CREEP, C_ENFEEBLED, C_EQUIPMENT,
-    C_FIRST_STRIKE, C_IMPROVEMENT, C_KW_FIRST_STRIKE, C_LANE, C_OWNER, C_TEMP_ATTACK,
+    C_ANCHOR,
+    C_ANCHOR_AURA,
+    C_ATTACK,
+    C_AURAS_POSSIBLE,
+    C_CARD_ATTACK,
+    C_CREEP,
+    C_ENFEEBLED,
+    C_EQUIPMENT,
+    C_FIRST_STRIKE,
+    C_IMPROVEMENT,
+    C_KW_FIRST_STRIKE,
+    C_LANE,
+    C_OWNER,
+    C_TEMP_ATTACK,
 )
 from battlesim.systems.lanes.compiled.damage_stages import armor_aura
 
