@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from compiled_replay import Replayer, changed, lanes_engine, snapshot
+from compiled_replay import Replayer, changed, lanes_engine, restore, snapshot
 
 from battlesim.ecs.compiled.damage_queue import AMOUNT, DEALT, EXCESS, OK, push
 from battlesim.ecs.damage import OVERFLOW, RETALIATE
@@ -174,3 +174,123 @@ def test_compiled_pipeline_replays_every_damage_batch_of_the_scenarios(lanes, en
         failures += [f"{path.stem}: {f}" for f in replay.failures]
     assert not failures, "\n".join(failures[:10])
     assert seen["top-level calls"] > 100, seen
+
+
+def _two_effect_table(table, cards: list[int]):
+    """A copy of ``table`` in which each of ``cards`` has two effects on "On Damage Taken", each
+    1 damage to a random enemy: which row's effect gets which draw tells slot-major firing (row
+    A's slot 0, row B's slot 0, then the slots 1) from row by row."""
+    import copy
+
+    out = copy.deepcopy(table)
+    out._has, out._uses, out._slots, out._programs = {}, {}, {}, {}
+    tid = EXECUTOR.id("trigger", TRIGGER_NAME)
+    for card in cards:
+        out.trigger[card] = -1
+        out.trigger[card, :2] = tid
+        out.op[card, :2] = EXECUTOR.id("opcode", "damage")
+        out.select[card, :2] = EXECUTOR.id("selector", "random_enemy")
+        out.amount[card, :2] = 1
+    return out
+
+
+# lanes.md: "On Damage Taken - Triggers when this unit takes damage"
+def test_one_stage_pass_fires_its_rows_as_one_slot_major_firing(lanes, engine, monkeypatch) -> None:
+    """Two units of opposite seats damaged in one batch, both with two "On Damage Taken" effects
+    that each deal 1 damage to a random enemy (their damage triggering more of them): numpy fires
+    them as one firing, slot 0 of both rows, then slot 1; the machine must too (a row-by-row
+    firing hands the draws to other effects). Compared as every other batch, RNG counters too."""
+    from battlesim.ecs.damage import SPELL, DamageBatch
+
+    boards = []
+    w = lanes.new_world(np.arange(16, dtype=np.int64) + 500, PAIRS[2], [make_agent("random"), make_agent("random")])
+    start = w.copy()
+    run = w.pipeline.run
+
+    def spy(world, batch):
+        if len(boards) < 40:
+            boards.append(snapshot(world))
+        return run(world, batch)
+
+    with monkeypatch.context() as m:
+        m.setattr(w.pipeline, "run", spy)
+        lanes.run(w)
+    assert start.effects.n_effects >= 2
+    compared, nested = 0, 0
+    for before in boards[5::7]:
+        for b in range(start.n_games):
+            units = [[s for s in range(start.n_slots) if before["alive"][b, s] and not before["c.anchor"][b, s]
+                      and not before["c.improvement"][b, s] and before["c.owner"][b, s] == seat] for seat in (0, 1)]
+            if not units[0] or not units[1] or not before["active"][b]:
+                continue
+            a, t = units[0][0], units[1][0]
+            cards = sorted({int(before["c.card_id"][b, a]), int(before["c.card_id"][b, t])})
+            table = _two_effect_table(start.effects, cards)
+            numpy_world = start.copy()
+            numpy_world.effects = table
+            restore(numpy_world, before)
+            numpy_world.rng.counter[...] = before["rng"]
+            numpy_world.cache.pop("aura_sources", None)
+            numpy_world.pipeline.run(numpy_world, DamageBatch(np.array([b, b]), np.array([-1, -1]), np.array([a, t]),
+                                                              np.array([1, 1]), SPELL))
+            after = snapshot(numpy_world)
+            rep_world = start.copy()
+            rep_world.effects = table
+            rep = Replayer(engine, rep_world, table)
+            rep.set(before)
+            m = rep.m
+            m.qlen[b] = 0
+            push(m.queue, m.qlen, b, -1, a, 1, SPELL)
+            push(m.queue, m.qlen, b, -1, t, 1, SPELL)
+            assert rep.resolve_damage(b) == OK
+            diff = rep.differences(after)
+            assert not diff, f"game {b}, units {a} and {t} (cards {cards}): {diff}"
+            compared += 1
+            nested += int((after["rng"][b] - before["rng"][b]) > 2)  # more draws than the two rows' first slot
+    print(f"\ntwo-effect firings: {compared} identical, {nested} with draws beyond the first pair")
+    assert compared >= 10 and nested >= 5
+
+
+# lanes.md: "Units with 0 or less health are marked as destroyed"
+def test_on_damage_taken_resolves_before_mark_dying_of_its_batch(lanes, engine) -> None:
+    """A unit whose "On Damage Taken" heals it, dealt more than its health: numpy runs the heal
+    inside the stage at 460, before ``mark_dying`` (500) of that batch, so the unit lives; the
+    machine must fire it at the same point (after ``mark_dying`` it would die)."""
+    from battlesim.ecs.damage import SPELL, DamageBatch
+
+    w = lanes.new_world(np.arange(16, dtype=np.int64) + 900, PAIRS[0], [make_agent("random"), make_agent("random")])
+    before = snapshot(w)
+    tid = EXECUTOR.id("trigger", TRIGGER_NAME)
+    saved = 0
+    for b in range(w.n_games):
+        units = [s for s in range(w.n_slots) if before["alive"][b, s] and not before["c.anchor"][b, s]
+                 and not before["c.improvement"][b, s] and before["c.shield"][b, s] == 0]
+        for a in units[:2]:
+            import copy
+
+            table = copy.deepcopy(w.effects)
+            table._has, table._uses, table._slots, table._programs = {}, {}, {}, {}
+            card = int(before["c.card_id"][b, a])
+            table.trigger[card] = -1
+            table.trigger[card, 0] = tid
+            table.op[card, 0] = EXECUTOR.id("opcode", "heal")
+            table.select[card, 0] = EXECUTOR.id("selector", "self")
+            table.amount[card, 0] = 50
+            amount = int(before["c.health"][b, a]) + int(max(before["c.armor"][b, a], 0)) + 3
+            numpy_world = w.copy()
+            numpy_world.effects = table
+            numpy_world.pipeline.run(numpy_world, DamageBatch(np.array([b]), np.array([-1]), np.array([a]),
+                                                              np.array([amount]), SPELL))
+            after = snapshot(numpy_world)
+            rep_world = w.copy()
+            rep_world.effects = table
+            rep = Replayer(engine, rep_world, table)
+            rep.set(before)
+            rep.m.qlen[b] = 0
+            push(rep.m.queue, rep.m.qlen, b, -1, a, amount, SPELL)
+            assert rep.resolve_damage(b) == OK
+            diff = rep.differences(after)
+            assert not diff, f"game {b}, unit {a}: {diff}"
+            saved += int(not after["c.dying"][b, a])
+    print(f"\nhealed inside the batch: {saved} units saved from mark_dying, identical")
+    assert saved >= 10
