@@ -10,6 +10,7 @@ excess."""
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from pathlib import Path
 
@@ -180,8 +181,6 @@ def _two_effect_table(table, cards: list[int]):
     """A copy of ``table`` in which each of ``cards`` has two effects on "On Damage Taken", each
     1 damage to a random enemy: which row's effect gets which draw tells slot-major firing (row
     A's slot 0, row B's slot 0, then the slots 1) from row by row."""
-    import copy
-
     out = copy.deepcopy(table)
     out._has, out._uses, out._slots, out._programs = {}, {}, {}, {}
     tid = EXECUTOR.id("trigger", TRIGGER_NAME)
@@ -266,8 +265,6 @@ def test_on_damage_taken_resolves_before_mark_dying_of_its_batch(lanes, engine) 
         units = [s for s in range(w.n_slots) if before["alive"][b, s] and not before["c.anchor"][b, s]
                  and not before["c.improvement"][b, s] and before["c.shield"][b, s] == 0]
         for a in units[:2]:
-            import copy
-
             table = copy.deepcopy(w.effects)
             table._has, table._uses, table._slots, table._programs = {}, {}, {}, {}
             card = int(before["c.card_id"][b, a])
@@ -276,7 +273,7 @@ def test_on_damage_taken_resolves_before_mark_dying_of_its_batch(lanes, engine) 
             table.op[card, 0] = EXECUTOR.id("opcode", "heal")
             table.select[card, 0] = EXECUTOR.id("selector", "self")
             table.amount[card, 0] = 50
-            amount = int(before["c.health"][b, a]) + int(max(before["c.armor"][b, a], 0)) + 3
+            amount = int(before["c.health"][b, a]) + int(max(before["c.armor"][b, a], 0)) + 10
             numpy_world = w.copy()
             numpy_world.effects = table
             numpy_world.pipeline.run(numpy_world, DamageBatch(np.array([b]), np.array([-1]), np.array([a]),
