@@ -193,16 +193,10 @@ def _two_effect_table(table, cards: list[int]):
     return out
 
 
-# lanes.md: "On Damage Taken - Triggers when this unit takes damage"
-def test_one_stage_pass_fires_its_rows_as_one_slot_major_firing(lanes, engine, monkeypatch) -> None:
-    """Two units of opposite seats damaged in one batch, both with two "On Damage Taken" effects
-    that each deal 1 damage to a random enemy (their damage triggering more of them): numpy fires
-    them as one firing, slot 0 of both rows, then slot 1; the machine must too (a row-by-row
-    firing hands the draws to other effects). Compared as every other batch, RNG counters too."""
-    from battlesim.ecs.damage import SPELL, DamageBatch
-
+def _boards(lanes, monkeypatch, seed: int):
+    """A World as set up, and snapshots of it at its first 40 damage batches (mid-game boards)."""
     boards = []
-    w = lanes.new_world(np.arange(16, dtype=np.int64) + 500, PAIRS[2], [make_agent("random"), make_agent("random")])
+    w = lanes.new_world(np.arange(16, dtype=np.int64) + seed, PAIRS[2], [make_agent("random"), make_agent("random")])
     start = w.copy()
     run = w.pipeline.run
 
@@ -214,6 +208,18 @@ def test_one_stage_pass_fires_its_rows_as_one_slot_major_firing(lanes, engine, m
     with monkeypatch.context() as m:
         m.setattr(w.pipeline, "run", spy)
         lanes.run(w)
+    return start, boards
+
+
+# lanes.md: "On Damage Taken - Triggers when this unit takes damage"
+def test_one_stage_pass_fires_its_rows_as_one_slot_major_firing(lanes, engine, monkeypatch) -> None:
+    """Two units of opposite seats damaged in one batch, both with two "On Damage Taken" effects
+    that each deal 1 damage to a random enemy (their damage triggering more of them): numpy fires
+    them as one firing, slot 0 of both rows, then slot 1; the machine must too (a row-by-row
+    firing hands the draws to other effects). Compared as every other batch, RNG counters too."""
+    from battlesim.ecs.damage import SPELL, DamageBatch
+
+    start, boards = _boards(lanes, monkeypatch, 500)
     assert start.effects.n_effects >= 2
     compared, nested = 0, 0
     for before in boards[5::7]:
@@ -251,14 +257,14 @@ def test_one_stage_pass_fires_its_rows_as_one_slot_major_firing(lanes, engine, m
 
 
 # lanes.md: "Units with 0 or less health are marked as destroyed"
-def test_on_damage_taken_resolves_before_mark_dying_of_its_batch(lanes, engine) -> None:
+def test_on_damage_taken_resolves_before_mark_dying_of_its_batch(lanes, engine, monkeypatch) -> None:
     """A unit whose "On Damage Taken" heals it, dealt more than its health: numpy runs the heal
     inside the stage at 460, before ``mark_dying`` (500) of that batch, so the unit lives; the
     machine must fire it at the same point (after ``mark_dying`` it would die)."""
     from battlesim.ecs.damage import SPELL, DamageBatch
 
-    w = lanes.new_world(np.arange(16, dtype=np.int64) + 900, PAIRS[0], [make_agent("random"), make_agent("random")])
-    before = snapshot(w)
+    w, boards = _boards(lanes, monkeypatch, 900)
+    before = boards[-1]
     tid = EXECUTOR.id("trigger", TRIGGER_NAME)
     saved = 0
     for b in range(w.n_games):
@@ -276,6 +282,9 @@ def test_on_damage_taken_resolves_before_mark_dying_of_its_batch(lanes, engine) 
             amount = int(before["c.health"][b, a]) + int(max(before["c.armor"][b, a], 0)) + 10
             numpy_world = w.copy()
             numpy_world.effects = table
+            restore(numpy_world, before)
+            numpy_world.rng.counter[...] = before["rng"]
+            numpy_world.cache.pop("aura_sources", None)
             numpy_world.pipeline.run(numpy_world, DamageBatch(np.array([b]), np.array([-1]), np.array([a]),
                                                               np.array([amount]), SPELL))
             after = snapshot(numpy_world)
