@@ -174,7 +174,7 @@ def layout(view: Any, table: Any) -> dict[str, int]:
 
 def columns(pieces: tuple[list[CompiledPiece], list[CompiledPiece], list[CompiledPiece]],
             names: Mapping[str, int]) -> np.ndarray:
-    """``int64[1 + n_opcodes + n_selectors, MAX_READS]``, the ``cols`` of ``fire``: row 0 the
+    """``int64[1 + n_opcodes + n_selectors, MAX_READS]``, the machine's ``icols``: row 0 the
     quiet test's, then each opcode's, then each selector's, in switch order."""
     ops, sels, quiet = pieces
     rows = [quiet[0] if quiet else None] + list(ops) + list(sels)
