@@ -1,28 +1,27 @@
-"""Lanes' damage pipeline compiled (systems/lanes/compiled/damage_stages.py) against the numpy one
-it replaces, on real games: every top-level ``pipeline.run`` of numpy games (random agents,
-several deck pairs) is replayed game by game by the compiled pipeline on the World as it was
-before the call, and every component array, ``alive``, ``serial`` and every per-game field must
-come out as numpy left them, the batch's rows with the same amount, dealt and excess, and the
-"On Damage Taken" events pushed must be the rows numpy fired (docs/compiled-core.md "The trigger
-boundary")."""
+"""Lanes' damage pipeline compiled (systems/lanes/compiled/damage_stages.py, run by the resolution
+machine of ecs/compiled/machine.py) against the numpy one it replaces, on real games: every
+top-level ``pipeline.run`` of numpy games (random agents, several deck pairs) is replayed game by
+game by the engine's ``resolve_damage`` on the World as it was before the call, effects NOT
+deferred: numpy's "On Damage Taken" firings run where they run (inside the stage at 460, their
+damage nested in turn), the compiled machine fires them at the same point. Every component
+array, presence mask, ``alive``, ``serial``, the next serials, every per-game field and the RNG
+counters must come out as numpy left them, and the batch's rows with the same amount, dealt and
+excess."""
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from pathlib import Path
 
-import numba
 import numpy as np
 import pytest
+from compiled_replay import Replayer, changed, lanes_engine, restore, snapshot
 
-import battlesim.systems.lanes.compiled  # noqa: F401  (declares lanes' compiled stages)
-from battlesim.ecs.compiled.damage_queue import AMOUNT, DEALT, EXCESS, KIND, OK, new_queue, push
-from battlesim.ecs.compiled.engine import build
-from battlesim.ecs.compiled.events import CARD, LANE, OTHER, OWNER, POS, SERIAL, SOURCE, TRIGGER, new_events
-from battlesim.ecs.compiled.world_view import WorldState
+from battlesim.ecs.compiled.damage_queue import AMOUNT, DEALT, EXCESS, OK, push
 from battlesim.ecs.damage import OVERFLOW, RETALIATE
 from battlesim.ecs.decisions import make_agent
-from battlesim.systems.lanes.compiled.tables import lanes_view
+from battlesim.systems.lanes import compiled  # noqa: F401  (declares lanes' compiled stages, opcodes, phases)
 from battlesim.systems.lanes.damage_stages import STAGES
 from battlesim.systems.lanes.vocabulary import EXECUTOR
 
@@ -31,32 +30,22 @@ from battlesim.systems.lanes.vocabulary import EXECUTOR
 PAIRS = [("blue_green_wardens", "red_black_raiders"), ("black_covenant", "green_grove"),
          ("red_vanguard", "blue_tide"), ("green_black_rot", "blue_green_wardens")]
 GAMES = 64  # per pair: 256 games
-GROUPS = ("i16", "i8", "flags", "i16x2", "alive", "serial")
 TRIGGER_NAME = "on_damage_taken"
 
 
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory):
-    """The lanes engine, built into a cache of this module's own (cold compile: a few seconds)."""
-    old = numba.config.CACHE_DIR
-    numba.config.CACHE_DIR = str(tmp_path_factory.mktemp("numba"))
-    try:
-        yield build("lanes")
-    finally:
-        numba.config.CACHE_DIR = old
+@pytest.fixture(scope="module", name="engine")
+def _engine(tmp_path_factory):
+    yield from lanes_engine(tmp_path_factory)
 
 
 class Replay:
     """Wraps one World's ``pipeline.run``: each top-level call is replayed by the compiled
-    pipeline on a copy of the World taken before it, and compared with what numpy left."""
+    machine on a second World set to the state before it, and compared with what numpy left."""
 
     def __init__(self, w, engine, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.w, self.engine = w, engine
-        self.view = lanes_view(w)
-        self.cols = engine.columns(self.view.layout())
+        self.w = w
+        self.rep = Replayer(engine, w.copy())
         self.depth = 0
-        self.fired: list = []  # the numpy Ctx of each "On Damage Taken" firing of the current call
-        self.deferred: list = []
         self.seen: Counter = Counter()
         self.failures: list[str] = []
         run = w.pipeline.run
@@ -64,95 +53,58 @@ class Replay:
 
         def wrapped_run(world, batch):
             if self.depth:
+                kinds = batch.kind
+                self.seen["retaliate rows"] += int((kinds == RETALIATE).sum())
+                self.seen["overflow rows"] += int((kinds == OVERFLOW).sum())
+                self.seen["nested batches"] += 1
                 return run(world, batch)
             return self.top_level(run, world, batch)
 
-        def deferred_fire(world, trigger, ctx):
-            # the trigger boundary: a firing inside a captured call is recorded, and its effects
-            # run once the call returned and was compared (as the compiled core's interpreter
-            # will drain its events); the rest fires as always
-            if trigger != TRIGGER_NAME or not self.depth:
-                return fire(world, trigger, ctx)
-            ctx = ctx() if callable(ctx) else ctx
-            self.fired.append(ctx)
-            self.deferred.append((world, trigger, ctx))
+        def counting_fire(world, trigger, ctx):
+            if self.depth and trigger == TRIGGER_NAME:
+                ctx = ctx() if callable(ctx) else ctx
+                self.seen["on damage taken rows"] += len(ctx)
+            return fire(world, trigger, ctx)
 
         w.pipeline.run = wrapped_run
-        monkeypatch.setattr(EXECUTOR, "fire", deferred_fire)
-
-    def snapshot(self) -> dict[str, np.ndarray]:
-        s = self.view.state
-        out = {name: getattr(s, name).copy() for name in GROUPS}
-        out.update({f"g.{name}": arr.copy() for name, arr in self.view.g.items()})
-        return out
+        monkeypatch.setattr(EXECUTOR, "fire", counting_fire)
 
     def top_level(self, run, world, batch):
-        before = self.snapshot()
+        before = snapshot(world)
         rows = (batch.game.copy(), batch.source.copy(), batch.target.copy(), batch.amount.copy(), batch.kind.copy())
         self.depth += 1
-        self.fired = []
         try:
             out = run(world, batch)
         finally:
             self.depth -= 1
-        after = self.snapshot()
-        self.compare(before, after, rows, batch)
-        deferred, self.deferred = self.deferred, []
-        for args in deferred:
-            EXECUTOR.__class__.fire(EXECUTOR, *args)
+        self.compare(before, snapshot(world), rows, batch)
         return out
 
     def compare(self, before: dict, after: dict, rows: tuple, batch) -> None:
         game, source, target, amount, kind = rows
-        s = self.view.state
-        rows_before = {"shield": before["i16"][self.view.columns["shield"][1]].copy(),
-                       "essence": before["flags"][self.view.columns["essence"][1]].copy()}
-        events, nevents = new_events(self.w.n_games, 64)
-        state = WorldState(*(before[name] for name in GROUPS), s.cat, s.params, events, nevents)
-        queue, qlen, stack = new_queue(self.w.n_games, 512)
-        order = list(dict.fromkeys(game.tolist()))  # each game's rows keep their batch order
-        where = {}
-        for b in order:
+        rep = self.rep
+        rep.set(before)
+        m = rep.m
+        for b in dict.fromkeys(game.tolist()):  # each game's rows keep their batch order
             idx = np.flatnonzero(game == b)
-            where[b] = idx
+            m.qlen[b] = 0
             for r in idx:
-                assert push(queue, qlen, b, source[r], target[r], amount[r], kind[r])
-            status = self.engine.module.run_damage(state, b, queue, qlen, 0, self.cols, stack)
-            assert status == OK, f"seed {self.w.seeds[b]}: run_damage returned {status}"
-            self.seen["retaliate rows"] += int((queue[b, :qlen[b], KIND] == RETALIATE).sum())
-            self.seen["overflow rows"] += int((queue[b, :qlen[b], KIND] == OVERFLOW).sum())
-        shield, essence = self.view.columns["shield"][1], self.view.columns["essence"][1]
-        self.seen["shield stacks used"] += int(rows_before["shield"].sum() - after["i16"][shield].sum())
-        self.seen["anchors fallen"] += int(after["flags"][essence].sum() - rows_before["essence"].sum())
-        self.seen["top-level calls"] += 1
-        self.seen["rows"] += len(game)
-        for name, want in after.items():
-            got = before[name]  # the compiled pipeline wrote into the copy taken before the call
-            if not np.array_equal(got, want):
-                diff = np.argwhere(got != want)[:3].tolist()
-                self.failures.append(f"{name} differs at {diff}: compiled {got[tuple(np.array(diff).T)]} "
-                                     f"numpy {want[tuple(np.array(diff).T)]}; rows {list(zip(*rows))[:8]}")
-        for b, idx in where.items():
-            n = len(idx)
+                assert push(m.queue, m.qlen, b, source[r], target[r], amount[r], kind[r])
+            status = rep.resolve_damage(b)
+            assert status == OK, f"seed {self.w.seeds[b]}: resolve_damage returned {status} ({rep.card_name()})"
+            assert m.qlen[b] == idx.size  # nested levels gave their rows back
             for field, numpy_field in ((AMOUNT, batch.amount), (DEALT, batch.dealt), (EXCESS, batch.excess)):
-                if not np.array_equal(queue[b, :n, field], numpy_field[idx]):
-                    self.failures.append(f"game {b}: queue field {field} {queue[b, :n, field]} != {numpy_field[idx]}")
-        # the events: per game, the rows numpy fired, in order
-        fired: dict[int, list] = {}
-        for ctx in self.fired:
-            for r in range(len(ctx)):
-                fired.setdefault(int(ctx.game[r]), []).append(
-                    (int(ctx.card[r]), int(ctx.source[r]), int(ctx.other[r]), int(ctx.owner[r]), int(ctx.lane[r]),
-                     int(ctx.pos[r])))
-        tid = EXECUTOR.id("trigger", TRIGGER_NAME)
-        for b in range(self.w.n_games):
-            ev = events[b, :nevents[b]]
-            got = [(int(e[CARD]), int(e[SOURCE]), int(e[OTHER]), int(e[OWNER]), int(e[LANE]), int(e[POS])) for e in ev]
-            if got != fired.get(b, []):
-                self.failures.append(f"game {b}: events {got} != fired {fired.get(b, [])}")
-            if any(e[TRIGGER] != tid or e[SERIAL] != before["serial"][b, e[SOURCE]] for e in ev):
-                self.failures.append(f"game {b}: event trigger or serial wrong: {ev.tolist()}")
-            self.seen["events"] += len(got)
+                if not np.array_equal(m.queue[b, :idx.size, field], numpy_field[idx]):
+                    self.failures.append(f"game {b}: queue field {field} {m.queue[b, :idx.size, field]} "
+                                         f"!= {numpy_field[idx]}")
+        self.failures += [f"rows {list(zip(*rows))[:6]}: {d}" for d in rep.differences(after)]
+        shield, essence = "c.shield", "c.essence"
+        self.seen["shield stacks used"] += int(before[shield].sum() - after[shield].sum())
+        self.seen["anchors fallen"] += int(after[essence].sum() - before[essence].sum())
+        self.seen["top-level calls"] += 1
+        self.seen["rng draws"] += int((after["rng"] - before["rng"]).sum())
+        self.seen["calls that changed the World"] += changed(before, after)
+        self.seen["rows"] += len(game)
 
 
 def test_the_compiled_stages_are_the_numpy_stages_by_name_and_priority(engine) -> None:
@@ -191,7 +143,9 @@ def test_compiled_pipeline_replays_every_numpy_damage_batch(lanes, engine, monke
         failures += [f"{pair}: {f}" for f in replay.failures]
     assert not failures, "\n".join(failures[:10])
     # the games reached every part of the pipeline (else this test could not fail where it matters)
-    for what in ("top-level calls", "retaliate rows", "overflow rows", "events", "shield stacks used", "anchors fallen"):
+    print(f"\ncompiled damage: identical on {dict(seen)}")
+    for what in ("top-level calls", "retaliate rows", "overflow rows", "on damage taken rows", "nested batches",
+                 "shield stacks used", "anchors fallen"):
         assert seen[what] > 0, (what, seen)
 
 
@@ -202,8 +156,7 @@ def test_compiled_pipeline_replays_every_damage_batch_of_the_scenarios(lanes, en
     """The scenario files are hand checks of single rules (shield before armor, retaliate on
     death, no carry-over into the essence, a destroyed lane absorbing nothing...): the edge cases
     random games may reach rarely. Their own expectations are tests/test_scenarios.py's; here each
-    damage batch they deal is replayed by the compiled pipeline (their "On Damage Taken" effects
-    deferred past the batch, the trigger boundary, so a few may end otherwise: not checked here)."""
+    damage batch they deal is replayed by the compiled machine, its effects included."""
     from battlesim.systems.lanes.scenario import load_scenario
 
     seen: Counter = Counter()
@@ -222,3 +175,128 @@ def test_compiled_pipeline_replays_every_damage_batch_of_the_scenarios(lanes, en
         failures += [f"{path.stem}: {f}" for f in replay.failures]
     assert not failures, "\n".join(failures[:10])
     assert seen["top-level calls"] > 100, seen
+
+
+def _two_effect_table(table, cards: list[int]):
+    """A copy of ``table`` in which each of ``cards`` has two effects on "On Damage Taken", each
+    1 damage to a random enemy: which row's effect gets which draw tells slot-major firing (row
+    A's slot 0, row B's slot 0, then the slots 1) from row by row."""
+    out = copy.deepcopy(table)
+    out._has, out._uses, out._slots, out._programs = {}, {}, {}, {}
+    tid = EXECUTOR.id("trigger", TRIGGER_NAME)
+    for card in cards:
+        out.trigger[card] = -1
+        out.trigger[card, :2] = tid
+        out.op[card, :2] = EXECUTOR.id("opcode", "damage")
+        out.select[card, :2] = EXECUTOR.id("selector", "random_enemy")
+        out.amount[card, :2] = 1
+    return out
+
+
+def _boards(lanes, monkeypatch, seed: int):
+    """A World as set up, and snapshots of it at its first 40 damage batches (mid-game boards)."""
+    boards = []
+    w = lanes.new_world(np.arange(16, dtype=np.int64) + seed, PAIRS[2], [make_agent("random"), make_agent("random")])
+    start = w.copy()
+    run = w.pipeline.run
+
+    def spy(world, batch):
+        if len(boards) < 40:
+            boards.append(snapshot(world))
+        return run(world, batch)
+
+    with monkeypatch.context() as m:
+        m.setattr(w.pipeline, "run", spy)
+        lanes.run(w)
+    return start, boards
+
+
+# lanes.md: "On Damage Taken - Triggers when this unit takes damage"
+def test_one_stage_pass_fires_its_rows_as_one_slot_major_firing(lanes, engine, monkeypatch) -> None:
+    """Two units of opposite seats damaged in one batch, both with two "On Damage Taken" effects
+    that each deal 1 damage to a random enemy (their damage triggering more of them): numpy fires
+    them as one firing, slot 0 of both rows, then slot 1; the machine must too (a row-by-row
+    firing hands the draws to other effects). Compared as every other batch, RNG counters too."""
+    from battlesim.ecs.damage import SPELL, DamageBatch
+
+    start, boards = _boards(lanes, monkeypatch, 500)
+    assert start.effects.n_effects >= 2
+    compared, nested = 0, 0
+    for before in boards[5::7]:
+        for b in range(start.n_games):
+            units = [[s for s in range(start.n_slots) if before["alive"][b, s] and not before["c.anchor"][b, s]
+                      and not before["c.improvement"][b, s] and before["c.owner"][b, s] == seat] for seat in (0, 1)]
+            if not units[0] or not units[1] or not before["active"][b]:
+                continue
+            a, t = units[0][0], units[1][0]
+            cards = sorted({int(before["c.card_id"][b, a]), int(before["c.card_id"][b, t])})
+            table = _two_effect_table(start.effects, cards)
+            numpy_world = start.copy()
+            numpy_world.effects = table
+            restore(numpy_world, before)
+            numpy_world.rng.counter[...] = before["rng"]
+            numpy_world.cache.pop("aura_sources", None)
+            numpy_world.pipeline.run(numpy_world, DamageBatch(np.array([b, b]), np.array([-1, -1]), np.array([a, t]),
+                                                              np.array([1, 1]), SPELL))
+            after = snapshot(numpy_world)
+            rep_world = start.copy()
+            rep_world.effects = table
+            rep = Replayer(engine, rep_world, table)
+            rep.set(before)
+            m = rep.m
+            m.qlen[b] = 0
+            push(m.queue, m.qlen, b, -1, a, 1, SPELL)
+            push(m.queue, m.qlen, b, -1, t, 1, SPELL)
+            assert rep.resolve_damage(b) == OK
+            diff = rep.differences(after)
+            assert not diff, f"game {b}, units {a} and {t} (cards {cards}): {diff}"
+            compared += 1
+            nested += int((after["rng"][b] - before["rng"][b]) > 2)  # more draws than the two rows' first slot
+    print(f"\ntwo-effect firings: {compared} identical, {nested} with draws beyond the first pair")
+    assert compared >= 10 and nested >= 5
+
+
+# lanes.md: "Units with 0 or less health are marked as destroyed"
+def test_on_damage_taken_resolves_before_mark_dying_of_its_batch(lanes, engine, monkeypatch) -> None:
+    """A unit whose "On Damage Taken" heals it, dealt more than its health: numpy runs the heal
+    inside the stage at 460, before ``mark_dying`` (500) of that batch, so the unit lives; the
+    machine must fire it at the same point (after ``mark_dying`` it would die)."""
+    from battlesim.ecs.damage import SPELL, DamageBatch
+
+    w, boards = _boards(lanes, monkeypatch, 900)
+    before = boards[-1]
+    tid = EXECUTOR.id("trigger", TRIGGER_NAME)
+    saved = 0
+    for b in range(w.n_games):
+        units = [s for s in range(w.n_slots) if before["alive"][b, s] and not before["c.anchor"][b, s]
+                 and not before["c.improvement"][b, s] and before["c.shield"][b, s] == 0]
+        for a in units[:2]:
+            table = copy.deepcopy(w.effects)
+            table._has, table._uses, table._slots, table._programs = {}, {}, {}, {}
+            card = int(before["c.card_id"][b, a])
+            table.trigger[card] = -1
+            table.trigger[card, 0] = tid
+            table.op[card, 0] = EXECUTOR.id("opcode", "heal")
+            table.select[card, 0] = EXECUTOR.id("selector", "self")
+            table.amount[card, 0] = 50
+            amount = int(before["c.health"][b, a]) + int(max(before["c.armor"][b, a], 0)) + 10
+            numpy_world = w.copy()
+            numpy_world.effects = table
+            restore(numpy_world, before)
+            numpy_world.rng.counter[...] = before["rng"]
+            numpy_world.cache.pop("aura_sources", None)
+            numpy_world.pipeline.run(numpy_world, DamageBatch(np.array([b]), np.array([-1]), np.array([a]),
+                                                              np.array([amount]), SPELL))
+            after = snapshot(numpy_world)
+            rep_world = w.copy()
+            rep_world.effects = table
+            rep = Replayer(engine, rep_world, table)
+            rep.set(before)
+            rep.m.qlen[b] = 0
+            push(rep.m.queue, rep.m.qlen, b, -1, a, amount, SPELL)
+            assert rep.resolve_damage(b) == OK
+            diff = rep.differences(after)
+            assert not diff, f"game {b}, unit {a}: {diff}"
+            saved += int(not after["c.dying"][b, a])
+    print(f"\nhealed inside the batch: {saved} units saved from mark_dying, identical")
+    assert saved >= 10

@@ -8,8 +8,9 @@ source file the pieces come from (``battlesim.ecs.compiled.cache``). A change an
 builds a new module: stale machine code cannot be loaded.
 
 Today the module holds the damage-stage dispatcher and, when the ruleset has compiled opcodes
-and selectors, the effect interpreter (``interpreter.interpreter_source``); issue 13 adds the
-systems and the round loop the same way (docs/compiled-core.md).
+and selectors, the effect interpreter (``interpreter.interpreter_source``), the resolution
+machine and the phases that call it (``machine.machine_source``, ``rebind``); issue 13 adds the
+round loop the same way (docs/compiled-core.md).
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ _LIBRARIES = ("numpy", "numba", "llvmlite")  # versioned in the hash instead of 
 
 
 def engine_source(ruleset: str, stages: list[CompiledStage], interpreter: str = "",
-                  functions: Sequence[Callable] = ()) -> str:
+                  functions: Sequence[Callable] = (), machine: str = "") -> str:
     """The Python text of the engine module: each stage compiled from its own function, and
     ``run_damage`` calling them in the given (run) order; then ``interpreter``, the effect
-    interpreter's part (``battlesim.ecs.compiled.interpreter.interpreter_source``), if any."""
+    interpreter's part (``battlesim.ecs.compiled.interpreter.interpreter_source``), and
+    ``machine``, the resolution machine and the phases (``machine.machine_source``), if any."""
     listing = "\n".join(f"  {s.priority:4d}  {s.name}  ({s.source}; {s.fn.__module__}.{s.fn.__qualname__})"
                         for s in stages) or "  (none)"
     frozen = "\n".join(f"  {line}" for line in frozen_constants(stages, functions)) or "  (none)"
@@ -105,7 +107,7 @@ def engine_source(ruleset: str, stages: list[CompiledStage], interpreter: str = 
         "    return OK",
         "",
     ]
-    return "\n".join(lines) + interpreter
+    return "\n".join(lines) + interpreter + machine
 
 
 def dependency_files(stages: list[CompiledStage], functions: Sequence[Callable] = ()) -> list[Path]:
@@ -195,3 +197,53 @@ def _is_library(file: str) -> bool:
     if path.is_relative_to(stdlib) and "site-packages" not in path.parts:
         return True
     return any(part in _LIBRARIES for part in path.parts)
+
+
+def rebind(fn: Callable, machine: dict[str, Callable]) -> Callable:
+    """``fn`` compiled (``cache=False``, inlined: its machine code is cached with the engine
+    module's wrapper that calls it) with its calls to the machine's stubs (``machine.STUBS``) bound to the
+    engine's ``machine`` functions, and, the same way, every function it calls that reaches a stub.
+    Functions that do not reach one are left as they are. Why: a phase calls ``drain`` by name,
+    never through an argument (numba's cache misses dispatchers passed as arguments), while the
+    machine it must call is generated per ruleset and plugin set (docs/compiled-core.md "How
+    phases call the resolution machine")."""
+    from numba import njit
+
+    from battlesim.ecs.compiled.machine import STUBS
+
+    stubs = {id(v): k for k, v in STUBS.items()}
+    reaches: dict[int, bool] = {}
+    done: dict[int, Callable] = {}
+
+    def reach(f: Callable) -> bool:
+        py = getattr(f, "py_func", f)
+        key = id(py)
+        if key not in reaches:
+            reaches[key] = False  # a cycle reaches nothing through itself
+            found = False
+            for name in _global_names(py.__code__):
+                obj = py.__globals__.get(name)
+                if id(obj) in stubs or (inspect.isfunction(getattr(obj, "py_func", obj)) and reach(obj)):
+                    found = True
+            reaches[key] = found
+        return reaches[key]
+
+    def copy(f: Callable) -> Callable:
+        py = getattr(f, "py_func", f)
+        if id(py) in done:
+            return done[id(py)]
+        glb = dict(py.__globals__)
+        for name in _global_names(py.__code__):
+            obj = glb.get(name)
+            if id(obj) in stubs:
+                glb[name] = machine[stubs[id(obj)]]
+            elif inspect.isfunction(getattr(obj, "py_func", obj)) and reach(obj):
+                glb[name] = copy(obj)
+        new = types.FunctionType(py.__code__, glb, py.__name__, py.__defaults__, py.__closure__)
+        new.__module__, new.__qualname__, new.__doc__ = py.__module__, py.__qualname__, py.__doc__
+        # inlined into its caller (numba IR): each compiled function links and optimises again
+        # everything it calls, so a phase is one function, the machine another
+        compiled = done[id(py)] = njit(cache=False, inline="always")(new)
+        return compiled
+
+    return copy(fn)

@@ -34,6 +34,7 @@ from battlesim.ecs.compiled.cache import (
 )
 from battlesim.ecs.compiled.codegen import dependency_files, engine_source
 from battlesim.ecs.compiled.interpreter import interpreter_pieces, interpreter_source
+from battlesim.ecs.compiled.machine import machine_source, phases_of
 from battlesim.ecs.compiled.reads import buffer_of, column_reads
 from battlesim.ecs.compiled.stages import MAX_READS, CompiledStage, stages_of
 from battlesim.ecs.compiled.world_view import state_type
@@ -84,8 +85,10 @@ def build(ruleset: str, stages: list[CompiledStage] | None = None, stderr: TextI
     stages = stages_of(ruleset) if stages is None else list(stages)
     pieces = interpreter_pieces(ruleset)  # opcodes, selectors, quiet: the effect interpreter, if any
     interpreter = interpreter_source(*pieces) if any(pieces) else ""
-    functions = [p.fn for group in pieces for p in group]
-    text = engine_source(ruleset, stages, interpreter, functions)
+    phases = phases_of(ruleset) if interpreter else []  # phases call the machine: it needs the interpreter
+    machine = machine_source(len(stages), phases) if interpreter else ""
+    functions = [p.fn for group in pieces for p in group] + [p.fn for p in phases]
+    text = engine_source(ruleset, stages, interpreter, functions, machine)
     root = cache_root()
     digest = engine_hash(text, dependency_files(stages, functions))
     path = engine_path(root, ruleset, digest)

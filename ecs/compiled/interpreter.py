@@ -5,16 +5,21 @@ DESIGN.md "Effects and triggers": a firing ``(trigger, rows)`` walks the cards' 
 each row's selector then its opcode; kernels push further triggers to the per-game event queue
 (``ecs/compiled/events.py``), drained until quiet with a depth bound. This module holds the
 registrations (one fixed signature per kind, as damage stages have one: the generated switch
-calls any of them the same way) and the *text* of the generated ``fire``/``drain`` functions,
-which ``codegen.engine_source`` writes into the engine module (numba caches only functions in
-real files, and cannot load a recursive or dispatcher-taking function from its cache).
+calls any of them the same way) and the *text* of the switches, which ``codegen.engine_source``
+writes into the engine module (numba caches only functions in real files); firings are run by
+the resolution machine generated beside them (``machine.py``), where effects and damage nest.
 
 The kinds and their signatures (all arguments int64 arrays unless said):
 
-- opcode ``op(w, g, rng, b, hits, nh, tbl, cols) -> int``: rows ``hits[:nh]`` (fields ``H_*``
-  below, one per (effect row, target), in the numpy ``Hit``'s per-game order) of game ``b``;
-  returns ``OK`` or ``UNPORTED`` (a case it cannot do compiled, e.g. a move that deals damage
-  before the damage stages are compiled: the caller then knows the game is not reproduced);
+- opcode ``op(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at) -> int``: rows ``hits[:nh]``
+  (fields ``H_*`` below, one per (effect row, target), in the numpy ``Hit``'s per-game order) of
+  game ``b``. Damage is dealt by pushing rows onto the damage queue (``damage_queue.push(queue,
+  qlen, b, ...)``) and returning: the machine (``machine.py``) runs them through the pipeline,
+  with the effects they trigger, before anything else happens. An opcode that must go on after
+  its damage resolved (a battle's second step, the next hit of a move that deals passing damage)
+  returns a positive resume token and is called again with ``at`` = that token (0 the first
+  time; ``hits`` keeps what it wrote in its spare fields ``H_EFFECT + 1..WIDTH``). Returns
+  ``OK`` (done), a token, or a negative status (``UNPORTED``, ``NO_SLOT``...);
 - selector ``sel(w, g, rng, b, ctx, nctx, tbl, e, cols, out) -> int``: for the firing rows
   ``ctx[:nctx]`` (fields ``C_*``) of effect slot ``e``, writes ``(row, target)`` pairs to
   ``out[k, 0:2]`` in the numpy selector's per-game order and returns how many;
@@ -51,14 +56,13 @@ NH = 11
 T_TRIGGER, T_OP, T_SELECT, T_AMOUNT, T_PARAMS = 0, 1, 2, 3, 4
 
 MAX_READS = 64  # column ids one piece may read (summon reads every keyword and its card row)
-CAPACITY = 2048  # firing rows, selected targets or hits of one (slot, opcode, selector) group: a game's
-# every entity times every cell of a side (more stops the game: QUEUE_FULL, never a silent overrun)
-WIDTH = 16  # fields of a scratch row (>= NCTX, NH)
-SCRATCH_OUT, SCRATCH_HITS, SCRATCH_ROWS, SCRATCH_GROUP, SCRATCH_EVENT = range(5)
-MAX_DEPTH = 40  # ``Executor.max_depth``
+CAPACITY = 2048  # selected targets of one (slot, opcode, selector) group the arena must have room for: a
+# game's every entity times every cell of a side (less room stops the game: QUEUE_FULL, never an overrun)
+WIDTH = 24  # fields of an arena row (>= NCTX, NH; a hit's fields past H_EFFECT are its opcode's own)
+MAX_DEPTH = 40  # ``Executor.max_depth``: firings nested in one another
 
 SIGNATURES = {
-    "opcode": ("w", "g", "rng", "b", "hits", "nh", "tbl", "cols"),
+    "opcode": ("w", "g", "rng", "b", "hits", "nh", "tbl", "cols", "queue", "qlen", "at"),
     "selector": ("w", "g", "rng", "b", "ctx", "nctx", "tbl", "e", "cols", "out"),
     "quiet": ("w", "g", "b", "slot", "cols"),
 }
@@ -170,7 +174,7 @@ def layout(view: Any, table: Any) -> dict[str, int]:
 
 def columns(pieces: tuple[list[CompiledPiece], list[CompiledPiece], list[CompiledPiece]],
             names: Mapping[str, int]) -> np.ndarray:
-    """``int64[1 + n_opcodes + n_selectors, MAX_READS]``, the ``cols`` of ``fire``: row 0 the
+    """``int64[1 + n_opcodes + n_selectors, MAX_READS]``, the machine's ``icols``: row 0 the
     quiet test's, then each opcode's, then each selector's, in switch order."""
     ops, sels, quiet = pieces
     rows = [quiet[0] if quiet else None] + list(ops) + list(sels)
@@ -198,11 +202,6 @@ def id_maps(pieces: tuple[list[CompiledPiece], list[CompiledPiece], list[Compile
     return out
 
 
-def new_scratch() -> np.ndarray:
-    """The interpreter's working rows, allocated once per chunk (never in hot code)."""
-    return np.zeros((5, CAPACITY, WIDTH), dtype=np.int64)
-
-
 def depth_message(seed: int, card: str) -> str:
     """The one line a game whose effects never settle stops with (``EffectDepthError``'s)."""
     return f"effects still triggering each other after {MAX_DEPTH} levels (card {card!r}, game with seed {seed})"
@@ -210,13 +209,12 @@ def depth_message(seed: int, card: str) -> str:
 
 @dataclass
 class Bound:
-    """What ``fire``/``drain`` need besides the world, for one World and effect table: the
-    table, the id maps, the column table and the scratch rows (built once per chunk)."""
+    """What the interpreter needs besides the world, for one World and effect table: the
+    table, the id maps and the column table (built once per chunk; ``machine.new_resolution``)."""
 
     tbl: np.ndarray
     maps: np.ndarray
     cols: np.ndarray
-    scratch: np.ndarray
 
 
 def bind(ruleset: str, view: Any, table: Any, opcode_names: list[str], selector_names: list[str]) -> Bound:
@@ -225,7 +223,7 @@ def bind(ruleset: str, view: Any, table: Any, opcode_names: list[str], selector_
     ``Executor``'s registries in id order (the ids the table holds)."""
     pieces = interpreter_pieces(ruleset)
     return Bound(effect_table(table), id_maps(pieces, opcode_names, selector_names),
-                 columns(pieces, layout(view, table)), new_scratch())
+                 columns(pieces, layout(view, table)))
 
 
 class EffectError(RuntimeError):
@@ -248,15 +246,14 @@ def check(status: int, seed: int, card: str) -> None:
 
 def interpreter_source(ops: list[CompiledPiece], sels: list[CompiledPiece], quiet: list[CompiledPiece]) -> str:
     """The interpreter's part of the engine module: each piece compiled from its own function,
-    the two switches, ``fire`` and ``drain``."""
+    and the switches the resolution machine calls them through (``machine_text.py``)."""
     lines = [
         "",
         "# -- the effect interpreter (battlesim.ecs.compiled.interpreter) --",
         "from battlesim.ecs.compiled.interpreter import (C_CARD, C_CASTER, C_CHOSEN, C_CHOSEN_LANE, C_LANE,",
         "    C_OTHER, C_OWNER, C_POS, C_SOURCE, CAPACITY, H_AMOUNT, H_CARD, H_CASTER, H_CHOSEN_LANE, H_EFFECT,",
-        "    H_LANE, H_OTHER, H_OWNER, H_POS, H_SOURCE, H_TARGET, NCTX, OK, QUEUE_FULL, SCRATCH_EVENT,",
-        "    SCRATCH_GROUP, SCRATCH_HITS, SCRATCH_OUT, SCRATCH_ROWS, T_AMOUNT, T_OP, T_SELECT, T_TRIGGER,",
-        "    TOO_DEEP, UNPORTED)",
+        "    H_LANE, H_OTHER, H_OWNER, H_POS, H_SOURCE, H_TARGET, NCTX, T_AMOUNT, T_OP, T_SELECT, T_TRIGGER,",
+        "    UNPORTED)",
         "from battlesim.ecs.compiled import events as _events",
         "",
     ]
@@ -264,10 +261,10 @@ def interpreter_source(ops: list[CompiledPiece], sels: list[CompiledPiece], quie
         for k, p in enumerate(group):
             lines.append(f"{prefix}_{k} = njit(cache=False)(getattr(importlib.import_module({p.fn.__module__!r}), "
                          f"{p.fn.__qualname__!r}))  # {p.name}")
-    lines += ["", "", "@njit(cache=True)", "def run_opcode(k, w, g, rng, b, hits, nh, tbl, cols):",
+    lines += ["", "", "@njit(cache=True)", "def run_opcode(k, w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):",
               '    """Opcode k of the switch (its cols row: 1 + k)."""']
     for k, p in enumerate(ops):
-        lines += [f"    if k == {k}:  # {p.name}", f"        return op_{k}(w, g, rng, b, hits, nh, tbl, cols[{1 + k}])"]
+        lines += [f"    if k == {k}:  # {p.name}", f"        return op_{k}(w, g, rng, b, hits, nh, tbl, cols[{1 + k}], queue, qlen, at)"]
     lines += ["    return UNPORTED", "", "", "@njit(cache=True)",
               "def run_selector(k, w, g, rng, b, ctx, nctx, tbl, e, cols, out):",
               '    """Selector k of the switch (its cols row: 1 + n_opcodes + k); -1: not compiled."""']
@@ -276,136 +273,7 @@ def interpreter_source(ops: list[CompiledPiece], sels: list[CompiledPiece], quie
                   f"        return sel_{k}(w, g, rng, b, ctx, nctx, tbl, e, cols[{1 + len(ops) + k}], out)"]
     lines += ["    return -1", "", "", "@njit(cache=True)", "def is_quiet(w, g, b, slot, cols):"]
     lines += ["    return quiet_0(w, g, b, slot, cols[0])" if quiet else "    return False"]
-    lines.append(_FIRE)
     return "\n".join(lines)
-
-
-_FIRE = '''
-
-@njit(cache=True)
-def fire(w, g, rng, b, trigger, ctx, nctx, tbl, maps, cols, scratch):
-    """Every effect on ``trigger`` of the cards of firing rows ``ctx[:nctx]`` of game b, as
-    ``Executor.fire`` runs one game's rows: rows whose card has none, or whose source is quiet,
-    dropped; effect slots in card order; in a slot, the (opcode, selector) pairs present by
-    opcode id then selector id, each over its rows in row order: the selector expands them into
-    (row, target) pairs, the opcode gets them as hits. Returns OK or UNPORTED."""
-    rows = scratch[SCRATCH_ROWS]
-    group = scratch[SCRATCH_GROUP]
-    out = scratch[SCRATCH_OUT]
-    hits = scratch[SCRATCH_HITS]
-    E = tbl.shape[2]
-    if nctx > CAPACITY:
-        return QUEUE_FULL
-    nk = 0
-    for r in range(nctx):
-        card = ctx[r, C_CARD]
-        has = False
-        for e in range(E):
-            if tbl[T_TRIGGER, card, e] == trigger:
-                has = True
-        if not has:
-            continue
-        if ctx[r, C_SOURCE] >= 0 and is_quiet(w, g, b, ctx[r, C_SOURCE], cols):
-            continue
-        for f in range(NCTX):
-            rows[nk, f] = ctx[r, f]
-        nk += 1
-    if nk == 0:
-        return OK
-    for e in range(E):
-        last = -1
-        while True:  # the pairs of this slot, smallest key first (numpy: sorted by opcode, selector)
-            best = -1
-            for r in range(nk):
-                card = rows[r, C_CARD]
-                if tbl[T_TRIGGER, card, e] != trigger:
-                    continue
-                key = (tbl[T_OP, card, e] << 16) | (tbl[T_SELECT, card, e] + 1)
-                if key > last and (best < 0 or key < best):
-                    best = key
-            if best < 0:
-                break
-            last = best
-            op = best >> 16
-            sel = (best & 0xFFFF) - 1
-            ng = 0
-            for r in range(nk):
-                card = rows[r, C_CARD]
-                if tbl[T_TRIGGER, card, e] == trigger and ((tbl[T_OP, card, e] << 16) | (tbl[T_SELECT, card, e] + 1)) == best:
-                    for f in range(NCTX):
-                        group[ng, f] = rows[r, f]
-                    ng += 1
-            if sel < 0:  # no selector: one hit per row, no target
-                nt = ng
-                for i in range(ng):
-                    out[i, 0] = i
-                    out[i, 1] = -1
-            else:
-                if maps[1, sel] < 0:
-                    return UNPORTED
-                nt = run_selector(maps[1, sel], w, g, rng, b, group, ng, tbl, e, cols, out)
-                if nt > CAPACITY:  # SCRATCH_OUT is row 0: an overrun lands in the scratch, and stops here
-                    return QUEUE_FULL
-            if nt == 0:  # no target: numpy runs no kernel (the selector's draws are made)
-                continue
-            kop = maps[0, op]
-            if kop < 0:
-                return UNPORTED
-            for i in range(nt):
-                r = out[i, 0]
-                card = group[r, C_CARD]
-                hits[i, H_SOURCE] = group[r, C_SOURCE]
-                hits[i, H_CASTER] = group[r, C_CASTER]
-                hits[i, H_OWNER] = group[r, C_OWNER]
-                hits[i, H_LANE] = group[r, C_LANE]
-                hits[i, H_POS] = group[r, C_POS]
-                hits[i, H_CARD] = card
-                hits[i, H_TARGET] = out[i, 1]
-                hits[i, H_AMOUNT] = tbl[T_AMOUNT, card, e]
-                hits[i, H_CHOSEN_LANE] = group[r, C_CHOSEN_LANE]
-                hits[i, H_OTHER] = group[r, C_OTHER]
-                hits[i, H_EFFECT] = e
-            status = run_opcode(kop, w, g, rng, b, hits, nt, tbl, cols)
-            if status != OK:
-                return status
-    return OK
-
-
-@njit(cache=True)
-def drain(w, g, rng, b, tbl, maps, cols, scratch, max_depth):
-    """Fire game b's queued trigger events (``w.events``) until none is left: each a firing of
-    one row (the numpy ``Ctx.make`` of that event: caster = source, nothing chosen), in queue
-    order; the events they push form the next wave. More than ``max_depth`` waves: TOO_DEEP,
-    with the card of the wave's first event in ``scratch[SCRATCH_EVENT, 0, C_CARD]`` for the
-    caller's one-line error; a queue that overflowed: QUEUE_FULL."""
-    ev = scratch[SCRATCH_EVENT]
-    lo = 0
-    depth = 0
-    while w.nevents[b] > lo:
-        hi = w.nevents[b]
-        if hi > w.events.shape[1]:
-            return QUEUE_FULL
-        depth += 1
-        if depth > max_depth:
-            ev[0, C_CARD] = w.events[b, lo, _events.CARD]
-            return TOO_DEEP
-        for i in range(lo, hi):
-            ev[0, C_CARD] = w.events[b, i, _events.CARD]
-            ev[0, C_OWNER] = w.events[b, i, _events.OWNER]
-            ev[0, C_LANE] = w.events[b, i, _events.LANE]
-            ev[0, C_POS] = w.events[b, i, _events.POS]
-            ev[0, C_SOURCE] = w.events[b, i, _events.SOURCE]
-            ev[0, C_CASTER] = w.events[b, i, _events.SOURCE]
-            ev[0, C_CHOSEN] = -1
-            ev[0, C_CHOSEN_LANE] = -1
-            ev[0, C_OTHER] = w.events[b, i, _events.OTHER]
-            status = fire(w, g, rng, b, w.events[b, i, _events.TRIGGER], ev, 1, tbl, maps, cols, scratch)
-            if status != OK:
-                return status
-        lo = hi
-    w.nevents[b] = 0
-    return OK
-'''
 
 
 def _python_function(fn: Callable, kind: str, name: str) -> Callable:

@@ -16,61 +16,60 @@ anchor directly". "Cleave X - Deals X damage to all enemy units in the lane when
 
 The trigger boundary (docs/compiled-core.md "Combat and deaths, compiled"): "Before Combat",
 "On Attack", "On Equipped Attack", "On Ally Attack" and "After Combat" are pushed as events
-where numpy fires them; the interpreter must drain them there. ``run_damage`` is the engine's
-generated dispatcher, passed in (the lanes engine of ``ecs/compiled/engine.py``), ``dcols`` its
-column table.
+and drained (``# DRAIN``) exactly where numpy fires them; each step's damage goes through
+``resolve_damage`` ("On Damage Taken" fires inside it). Both are the resolution machine's
+(``ecs/compiled/machine.py``): ``combat`` is a registered phase, compiled into the lanes engine
+module with those names bound to the engine's own; call it as ``build("lanes").module.combat``.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import OK, push
 from battlesim.ecs.compiled.events import push_event
+from battlesim.ecs.compiled.machine import Resolution, compiled_phase, drain, resolve_damage
 from battlesim.ecs.compiled.world_view import WorldState
 from battlesim.ecs.damage import ATTACK, COMBAT
 from battlesim.systems.lanes.compiled.combat_layout import (
-    C_ANCHOR, C_ANCHOR_AURA, C_ATTACK, C_AURAS_POSSIBLE, C_CARD_ATTACK, C_CARD_ID, C_CLEAVE, C_CREEP, C_DISARMED,
-    C_ENFEEBLED, C_EQUIPMENT, C_FIRST_STRIKE, C_HEALTH, C_IMPROVEMENT, C_KW_CLEAVE, C_KW_FIRST_STRIKE, C_KW_SIEGE,
-    C_KW_STEALTH, C_KW_TAUNT, C_LANE, C_LANES, C_LISTENS, C_OWNER, C_POS, C_RUINED, C_SIEGE, C_STEALTH, C_STUNNED,
-    C_TAUNT, C_TEMP_ATTACK, C_TRIGGER, C_USES, CombatFields, T_AFTER_COMBAT, T_BEFORE_COMBAT, T_ON_ALLY_ATTACK,
-    T_ON_ATTACK, T_ON_EQUIPPED_ATTACK,
+    C_ANCHOR,
+    C_CARD_ID,
+    C_CLEAVE,
+    C_DISARMED,
+    C_EQUIPMENT,
+    C_HEALTH,
+    C_KW_CLEAVE,
+    C_KW_SIEGE,
+    C_KW_STEALTH,
+    C_KW_TAUNT,
+    C_LANE,
+    C_LANES,
+    C_LISTENS,
+    C_OWNER,
+    C_POS,
+    C_RUINED,
+    C_SIEGE,
+    C_STEALTH,
+    C_STUNNED,
+    C_TAUNT,
+    C_TRIGGER,
+    C_USES,
+    T_AFTER_COMBAT,
+    T_BEFORE_COMBAT,
+    T_ON_ALLY_ATTACK,
+    T_ON_ATTACK,
+    T_ON_EQUIPPED_ATTACK,
+    CombatFields,
 )
-from battlesim.systems.lanes.compiled.damage_stages import armor_aura
 from battlesim.systems.lanes.compiled.deaths import settle
+from battlesim.systems.lanes.compiled.unit_stats import attack_of, count, first_strikes, has_tag
 
 MAX_ATTACKS = 16  # attacks of one lane of one game (2 sides x positions)
-SRC, TGT, SIEGE = 0, 1, 2  # the fields of an attack row
-
-
-@njit(cache=False)
-def attack_of(st: WorldState, cols: np.ndarray, b: int, s: int) -> int:
-    """``stats.attack``: base + temporary + the held item's + auras (sources, and the lane aura
-    of the unit's own anchor), 0 while enfeebled ("Enfeebled - Attack reduced to 0"), never below 0."""
-    val = (np.int64(st.i16[cols[C_ATTACK], b, s]) + st.i16x2[cols[C_TEMP_ATTACK], b, s, 0]
-           + st.i16x2[cols[C_TEMP_ATTACK], b, s, 1] + st.cat[cols[C_CARD_ATTACK], st.i16[cols[C_EQUIPMENT], b, s]])
-    if st.params[cols[C_AURAS_POSSIBLE]] != 0:
-        val += armor_aura(st, b, s, cols)  # the reach walk, over the attack-aura rows (combat_layout.READS)
-        lane = np.int64(st.i8[cols[C_LANE], b, s])
-        unit = not st.flags[cols[C_ANCHOR], b, s] and not st.flags[cols[C_IMPROVEMENT], b, s]
-        if unit and not st.flags[cols[C_CREEP], b, s] and lane >= 0:
-            val += st.i16[cols[C_ANCHOR_AURA], b, np.int64(st.i8[cols[C_OWNER], b, s]) * 3 + lane]
-    if st.i16[cols[C_ENFEEBLED], b, s] > 0:
-        return 0
-    return max(val, 0)
-
-
-@njit(cache=False)
-def has_tag(st: WorldState, cols: np.ndarray, own: int, kw: int, b: int, s: int) -> bool:
-    """A tag keyword as ``stats.keyword`` reads it: the unit's own or its held item's."""
-    return st.flags[cols[own], b, s] or st.cat[cols[kw], st.i16[cols[C_EQUIPMENT], b, s]] != 0
-
-
-@njit(cache=False)
-def count(st: WorldState, cols: np.ndarray, own: int, kw: int, b: int, s: int) -> int:
-    """A number keyword as ``stats.keyword`` reads it: own + the held item's."""
-    return np.int64(st.i16[cols[own], b, s]) + st.cat[cols[kw], st.i16[cols[C_EQUIPMENT], b, s]]
+SRC, TGT, SIEGE, OWN, LN, PS = range(6)  # the fields of an attack row (OWN, LN, PS: read with the list)
+NA = 6
 
 
 @njit(cache=False)
@@ -113,72 +112,70 @@ def lane_attacks(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane
                     continue
                 siege = count(st, cols, C_SIEGE, C_KW_SIEGE, b, s)
             out[n, SRC], out[n, TGT], out[n, SIEGE] = s, target, siege
+            out[n, OWN], out[n, LN], out[n, PS] = side, st.i8[cols[C_LANE], b, s], st.i8[cols[C_POS], b, s]
             n += 1
     return n
 
 
-@njit(cache=False)
 def attack_triggers(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane: int, atk: np.ndarray,
-                    n: int) -> None:
+                    n: int, g: Any, rng: np.ndarray, m: Resolution) -> int:
     """``combat.attack_triggers``: "On Attack" per attacker, then "On Equipped Attack" per held
     item, then "On Ally Attack" per (attacker, listening ally of its side in the lane, by
-    position), each as numpy fires them."""
+    position), each fired where numpy fires it. The attackers' owner, lane and position in the
+    rows are those read before the first firing (numpy's); the items, the lane's units and the
+    allies' cards and positions are read after the firings before them."""
+    status = OK
     if st.params[cols[C_USES + T_ON_ATTACK]] != 0:
         for i in range(n):
             s = atk[i, SRC]
             card = st.i16[cols[C_CARD_ID], b, s]
             if st.cat[cols[C_LISTENS + T_ON_ATTACK], card] != 0:
-                event(st, cols, b, T_ON_ATTACK, card, s, -1, st.i8[cols[C_OWNER], b, s], st.i8[cols[C_LANE], b, s],
-                      st.i8[cols[C_POS], b, s])
-    # DRAIN (interpreter): "On Attack" here; numpy reads the equipment below after its effects
+                event(st, cols, b, T_ON_ATTACK, card, s, -1, atk[i, OWN], atk[i, LN], atk[i, PS])
+        status = drain(st, g, rng, b, m)  # DRAIN: "On Attack"; the equipment is read after its effects
+        if status != OK:
+            return status
     if st.params[cols[C_USES + T_ON_EQUIPPED_ATTACK]] != 0:
         for i in range(n):
             s = atk[i, SRC]
             item = st.i16[cols[C_EQUIPMENT], b, s]
             if item >= 0 and st.cat[cols[C_LISTENS + T_ON_EQUIPPED_ATTACK], item] != 0:
-                event(st, cols, b, T_ON_EQUIPPED_ATTACK, item, s, -1, st.i8[cols[C_OWNER], b, s],
-                      st.i8[cols[C_LANE], b, s], st.i8[cols[C_POS], b, s])
-    # DRAIN (interpreter): "On Equipped Attack"; numpy reads the lane's units below after its effects
+                event(st, cols, b, T_ON_EQUIPPED_ATTACK, item, s, -1, atk[i, OWN], atk[i, LN], atk[i, PS])
+        status = drain(st, g, rng, b, m)  # DRAIN: "On Equipped Attack"; the lane's units are read after
+        if status != OK:
+            return status
     if st.params[cols[C_USES + T_ON_ALLY_ATTACK]] != 0:
         for i in range(n):
             a = atk[i, SRC]
-            side = st.i8[cols[C_OWNER], b, a]
+            side = atk[i, OWN]
             for p in range(f.board.shape[3]):
                 s = np.int64(f.board[b, side, lane, p])
                 if s < 0 or s == a:
                     continue
                 card = st.i16[cols[C_CARD_ID], b, s]
                 if st.cat[cols[C_LISTENS + T_ON_ALLY_ATTACK], card] != 0:
-                    event(st, cols, b, T_ON_ALLY_ATTACK, card, s, a, side, st.i8[cols[C_LANE], b, a],
-                          st.i8[cols[C_POS], b, s])
-    # DRAIN (interpreter): "On Ally Attack", before first strikes and attacks are read
-    
-
-@njit(cache=False)
-def first_strikes(st: WorldState, cols: np.ndarray, b: int, a: int, t: int) -> bool:
-    """``battle.first_strike_step``: the attacker has First Strike and its target does not (an
-    anchor's own never counts)."""
-    if not has_tag(st, cols, C_FIRST_STRIKE, C_KW_FIRST_STRIKE, b, a):
-        return False
-    return not (has_tag(st, cols, C_FIRST_STRIKE, C_KW_FIRST_STRIKE, b, t) and not st.flags[cols[C_ANCHOR], b, t])
+                    event(st, cols, b, T_ON_ALLY_ATTACK, card, s, a, side, atk[i, LN], st.i8[cols[C_POS], b, s])
+        status = drain(st, g, rng, b, m)  # DRAIN: "On Ally Attack", before first strikes and attacks are read
+    return status
 
 
-@njit(cache=False)
-def resolve_lane(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane: int, queue: np.ndarray,
-                 qlen: np.ndarray, stack: np.ndarray, run_damage, dcols: np.ndarray) -> int:
+def resolve_lane(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane: int, g: Any, rng: np.ndarray,
+                 m: Resolution) -> int:
     """``Combat.resolve_lane`` for game b: its attacks, their triggers, the first-strike step
     then the rest (attackers a first strike destroyed deal nothing), each step one queue (the
-    attacks in order, then each attacker's cleave rows by enemy position) through the dispatcher;
-    stealth lost by every attacker; settle; "After Combat" for the lane's units, and settle again
-    if one listened."""
+    attacks in order, then each attacker's cleave rows by enemy position) resolved with the
+    effects it sets off; stealth lost by every attacker; settle; "After Combat" for the lane's
+    units, and settle again if one listened."""
     if not f.active[b]:
         return OK
-    atk = np.empty((MAX_ATTACKS, 4), dtype=np.int64)
+    atk = np.empty((MAX_ATTACKS, NA), dtype=np.int64)
     n = lane_attacks(st, f, cols, b, lane, atk)
-    attack_triggers(st, f, cols, b, lane, atk, n)
+    status = attack_triggers(st, f, cols, b, lane, atk, n, g, rng, m)
+    if status != OK:
+        return status
     first = np.empty(MAX_ATTACKS, dtype=np.bool_)
     for i in range(n):
         first[i] = first_strikes(st, cols, b, atk[i, SRC], atk[i, TGT])
+    queue, qlen = m.queue, m.qlen
     for step in range(2):
         qlen[b] = 0
         for i in range(n):
@@ -202,12 +199,12 @@ def resolve_lane(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane
                 if t >= 0:
                     push(queue, qlen, b, a, t, x, COMBAT)
         if qlen[b] > 0:
-            status = run_damage(st, b, queue, qlen, 0, dcols, stack)
+            status = resolve_damage(st, g, rng, b, m, 0)  # "On Damage Taken" drains inside, at its stage
             if status != OK:
                 return status
     for i in range(n):  # "Stealth ... (lost when attacking)"
         st.flags[cols[C_STEALTH], b, atk[i, SRC]] = False
-    status = settle(st, f, cols, b)
+    status = settle(st, f, cols, b, g, rng, m)
     if status != OK or st.params[cols[C_USES + T_AFTER_COMBAT]] == 0:
         return status
     pushed = False
@@ -219,17 +216,19 @@ def resolve_lane(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane
                 if st.cat[cols[C_LISTENS + T_AFTER_COMBAT], card] != 0:
                     event(st, cols, b, T_AFTER_COMBAT, card, s, -1, side, lane, p)
                     pushed = True
-    # DRAIN (interpreter): "After Combat", before the settle
-    return settle(st, f, cols, b) if pushed else OK
+    if not pushed:  # nothing fired: nothing can be dying since the lane's settle
+        return OK
+    status = drain(st, g, rng, b, m)  # DRAIN: "After Combat", before the settle
+    if status != OK:
+        return status
+    return settle(st, f, cols, b, g, rng, m)
 
 
-@njit(cache=False)
-def combat(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, queue: np.ndarray, qlen: np.ndarray,
-           stack: np.ndarray, run_damage, dcols: np.ndarray) -> int:
+@compiled_phase("lanes")
+def combat(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, g: Any, rng: np.ndarray, m: Resolution) -> int:
     """``Combat.process`` for game b: "Before Combat" (every live entity but anchors, by slot;
     settle when some card of the set listens), then every lane in the round's order. Returns OK
-    or the first error of the dispatcher or of settle (the caller stops the game naming its
-    seed); a full event queue shows as ``nevents[b]`` past its capacity."""
+    or the first failure of the machine or of settle (the caller stops the game naming its seed)."""
     if not f.active[b]:
         return OK
     if st.params[cols[C_USES + T_BEFORE_COMBAT]] != 0:
@@ -239,14 +238,16 @@ def combat(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, queue: np.
                 if st.cat[cols[C_LISTENS + T_BEFORE_COMBAT], card] != 0:
                     event(st, cols, b, T_BEFORE_COMBAT, card, s, -1, st.i8[cols[C_OWNER], b, s],
                           st.i8[cols[C_LANE], b, s], st.i8[cols[C_POS], b, s])
-        # DRAIN (interpreter): "Before Combat", before the settle
-        status = settle(st, f, cols, b)
+        status = drain(st, g, rng, b, m)  # DRAIN: "Before Combat", before the settle
+        if status != OK:
+            return status
+        status = settle(st, f, cols, b, g, rng, m)
         if status != OK:
             return status
     L = st.params[cols[C_LANES]]
     odd = f.round[b] % 2 == 1
     for j in range(L):
-        status = resolve_lane(st, f, cols, b, j if odd else L - 1 - j, queue, qlen, stack, run_damage, dcols)
+        status = resolve_lane(st, f, cols, b, j if odd else L - 1 - j, g, rng, m)
         if status != OK:
             return status
     return OK

@@ -8,10 +8,10 @@ killed (no death timer)". "Equipment is destroyed when its holder dies" (it is a
 the holder: released with it).
 
 The trigger boundary (docs/compiled-core.md): "On Death" and "On Enemy Death" are pushed as
-events (``ecs/compiled/events.py``) where numpy fires them, before the wave is removed; the
-interpreter must drain them there (a wave's "On Death" rows, then its "On Enemy Death" rows,
-each slot-major as ``Executor.fire``), and effects may mark more units dying: ``settle`` looks
-again, as numpy does, up to ``MAX_WAVES``.
+events (``ecs/compiled/events.py``) and drained (``# DRAIN``, the resolution machine's ``drain``)
+where numpy fires them, before the wave is removed (a wave's "On Death" rows, then its "On Enemy
+Death" rows, each one firing); effects may mark more units dying: ``settle`` looks again, as
+numpy does, up to ``MAX_WAVES``. ``settle`` is a registered phase (``build("lanes").module.settle``).
 
 Not kept: the World's bookkeeping counters (``World.changes``, ``version``), which the numpy
 aura cache reads to see a new aura source; compiled code that hands a World back to numpy
@@ -20,22 +20,54 @@ systems must bump them (or the numpy engine must be gone, issue 13 "One engine")
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import OK
 from battlesim.ecs.compiled.events import push_event
+from battlesim.ecs.compiled.machine import Resolution, compiled_phase, drain
 from battlesim.ecs.compiled.world_view import WorldState
 from battlesim.systems.lanes.compiled.combat_layout import (
-    C_ANCHOR, C_BOUNTY, C_BOUNTY_HERO, C_BOUNTY_UNIT, C_CARD_ATTACK, C_CARD_CHARGES, C_CARD_FACTION, C_CARD_HEALTH,
-    C_CARD_ID, C_CHARGES, C_DECK_POS, C_DYING, C_EQUIPMENT, C_FACTION, C_HEALTH, C_HERO, C_HERO_DEATH_TIMER,
-    C_HERO_INDEX, C_HIT_BY, C_KW_RAPID, C_LANE, C_LISTENS, C_MAX_HEALTH, C_OWNER, C_POS, C_RAPID, C_TRIGGER, C_USES,
-    C_ATTACK, C_AURA, C_AURA_CARD, CombatFields, T_ON_DEATH, T_ON_ENEMY_DEATH,
+    C_ATTACK,
+    C_AURA,
+    C_AURA_CARD,
+    C_BOUNTY,
+    C_BOUNTY_HERO,
+    C_BOUNTY_UNIT,
+    C_CARD_ATTACK,
+    C_CARD_CHARGES,
+    C_CARD_FACTION,
+    C_CARD_HEALTH,
+    C_CARD_ID,
+    C_CHARGES,
+    C_DECK_POS,
+    C_DYING,
+    C_EQUIPMENT,
+    C_FACTION,
+    C_HEALTH,
+    C_HERO,
+    C_HERO_DEATH_TIMER,
+    C_HERO_INDEX,
+    C_HIT_BY,
+    C_KW_RAPID,
+    C_LANE,
+    C_LISTENS,
+    C_MAX_HEALTH,
+    C_OWNER,
+    C_POS,
+    C_RAPID,
+    C_TRIGGER,
+    C_USES,
+    T_ON_DEATH,
+    T_ON_ENEMY_DEATH,
+    CombatFields,
 )
 from battlesim.systems.lanes.deaths import MAX_WAVES
 from battlesim.systems.lanes.state import DEAD, ON_BOARD, READY
 
-CASCADE, SLOTS_FULL = -3, -4  # settle's errors beside the dispatcher's (the caller names the seed)
+CASCADE, SLOTS_FULL = -5, -6  # settle's errors beside the machine's (the caller names the seed)
 MAX_WAVE = 64  # deaths in one wave of one game (a game has fewer slots than that)
 
 
@@ -114,45 +146,49 @@ def redeploy_now(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, seat
     return True
 
 
-@njit(cache=False)
-def settle(st: WorldState, f: CombatFields, cols: np.ndarray, b: int) -> int:
+@compiled_phase("lanes")
+def settle(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, g: Any, rng: np.ndarray, m: Resolution) -> int:
     """``deaths.settle`` for game b: wave after wave (dying units in slot order), "On Death"
     (the dying still stand where they died) and "On Enemy Death" (every living, not dying enemy
-    that listens, once per death) pushed as events, then the wave removed: the bounty to the
-    killer's opponent when the enemy killed it (``hit_by``), ``card_died``, the hero's death timer
-    or Rapid Deployment, the cell freed. Returns OK, CASCADE (more than MAX_WAVES waves) or
-    SLOTS_FULL (a redeployed hero found no slot)."""
+    that listens, once per death) fired, then the wave removed: the bounty to the killer's
+    opponent when the enemy killed it (``hit_by``, read when the wave is found, as numpy's
+    ``settle`` reads it), ``card_died``, the hero's death timer or Rapid Deployment, the cell
+    freed. Returns OK, the machine's failure, CASCADE (more than MAX_WAVES waves) or SLOTS_FULL
+    (a redeployed hero found no slot)."""
     S = st.alive.shape[1]
-    wave = np.empty(MAX_WAVE, dtype=np.int64)
+    wave = np.empty((MAX_WAVE, 3), dtype=np.int64)  # slot, owner, pays a bounty (read when found)
     for _ in range(MAX_WAVES):
         n = 0
         for s in range(S):
             if st.flags[cols[C_DYING], b, s] and st.alive[b, s]:
-                wave[n] = s
+                owner = np.int64(st.i8[cols[C_OWNER], b, s])
+                wave[n, 0], wave[n, 1], wave[n, 2] = s, owner, st.i8[cols[C_HIT_BY], b, s] != owner
                 n += 1
         if n == 0:
             return OK
         if st.params[cols[C_USES + T_ON_DEATH]] != 0:
             for j in range(n):
-                s = wave[j]
+                s = wave[j, 0]
                 card = st.i16[cols[C_CARD_ID], b, s]
                 if st.cat[cols[C_LISTENS + T_ON_DEATH], card] != 0:
                     push_event(st.events, st.nevents, b, st.params[cols[C_TRIGGER + T_ON_DEATH]], card, s,
-                               st.serial[b, s], -1, st.i8[cols[C_OWNER], b, s], st.i8[cols[C_LANE], b, s],
-                               st.i8[cols[C_POS], b, s])
-        # DRAIN (interpreter): "On Death"; numpy finds the "On Enemy Death" listeners after its effects
+                               st.serial[b, s], -1, wave[j, 1], st.i8[cols[C_LANE], b, s], st.i8[cols[C_POS], b, s])
+            status = drain(st, g, rng, b, m)  # DRAIN: "On Death"; the "On Enemy Death" listeners are found after
+            if status != OK:
+                return status
         if st.params[cols[C_USES + T_ON_ENEMY_DEATH]] != 0:
             for j in range(n):
-                d = wave[j]
+                d = wave[j, 0]
                 for s in range(S):
                     card = st.i16[cols[C_CARD_ID], b, s]
                     if (st.cat[cols[C_LISTENS + T_ON_ENEMY_DEATH], card] != 0 and st.alive[b, s]
-                            and not st.flags[cols[C_DYING], b, s]
-                            and st.i8[cols[C_OWNER], b, s] != st.i8[cols[C_OWNER], b, d]):
+                            and not st.flags[cols[C_DYING], b, s] and st.i8[cols[C_OWNER], b, s] != wave[j, 1]):
                         push_event(st.events, st.nevents, b, st.params[cols[C_TRIGGER + T_ON_ENEMY_DEATH]], card, s,
                                    st.serial[b, s], d, st.i8[cols[C_OWNER], b, s], st.i8[cols[C_LANE], b, s],
                                    st.i8[cols[C_POS], b, s])
-        # DRAIN (interpreter): "On Enemy Death", before the wave is removed
+            status = drain(st, g, rng, b, m)  # DRAIN: "On Enemy Death", before the wave is removed
+            if status != OK:
+                return status
         if not destroy_wave(st, f, cols, b, wave, n):
             return SLOTS_FULL
     return CASCADE
@@ -160,15 +196,16 @@ def settle(st: WorldState, f: CombatFields, cols: np.ndarray, b: int) -> int:
 
 @njit(cache=False)
 def destroy_wave(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, wave: np.ndarray, n: int) -> bool:
-    """``deaths.destroy`` of one wave: every read first (bounty, deck position, hero, Rapid
+    """``deaths.destroy`` of one wave (rows: slot, owner when found, pays a bounty): every read
+    first (bounty, deck position, hero, Rapid
     Deployment, lane), then the removals, then the heroes' timers, then the redeployments in
     (seat, hero) order, as numpy's vectorised ``destroy`` and its ``lexsort``."""
     info = np.empty((MAX_WAVE, 5), dtype=np.int64)  # owner, is hero, hero index, rapid, lane
     for j in range(n):
-        s = wave[j]
+        s = wave[j, 0]
         owner = np.int64(st.i8[cols[C_OWNER], b, s])
         hero = st.flags[cols[C_HERO], b, s]
-        if st.i8[cols[C_HIT_BY], b, s] != owner:
+        if wave[j, 2]:
             base = st.params[cols[C_BOUNTY_HERO]] if hero else st.params[cols[C_BOUNTY_UNIT]]
             f.gold[b, 1 - owner] += max(base + st.i16[cols[C_BOUNTY], b, s], 0)
         src = st.i16[cols[C_DECK_POS], b, s]
@@ -181,7 +218,7 @@ def destroy_wave(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, wave
         info[j, 3] = st.flags[cols[C_RAPID], b, s] or st.cat[cols[C_KW_RAPID], item] != 0
         info[j, 4] = st.i8[cols[C_LANE], b, s]
     for j in range(n):  # board.remove
-        s = wave[j]
+        s = wave[j, 0]
         f.board[b, info[j, 0], st.i8[cols[C_LANE], b, s], st.i8[cols[C_POS], b, s]] = -1
         release(st, f, b, s)
     for j in range(n):

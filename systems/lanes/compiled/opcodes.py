@@ -8,11 +8,11 @@ move"), the twin makes the same passes over the hits, so repeated targets come o
 Movement goes through ``board_move`` (and ``board_swap``), the one place compiled code moves a
 unit, as ``systems/lanes/board.py`` is for numpy code.
 
-Ported: heal, buff, grant_keyword, apply_status, summon, draw, gain_gold, gain_resources,
-destroy, bounce, push, pull, swap, move_lane (returning UNPORTED when a move deals passing
-damage), purge, dispel, enchant_anchor, destroy_improvement, bounty. Left: the opcodes that deal
-damage (damage, battle, strike, battle_blocker, battle_adjacent, caster_strike; docs/compiled-core.md
-"Effects, compiled" says what they wait for).
+Here: heal, buff, grant_keyword, apply_status, summon, draw, gain_gold, gain_resources, destroy,
+bounce, push, pull, swap, move_lane (their passing damage pushed onto the damage queue, the move
+resuming at the next hit once it resolved: ``interpreter.py``'s opcode signature), purge, dispel,
+enchant_anchor, destroy_improvement, bounty. The opcodes that deal damage otherwise (damage,
+battle, strike, battle_blocker, battle_adjacent, caster_strike) are in ``damage_opcodes.py``.
 """
 
 from __future__ import annotations
@@ -22,11 +22,32 @@ from numba import njit
 
 from battlesim.components.keywords import KEYWORDS, STATUSES
 from battlesim.components.keywords import lanes as _kw
-from battlesim.ecs.compiled.interpreter import (H_AMOUNT, H_CARD, H_CASTER, H_CHOSEN_LANE, H_EFFECT, H_LANE,
-                                                H_OWNER, H_SOURCE, H_TARGET, NO_SLOT, OK, UNPORTED, compiled_opcode,
-                                                compiled_quiet)
-from battlesim.systems.lanes.compiled.board import (EMPTY, SPAWN_READS, board_move, board_swap, remove,
-                                                    remove_improvement, spawn)
+from battlesim.ecs.compiled.damage_queue import push as push_damage
+from battlesim.ecs.compiled.interpreter import (
+    H_AMOUNT,
+    H_CARD,
+    H_CASTER,
+    H_CHOSEN_LANE,
+    H_EFFECT,
+    H_LANE,
+    H_OWNER,
+    H_SOURCE,
+    H_TARGET,
+    NO_SLOT,
+    OK,
+    compiled_opcode,
+    compiled_quiet,
+)
+from battlesim.ecs.damage import SPELL
+from battlesim.systems.lanes.compiled.board import (
+    EMPTY,
+    SPAWN_READS,
+    board_move,
+    board_swap,
+    remove,
+    remove_improvement,
+    spawn,
+)
 
 H_NEXT = 11  # a spare field of a hit row: a move's destination, computed for every hit first
 _KEYWORD_READS = tuple(f"any.{k}" for k in KEYWORDS)
@@ -78,17 +99,23 @@ def is_unit(w, b, t, anchor, improvement):
 
 
 @njit
-def passing_damage_due(w, g, b, t, amount, c_owner, c_lane, c_pos):
-    """opcodes._passing_damage would deal damage here (an amount and an enemy opposite)."""
+def passing_damage(w, g, b, t, amount, queue, qlen, c_owner, c_lane, c_pos):
+    """opcodes._passing_damage: lanes.md "Movement & Positioning": "Some effects deal damage while
+    moving (e.g., 'deal 1 damage to each enemy passed')": a move with an amount deals it, from
+    the moving unit, to the enemy now opposite it. Returns whether a row was pushed."""
     if amount <= 0:
         return False
-    return g.board[b, 1 - w.i8[c_owner, b, t], w.i8[c_lane, b, t], w.i8[c_pos, b, t]] >= 0
+    foe = g.board[b, 1 - w.i8[c_owner, b, t], w.i8[c_lane, b, t], w.i8[c_pos, b, t]]
+    if foe < 0:
+        return False
+    push_damage(queue, qlen, b, t, foe, amount, SPELL)
+    return True
 
 
 # -- the opcodes -----------------------------------------------------------------------------
 
 @compiled_opcode("lanes", "heal", ("health", "max_health", "improvement", "anchor", "ruined"))
-def heal(w, g, rng, b, hits, nh, tbl, cols):
+def heal(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """Heal up to the maximum (anchors and essences too; a ruined one stays destroyed): every
     amount added, then each target clamped once, as the numpy kernel's add.at then minimum."""
     for clamp in range(2):
@@ -110,7 +137,7 @@ def heal(w, g, rng, b, hits, nh, tbl, cols):
 
 @compiled_opcode("lanes", "buff", ("attack", "temp_attack", "max_health", "health", "temp_health", "dying",
                                    "hit_by", "anchor", "improvement", "effect.stat", "effect.duration"))
-def buff(w, g, rng, b, hits, nh, tbl, cols):
+def buff(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """+X/-X attack and/or health, permanent or this round (recorded by who applied it, for
     purge); after every hit, a unit whose health is 0 or less is dying."""
     any_hp = False
@@ -148,7 +175,7 @@ def buff(w, g, rng, b, hits, nh, tbl, cols):
 
 
 @compiled_opcode("lanes", "grant_keyword", ("anchor", "improvement", "effect.keyword") + _KEYWORD_READS)
-def grant_keyword(w, g, rng, b, hits, nh, tbl, cols):
+def grant_keyword(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """Give a unit a keyword (tags) or add X to it (numbers). Keyword -1 is the last keyword, as
     numpy's ``list(KEYWORDS)[-1]`` reads."""
     n_kw = len(_KEYWORD_READS)
@@ -166,7 +193,7 @@ def grant_keyword(w, g, rng, b, hits, nh, tbl, cols):
 
 
 @compiled_opcode("lanes", "apply_status", ("anchor", "improvement", "effect.status") + _STATUS_READS)
-def apply_status(w, g, rng, b, hits, nh, tbl, cols):
+def apply_status(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """Add X stacks (at least 1) of a status (lanes.md "Status Effects")."""
     n_st = len(_STATUS_READS)
     for i in range(nh):
@@ -202,7 +229,7 @@ def draw_cards(g, b, seat, count):
 
 
 @compiled_opcode("lanes", "draw")
-def draw(w, g, rng, b, hits, nh, tbl, cols):
+def draw(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """The owner draws ``amount`` cards (at least 1), hit after hit."""
     for i in range(nh):
         draw_cards(g, b, hits[i, H_OWNER], max(hits[i, H_AMOUNT], 1))
@@ -210,7 +237,7 @@ def draw(w, g, rng, b, hits, nh, tbl, cols):
 
 
 @compiled_opcode("lanes", "gain_gold")
-def gain_gold(w, g, rng, b, hits, nh, tbl, cols):
+def gain_gold(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """The owner gains ``amount`` gold (the numpy kernel's esper event only feeds replay text)."""
     for i in range(nh):
         o = hits[i, H_OWNER]
@@ -219,7 +246,7 @@ def gain_gold(w, g, rng, b, hits, nh, tbl, cols):
 
 
 @compiled_opcode("lanes", "gain_resources", ("param.resources_cap",))
-def gain_resources(w, g, rng, b, hits, nh, tbl, cols):
+def gain_resources(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """Resources this round, never above the cap (lanes.md "Resource System"): every amount
     added, then clipped to [0, cap]."""
     for i in range(nh):
@@ -233,7 +260,7 @@ def gain_resources(w, g, rng, b, hits, nh, tbl, cols):
 
 
 @compiled_opcode("lanes", "destroy", ("dying", "hit_by", "anchor", "improvement"))
-def destroy(w, g, rng, b, hits, nh, tbl, cols):
+def destroy(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """Destroy each target unit: marked dying (settle removes it when the rules say)."""
     for i in range(nh):
         t = hits[i, H_TARGET]
@@ -244,7 +271,7 @@ def destroy(w, g, rng, b, hits, nh, tbl, cols):
 
 
 @compiled_opcode("lanes", "bounty", ("bounty", "anchor", "improvement"))
-def bounty(w, g, rng, b, hits, nh, tbl, cols):
+def bounty(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"Some effects increase bounty ("+1 Bounty")"; "Some effects reduce bounty"."""
     for i in range(nh):
         t = hits[i, H_TARGET]
@@ -258,11 +285,12 @@ _MOVE_READS = ("owner", "lane", "pos", "present.lane", "present.pos", "anchor", 
 
 
 @njit
-def step_to(w, g, b, hits, nh, cols):
+def step_to(w, g, b, hits, nh, cols, queue, qlen, at):
     """opcodes._step_to: each unit hit (``H_TARGET >= 0``) moves to position ``hits[i, H_NEXT]``
-    of its lane if that cell is in the lane and empty, hit after hit; UNPORTED if a move would
-    deal passing damage."""
-    for i in range(nh):
+    of its lane if that cell is in the lane and empty, hit after hit; a move that deals passing
+    damage returns the token of the next hit (``i + 2``): the damage resolves first, as numpy's
+    pipeline runs inside the hit's round."""
+    for i in range(max(at - 1, 0), nh):
         t, p = hits[i, H_TARGET], hits[i, H_NEXT]
         if t < 0 or not w.alive[b, t] or p < 0 or p >= w.params[cols[7]]:
             continue
@@ -270,29 +298,29 @@ def step_to(w, g, b, hits, nh, cols):
         if g.board[b, side, lane, p] != EMPTY:
             continue
         board_move(w, g, b, t, lane, p, cols[0], cols[1], cols[2], cols[3], cols[4])
-        if passing_damage_due(w, g, b, t, hits[i, H_AMOUNT], cols[0], cols[1], cols[2]):
-            return UNPORTED
+        if passing_damage(w, g, b, t, hits[i, H_AMOUNT], queue, qlen, cols[0], cols[1], cols[2]):
+            return i + 2
     return OK
 
 
 @compiled_opcode("lanes", "push", _MOVE_READS)
-def push(w, g, rng, b, hits, nh, tbl, cols):
+def push(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"Push - Move a unit to an adjacent slot (left or right)"; an occupied slot blocks it.
     Every destination is read before the first move, as the numpy kernel reads them."""
-    for i in range(nh):
+    for i in range(nh if at == 0 else 0):
         t = hits[i, H_TARGET]
         if not is_unit(w, b, t, cols[5], cols[6]):
             hits[i, H_TARGET] = -1
             continue
         d = -1 if tbl[cols[9], hits[i, H_CARD], hits[i, H_EFFECT]] == 0 else 1
         hits[i, H_NEXT] = w.i8[cols[2], b, t] + d
-    return step_to(w, g, b, hits, nh, cols)
+    return step_to(w, g, b, hits, nh, cols, queue, qlen, at)
 
 
 @compiled_opcode("lanes", "pull", _MOVE_READS)
-def pull(w, g, rng, b, hits, nh, tbl, cols):
+def pull(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"Pull - Move a unit toward the caster/source": one position toward the source's position."""
-    for i in range(nh):
+    for i in range(nh if at == 0 else 0):
         t = hits[i, H_TARGET]
         dealer = hits[i, H_SOURCE] if hits[i, H_SOURCE] >= 0 else hits[i, H_CASTER]
         if dealer < 0 or not is_unit(w, b, t, cols[5], cols[6]):
@@ -300,17 +328,17 @@ def pull(w, g, rng, b, hits, nh, tbl, cols):
             continue
         here, there = np.int64(w.i8[cols[2], b, t]), np.int64(w.i8[cols[2], b, dealer])
         hits[i, H_NEXT] = here + (1 if there > here else (-1 if there < here else 0))
-    return step_to(w, g, b, hits, nh, cols)
+    return step_to(w, g, b, hits, nh, cols, queue, qlen, at)
 
 
 @compiled_opcode("lanes", "swap", _MOVE_READS)
-def swap(w, g, rng, b, hits, nh, tbl, cols):
+def swap(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"Swap - Exchange positions of two units": the target and its neighbour on its own side in
-    ``direction``; with no neighbour there it simply moves."""
-    for i in range(nh):
+    ``direction``; with no neighbour there it simply moves. Passing damage: as ``step_to``."""
+    for i in range(nh if at == 0 else 0):
         if not is_unit(w, b, hits[i, H_TARGET], cols[5], cols[6]):
             hits[i, H_TARGET] = -1
-    for i in range(nh):
+    for i in range(max(at - 1, 0), nh):
         t = hits[i, H_TARGET]
         if t < 0 or not w.alive[b, t]:
             continue
@@ -324,21 +352,21 @@ def swap(w, g, rng, b, hits, nh, tbl, cols):
             board_move(w, g, b, t, lane, p, cols[0], cols[1], cols[2], cols[3], cols[4])
         else:
             board_swap(w, g, b, t, other, cols[0], cols[1], cols[2], cols[3], cols[4])
-        if passing_damage_due(w, g, b, t, hits[i, H_AMOUNT], cols[0], cols[1], cols[2]):
-            return UNPORTED
+        if passing_damage(w, g, b, t, hits[i, H_AMOUNT], queue, qlen, cols[0], cols[1], cols[2]):
+            return i + 2
     return OK
 
 
 @compiled_opcode("lanes", "move_lane", _MOVE_READS)
-def move_lane(w, g, rng, b, hits, nh, tbl, cols):
+def move_lane(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"Cross Lane Move": to the first empty slot of the lane on the ``direction`` side;
     "Rooted units cannot move lanes" (read for every hit before the first move); "Full lanes
-    block incoming cross-lane movement"."""
-    for i in range(nh):
+    block incoming cross-lane movement". Passing damage: as ``step_to``."""
+    for i in range(nh if at == 0 else 0):
         t = hits[i, H_TARGET]
         if not is_unit(w, b, t, cols[5], cols[6]) or w.i16[cols[10], b, t] > 0:
             hits[i, H_TARGET] = -1
-    for i in range(nh):
+    for i in range(max(at - 1, 0), nh):
         t = hits[i, H_TARGET]
         if t < 0 or not w.alive[b, t]:
             continue
@@ -350,15 +378,15 @@ def move_lane(w, g, rng, b, hits, nh, tbl, cols):
         for p in range(g.board.shape[3]):
             if g.board[b, side, lane, p] == EMPTY:
                 board_move(w, g, b, t, lane, p, cols[0], cols[1], cols[2], cols[3], cols[4])
-                if passing_damage_due(w, g, b, t, hits[i, H_AMOUNT], cols[0], cols[1], cols[2]):
-                    return UNPORTED
+                if passing_damage(w, g, b, t, hits[i, H_AMOUNT], queue, qlen, cols[0], cols[1], cols[2]):
+                    return i + 2
                 break
     return OK
 
 
 @compiled_opcode("lanes", "purge", ("owner", "temp_attack", "temp_health", "max_health", "health", "anchor",
                                     "improvement") + _PURGEABLE_READS)
-def purge(w, g, rng, b, hits, nh, tbl, cols):
+def purge(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """lanes.md "Purge & Dispel": statuses and the opponent's temporary buffs go; permanent
     changes, keywords and equipment bonuses stay; health ends between 1 and the new maximum."""
     for i in range(nh):
@@ -377,7 +405,7 @@ def purge(w, g, rng, b, hits, nh, tbl, cols):
 
 
 @compiled_opcode("lanes", "dispel", ("anchor",) + tuple(f"any.{n}" for n in _ANCHOR_ENCHANTMENTS))
-def dispel(w, g, rng, b, hits, nh, tbl, cols):
+def dispel(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"Dispel removes anchor enchantments": every enchantment of the target anchor."""
     for i in range(nh):
         t = hits[i, H_TARGET]
@@ -388,7 +416,7 @@ def dispel(w, g, rng, b, hits, nh, tbl, cols):
 
 
 @compiled_opcode("lanes", "enchant_anchor", ("anchor", "ruined", "effect.keyword", "any.anchor_aura") + _KEYWORD_READS)
-def enchant_anchor(w, g, rng, b, hits, nh, tbl, cols):
+def enchant_anchor(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"Enchant Anchor - Attaches an effect to the anchor itself": ``keyword`` + amount, or
     (keyword -1) the lane-wide attack aura; only on an anchor not yet destroyed."""
     for i in range(nh):
@@ -401,7 +429,7 @@ def enchant_anchor(w, g, rng, b, hits, nh, tbl, cols):
 
 
 @compiled_opcode("lanes", "summon", SPAWN_READS + ("effect.card",))
-def summon(w, g, rng, b, hits, nh, tbl, cols):
+def summon(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """Put ``amount`` (at least 1) copies of ``card`` into the owner's side of the lane (the
     chosen lane, else the origin lane), each at the leftmost empty position; a full lane takes
     no more ("Maximum 5 units per lane"). Copy after copy, each over the hits in order."""
@@ -425,7 +453,7 @@ def summon(w, g, rng, b, hits, nh, tbl, cols):
 
 @compiled_opcode("lanes", "bounce", ("owner", "lane", "pos", "card_id", "deck_pos", "anchor", "improvement", "hero",
                                      "card.kind"))
-def bounce(w, g, rng, b, hits, nh, tbl, cols):
+def bounce(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """Return a unit to its owner's hand (equipment is lost; no death, no bounty). Heroes
     cannot be bounced; only unit cards return to a hand (creeps and tokens simply leave); a
     full hand loses the card (ledger). Who is a unit is read for every hit first."""
@@ -451,7 +479,7 @@ def bounce(w, g, rng, b, hits, nh, tbl, cols):
 
 
 @compiled_opcode("lanes", "destroy_improvement", ("owner", "lane", "improvement"))
-def destroy_improvement(w, g, rng, b, hits, nh, tbl, cols):
+def destroy_improvement(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"Some spells and abilities can destroy Improvements": the selected ones, at most
     ``amount`` per effect when amount > 0 (oldest first); which are improvements is read first."""
     for i in range(nh):

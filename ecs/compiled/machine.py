@@ -1,0 +1,169 @@
+"""The resolution machine: where card effects and damage nest, without recursion.
+
+DESIGN.md "Effects and triggers", "Damage pipeline": the numpy engine fires a trigger *inside*
+whatever set it off (an "On Damage Taken" inside the damage stage at 460, before ``mark_dying``
+of that batch), an effect's damage runs a nested pipeline there, and an opcode that deals
+damage goes on only after that damage and everything it triggered resolved. numba cannot load a
+recursive function from its cache, so the engine module holds ONE loop over an explicit stack
+of frames instead: a *damage level* (rows lo..hi of the damage queue and the next stage to run
+over them) or a *firing* (its rows, the effect slot and (opcode, selector) pair it is at, the
+hits of the opcode in progress and where that opcode resumes). A piece never calls the machine:
+a stage or an opcode pushes damage rows or trigger events and returns; the machine then runs
+what was pushed, nested, before the piece's caller goes on, and calls a paused opcode again with
+the resume token it returned. This module holds the layout of that stack, the arrays a caller
+hands the machine (``Resolution``), the stubs phases call it through, the registry of phases
+compiled into the engine module, and the machine's text (``machine_source``).
+
+How phases reach it: docs/compiled-core.md "How phases call the resolution machine".
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple, TypeVar
+
+import numpy as np
+
+from battlesim.ecs.compiled import interpreter as it
+from battlesim.ecs.compiled.damage_queue import NF
+from battlesim.ecs.plugin import BUILT_IN, PluginError, current_source, loaded_plugins
+
+# frame kinds and fields
+DAMAGE, FIRING = 1, 2
+F_KIND = 0
+F_LO, F_HI, F_NEXT, F_KEEP = 1, 2, 3, 4  # a damage level: rows lo..hi, next stage, keep its rows on pop
+(F_TRIGGER, F_ROWS, F_N, F_OPEN, F_SLOT, F_LAST, F_HITS, F_NH, F_OP, F_AT, F_TOP, F_CARD) = range(1, 13)  # a firing
+FW = 16  # fields of a frame
+MAX_FRAMES = 512  # damage levels and firings open at once (more: TOO_DEEP)
+ARENA_ROWS = 65536  # rows of firings, groups and hits of every open firing (more: QUEUE_FULL)
+QUEUE_ROWS = 256  # damage rows of one game at once (nested levels give theirs back when done)
+# what ``info`` holds after a failure: the card of the firing (or opcode) that failed, -1 none
+I_CARD = 0
+
+PHASE_STUBS = ("resolve_damage", "drain", "fire")  # the names phases call; the engine binds them
+
+F = TypeVar("F", bound=Callable)
+
+
+class Resolution(NamedTuple):
+    """Everything the machine works with besides the world, the per-game fields and the RNG:
+    allocated once per chunk (``new_resolution``); ``frames`` and ``arena`` are one worker's (a
+    call resolves completely before it returns, so the games of a chunk use them in turn)."""
+
+    queue: np.ndarray  # int64[B, Q, NF]: the damage queue (``damage_queue.push``)
+    qlen: np.ndarray  # int64[B]
+    frames: np.ndarray  # int64[MAX_FRAMES, FW]
+    arena: np.ndarray  # int64[ARENA_ROWS, interpreter.WIDTH]: firing rows, groups, hits
+    tbl: np.ndarray  # the effect table (interpreter.effect_table)
+    maps: np.ndarray  # the table's opcode / selector ids -> switch indexes (interpreter.id_maps)
+    icols: np.ndarray  # the interpreter's column table (interpreter.columns)
+    dcols: np.ndarray  # the damage stages' column table (Engine.columns)
+    info: np.ndarray  # int64[4]: I_CARD
+
+
+def new_resolution(engine: Any, view: Any, table: Any, opcode_names: list[str], selector_names: list[str],
+                   n_games: int, queue_rows: int = QUEUE_ROWS) -> Resolution:
+    """The machine's arrays for a World (its ``WorldView``) and ``EffectTable``, with the pieces
+    registered for ``engine``'s ruleset; ``opcode_names``/``selector_names`` are the numpy
+    Executor's registries in id order (the ids the table holds)."""
+    bound = it.bind(engine.ruleset, view, table, opcode_names, selector_names)
+    return Resolution(np.zeros((n_games, queue_rows, NF), dtype=np.int64), np.zeros(n_games, dtype=np.int64),
+                      np.zeros((MAX_FRAMES, FW), dtype=np.int64), np.zeros((ARENA_ROWS, it.WIDTH), dtype=np.int64),
+                      bound.tbl, bound.maps, bound.cols, engine.columns(view.layout()),
+                      np.full(4, -1, dtype=np.int64))
+
+
+# -- the stubs phases call (the engine module binds the names to its own functions) -----------
+
+def _unbound(name: str) -> RuntimeError:
+    return RuntimeError(f"{name} runs inside a compiled engine: call the phase as build(ruleset).module.<phase>, "
+                        f"not its Python function (docs/compiled-core.md)")
+
+
+def resolve_damage(st, g, rng, b, m, start):  # a stub: the engine's is compiled
+    """Rows ``start..m.qlen[b]`` of game b's damage queue through the pipeline, effects nested."""
+    raise _unbound("resolve_damage")
+
+
+def drain(st, g, rng, b, m):
+    """Every pending trigger event of game b, each run of one trigger as one firing."""
+    raise _unbound("drain")
+
+
+def fire(st, g, rng, b, m, trigger, ctx, nctx):
+    """One firing of ``trigger`` over the explicit rows ``ctx[:nctx]`` (fields ``C_*``)."""
+    raise _unbound("fire")
+
+
+STUBS = {"resolve_damage": resolve_damage, "drain": drain, "fire": fire}
+
+
+# -- phases compiled into the engine module -----------------------------------------------------
+
+@dataclass(frozen=True)
+class CompiledPhase:
+    """A function of a ruleset's compiled rules that calls the machine (through the stubs):
+    the engine module holds a rebound, cached copy of it under the same name."""
+
+    name: str
+    fn: Callable
+    ruleset: str
+    source: str
+
+    def params(self) -> tuple[str, ...]:
+        return tuple(inspect.signature(self.fn).parameters)
+
+
+_PHASES: dict[tuple[str, str], CompiledPhase] = {}
+
+
+def compiled_phase(ruleset: str) -> Callable[[F], F]:
+    """Decorator: ``fn`` (a plain module-level function in numba's subset, in a file) is compiled
+    into ``ruleset``'s engine module as ``module.<fn name>``, its calls to the stubs bound to the
+    engine's machine."""
+    def deco(fn: F) -> F:
+        py = getattr(fn, "py_func", fn)
+        file = inspect.getsourcefile(py)
+        code = py.__code__
+        where = f"{code.co_filename}:{code.co_firstlineno}"
+        if not file or file.startswith("<") or py.__qualname__ != py.__name__:
+            raise PluginError(f"{where}: phase {py.__qualname__} must be a module-level function in a file")
+        if py.__name__ in PHASE_STUBS or py.__name__.startswith("_"):
+            raise PluginError(f"{where}: phase name {py.__name__!r} is reserved")
+        key = (ruleset, py.__name__)
+        old = _PHASES.get(key)
+        source = current_source()
+        if old is not None and old.source != source:
+            raise PluginError(f"{where}: {ruleset} phase {py.__name__!r} is already declared by {old.source}")
+        _PHASES[key] = CompiledPhase(py.__name__, py, ruleset, source)
+        return fn
+
+    return deco
+
+
+def phases_of(ruleset: str) -> list[CompiledPhase]:
+    """The phases of ``ruleset`` whose plugin is loaded, by name."""
+    loaded = loaded_plugins()
+    return sorted((p for (r, _), p in _PHASES.items() if r == ruleset and (p.source == BUILT_IN or p.source in loaded)),
+                  key=lambda p: p.name)
+
+
+def machine_source(n_stages: int, phases: list[CompiledPhase]) -> str:
+    """The machine's part of the engine module (after the stages and the interpreter's pieces and
+    switches): the loop, its three entry points, and each phase rebound and wrapped (cached)."""
+    from battlesim.ecs.compiled.machine_text import MACHINE, stage_chain
+
+    lines = [MACHINE.replace("            # STAGES\n", stage_chain(n_stages))]
+    if phases:
+        lines += ["", "# -- phases: each a rebound copy (its calls to the machine bound to this module's), cached",
+                  "from battlesim.ecs.compiled.codegen import rebind as _rebind",
+                  "_MACHINE = {'resolve_damage': resolve_damage, 'drain': drain, 'fire': fire}"]
+        for k, p in enumerate(phases):
+            args = ", ".join(p.params())
+            lines += [f"_phase_{k} = _rebind(getattr(importlib.import_module({p.fn.__module__!r}), {p.name!r}), _MACHINE)",
+                      "", "", "@njit(cache=True)", f"def {p.name}({args}):",
+                      f'    """{p.fn.__module__}.{p.name}, bound to this engine\'s machine."""',
+                      f"    return _phase_{k}({args})", ""]
+    return "\n".join(lines)
