@@ -20,7 +20,6 @@ from battlesim.systems.hex import damage_stages  # noqa: F401  (declares hex's s
 from battlesim.systems.hex.battle import (
     HexFields,
     has,
-    in_attack_range,
     legal_ability,
     legal_attack,
     legal_charge,
@@ -86,7 +85,8 @@ from battlesim.systems.hex.state import (
     columns,
     view_of,
 )
-from battlesim.systems.hex.turn import end_turn, refresh, round_end, settle, status_damage, status_tick
+from battlesim.systems.hex.state import OPENER, TO_ACT, WINNER
+from battlesim.systems.hex.turn import end_turn, refresh, round_end, seat_can_act, settle, status_damage, status_tick
 
 QUEUE = 64
 TYPE_BITS = (PHYSICAL, MAGICAL, PURE)  # the order of vocabulary.DAMAGE_TYPES
@@ -361,12 +361,11 @@ class Battle:
 
     def round_start(self, b: int) -> None:
         """Spec §2.6 round start (I-10): refresh, the simultaneous status update, Fade, deaths, who opens."""
-        before = np.zeros(self.w.n_slots, dtype=np.int64)
         refresh(self.st, self.cols, self.f, b)
-        status_damage(self.st, self.cols, self.f, b, self.queue, self.qlen, before)
+        status_damage(self.st, self.cols, self.f, b, self.queue, self.qlen)
         self.engine.module.run_damage(self.st, b, self.queue, self.qlen, 0, self.dcols, self.stack)
         self.qlen[b] = 0
-        status_tick(self.st, self.cols, self.f, b, before)
+        status_tick(self.st, self.cols, self.f, b)
         settle(self.st, self.cols, self.f, b, self.returned)
         refresh_to_act(self, b)
 
@@ -376,8 +375,6 @@ class Battle:
 
 def refresh_to_act(battle: Battle, b: int) -> None:
     """After the round start's deaths, who opens is decided again from the living units."""
-    from battlesim.systems.hex.state import OPENER, TO_ACT, WINNER
-    from battlesim.systems.hex.turn import seat_can_act
     g = battle.f.g
     opener = int(g[b, OPENER])
     if g[b, WINNER] >= 0:
@@ -389,5 +386,3 @@ def refresh_to_act(battle: Battle, b: int) -> None:
     else:
         g[b, TO_ACT] = -1
 
-
-_unused = (in_attack_range,)

@@ -242,18 +242,28 @@ def legal_charge(w, cols, f, b, s, t, a, occ, steps, prev):
     """hex.md "Charging – This unit can move and attack in a single action."; "The attack must be
     declared before movement occurs."; "Steadfast – This unit cannot be charged"; I-22: >= 1 hex
     moved to an empty hex, and a melee charger keeps a movement point for the attack."""
+    if w.i16[cols[ROOTED], b, s] > 0 or prop(w, cols, f, b, s, S_MOVEMENT) < 1:
+        return False
+    reach(w, cols, f, b, s, occ, steps, prev)
+    return charge_from(w, cols, f, b, s, t, a, occ, steps)
+
+
+@njit(cache=True)
+def charge_from(w, cols, f, b, s, t, a, occ, steps):
+    """``legal_charge`` with ``steps`` already filled by ``reach`` for unit s (the mask asks it
+    for every target and approach hex: one search per unit, not one per pair)."""
     o = occ[t]
     if not has(w, cols, f, b, s, CHARGING) or o < 0 or has(w, cols, f, b, o, STEADFAST):
         return False
     if w.i16[cols[CONTROLLER], b, o] == w.i16[cols[CONTROLLER], b, s] or not may_attack(w, cols, f, b, s):
         return False
-    if a == w.i16[cols[POS], b, s] or not legal_move(w, cols, f, b, s, a, occ, steps, prev):
+    if occ[a] >= 0 or steps[a] < 1:
         return False
     mv = prop(w, cols, f, b, s, S_MOVEMENT)
     rng = prop(w, cols, f, b, s, S_RANGE)
     if rng == NULL:
         return steps[a] <= mv - 1 and DIST[a, t] == 1
-    return DIST[a, t] <= rng
+    return steps[a] <= mv and DIST[a, t] <= rng
 
 
 @njit(cache=True)
@@ -313,16 +323,19 @@ def legal_actions(w, cols, f, b, seat, out):
         base = u * V * N_HEXES
         out[base + SKIP * N_HEXES] = True
         mv = prop(w, cols, f, b, s, S_MOVEMENT)
-        if mv >= 1 and w.i16[cols[ROOTED], b, s] == 0:
+        moves = mv >= 1 and w.i16[cols[ROOTED], b, s] == 0
+        if moves:
             reach(w, cols, f, b, s, occ, steps, prev)
             for h in range(N_HEXES):
                 out[base + MOVE * N_HEXES + h] = occ[h] < 0 and steps[h] <= mv
+        charges = moves and has(w, cols, f, b, s, CHARGING)
         for h in range(N_HEXES):
             if occ[h] >= 0:
                 out[base + ATTACK * N_HEXES + h] = legal_attack(w, cols, f, b, s, h, occ)
-                for a in range(N_HEXES):
-                    if legal_charge(w, cols, f, b, s, h, a, occ, steps, prev):
-                        out[base + CHARGE * N_HEXES + h] = True
-                        break
+                if charges:
+                    for a in range(N_HEXES):
+                        if charge_from(w, cols, f, b, s, h, a, occ, steps):
+                            out[base + CHARGE * N_HEXES + h] = True
+                            break
             for k in range(f.abil.shape[2]):
                 out[base + (ABILITY_0 + k) * N_HEXES + h] = legal_ability(w, cols, f, b, s, k, h, occ)

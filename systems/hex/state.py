@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from battlesim.components import core as _core  # noqa: F401  (hero: the core's tag, declared first)
+from battlesim.components import stats as _stats  # noqa: F401  (health, max_health: the engine's)
 from battlesim.ecs.compiled.world_view import WorldView, world_view
 from battlesim.ecs.plugin import component
 from battlesim.ecs.registry import registered_components
@@ -101,12 +103,12 @@ def _declare() -> None:
     """Register the hex components once (the registry refuses a different second declaration)."""
     have = registered_components()
     for name in INT_COLUMNS:
-        if name not in have:
+        if name.startswith(PREFIX) and name not in have:
             presence = "mask" if name in ("hex_pos", "hex_side", "hex_controller") else "nonzero"
             component(name, np.int16, default=-1 if name == "hex_pos" else 0, presence=presence,
                       doc=f"hex: {name[len(PREFIX):] if name.startswith(PREFIX) else name}")
     for name in TAG_COLUMNS:
-        if name not in have:
+        if name.startswith(PREFIX) and name not in have:
             component(name, np.bool_, presence="tag", doc=f"hex: {name[len(PREFIX):]}")
 
 

@@ -4,7 +4,6 @@ rows onto the damage queue; the caller resolves them (``actions.resolve``)."""
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from battlesim.systems.hex.battle import can_act, has, number
@@ -141,13 +140,12 @@ def end_turn(w, cols, f, b, seat, acted):
 
 
 @njit(cache=True)
-def status_damage(w, cols, f, b, queue, qlen, before):
+def status_damage(w, cols, f, b, queue, qlen):
     """Round start, first half (spec §2.10, I-33, hex.md "At the start of the next round"): from
     the state at the start, each Burn / Poison / Bleed pile is one magical instance (through
-    Shield, Refraction, Magic Resist; not returned). ``before[s]`` keeps each unit's health so
-    ``status_heal`` can apply regen together with it."""
+    Shield, Refraction, Magic Resist; not returned); ``status_tick`` then adds regen, and deaths
+    are settled only after both, so the two apply together."""
     for s in range(w.alive.shape[1]):
-        before[s] = w.i16[cols[HEALTH], b, s]
         if not w.alive[b, s]:
             continue
         for k in (BURN_C, POISON_C, BLEED_C):
@@ -157,7 +155,7 @@ def status_damage(w, cols, f, b, queue, qlen, before):
 
 
 @njit(cache=True)
-def status_tick(w, cols, f, b, regen_from):
+def status_tick(w, cols, f, b):
     """Round start, second half: hex-keywords.md "Health Regen X ... The unit heals X and takes
     damage from all its statuses simultaneously" (health = min(max, health - damage + regen);
     no heal while Overheated); "Burn ... remove a Burn counter" and Bleed -1 (Poison stays);
@@ -231,5 +229,3 @@ def round_end(w, cols, f, b):
     else:
         f.g[b, ROUND] = rnd + 1
 
-
-_ = np  # numpy is used by the kernels' typed arrays
