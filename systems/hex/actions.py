@@ -57,6 +57,7 @@ from battlesim.systems.hex.state import (
     E_STATUS,
     E_TYPE,
     FIRST_STATUS,
+    FLYING,
     HEALTH,
     IMBUED,
     INTIMIDATE,
@@ -166,8 +167,8 @@ class Battle:
     def walk(self, b: int, s: int, path: list[int]) -> None:
         """Move s along ``path``; each entry into an enemy's hex deals the trampler's X physical
         (hex.md "Trample X – ... deals X damage to each enemy unit in the hexes it moves through";
-        I-23: the same hex again too)."""
-        x = number(self.st, self.cols, b, s, TRAMPLE)
+        I-23: the same hex again too; I-24: a flying unit moves over them and never tramples)."""
+        x = 0 if has(self.st, self.cols, self.f, b, s, FLYING) else number(self.st, self.cols, b, s, TRAMPLE)
         for h in path:
             occ = self.occupied(b)
             o = int(occ[h])

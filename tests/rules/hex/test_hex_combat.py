@@ -1,0 +1,50 @@
+"""hex.md "Combat" (H11) and the combat keywords (spec §2.8, I-18..I-25), through
+``systems/hex/actions.py`` and the compiled damage stages: each test cites its sentence or choice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hex_boards import board
+
+from battlesim.systems.hex.actions import Illegal
+from battlesim.systems.hex.board import hex_id
+
+FAR = '{ side = 1, col = 8, row = 6, name = "Far", health = 3 }'
+
+
+def units(sc) -> dict[str, dict]:
+    return {u["name"]: u for u in sc.state()["units"]}
+
+
+def test_one_retaliation_per_combat_with_counterstrike(tmp_path: Path) -> None:
+    # I-20: hex.md "Counterstrike – This unit retaliates at the same time that it is attacked." (and not again after)
+    sc = board(tmp_path, ['{ side = 0, col = 3, row = 1, name = "A", power = 1, movement = 1, health = 5 }',
+                          '{ side = 1, col = 3, row = 2, name = "D", power = 2, movement = 1, health = 5, keywords = { counterstrike = true } }', FAR])
+    sc.battle.attack(0, 0, hex_id(3, 2), None, None, None)
+    assert (units(sc)["A"]["health"], units(sc)["D"]["health"]) == (3, 4)
+
+
+def test_vengeance_and_intimidate_change_retaliation_only(tmp_path: Path) -> None:
+    # I-21: hex-keywords.md "Vengeance X – This unit gets +X Power while retaliating."; "Intimidate X"
+    sc = board(tmp_path, ['{ side = 0, col = 3, row = 1, name = "A", power = 1, movement = 1, health = 9, keywords = { intimidate = 1 } }',
+                          '{ side = 1, col = 3, row = 2, name = "D", power = 2, movement = 1, health = 5, keywords = { vengeance = 3 } }', FAR])
+    sc.battle.attack(0, 0, hex_id(3, 2), None, None, None)
+    assert units(sc)["A"]["health"] == 9 - (2 + 3 - 1) and units(sc)["D"]["power"] == 2
+
+
+def test_a_melee_charge_keeps_a_movement_point(tmp_path: Path) -> None:
+    # I-22: Movement 2 may move at most 1 hex before a melee attack
+    sc = board(tmp_path, ['{ side = 0, col = 2, row = 0, name = "L", power = 1, movement = 2, health = 4, keywords = { charging = true } }',
+                          '{ side = 1, col = 2, row = 3, name = "T", power = 1, movement = 1, health = 5 }', FAR])
+    with pytest.raises(Illegal):
+        sc.battle.attack(0, 0, hex_id(2, 3), hex_id(2, 2), None, None)
+
+
+def test_flying_passes_units_but_never_tramples(tmp_path: Path) -> None:
+    # I-24: hex-keywords.md "Flying – This unit can move over other units"; Flying beats Trample (no damage)
+    sc = board(tmp_path, ['{ side = 0, col = 0, row = 2, name = "F", power = 1, movement = 2, health = 4, keywords = { flying = true, trample = 2 } }',
+                          '{ side = 1, col = 0, row = 3, name = "E", power = 1, movement = 1, health = 3 }', FAR])
+    sc.battle.move(0, 0, hex_id(0, 4), None)
+    assert units(sc)["E"]["health"] == 3 and units(sc)["F"]["row"] == 4
