@@ -126,13 +126,16 @@ class Battle:
         occupancy(self.st, self.cols, b, self.occ)
         return self.occ
 
-    def resolve(self, b: int) -> None:
-        """Every queued damage instance through hex's pipeline (``run_damage``), then deaths."""
+    def resolve(self, b: int, deaths: bool = True) -> None:
+        """Every queued damage instance through hex's pipeline (``run_damage``), then deaths
+        (hex.md "If a unit's health is reduced to below 1, the unit dies") unless ``deaths`` is
+        False: a simultaneous instance still to come (Counterstrike) settles them."""
         status = self.engine.module.run_damage(self.st, b, self.queue, self.qlen, 0, self.dcols, self.stack)
         self.qlen[b] = 0
         if status != OK:
             raise RuntimeError(f"hex damage pipeline stopped ({status}) in game seed {self.w.seeds[b]}")
-        settle(self.st, self.cols, self.f, b, self.returned)
+        if deaths:
+            settle(self.st, self.cols, self.f, b, self.returned)
 
     def deal(self, b: int, source: int, target: int, amount: int, kind: int) -> None:
         push(self.queue, self.qlen, b, source, target, amount, kind)
@@ -264,12 +267,17 @@ class Battle:
             if not self.alive(b, a):
                 return
         power = int(prop(st, cols, f, b, a, S_POWER))
+        counter = not retaliated and has(st, cols, f, b, d, COUNTERSTRIKE) and self.can_retaliate(b, d, a)
+        back = self.retaliation_power(b, d, a) if counter else 0
         push(self.queue, self.qlen, b, a, d, power, self.combat_kind(b, a) | ATTACK | (RANGED if ranged else 0))
-        if not retaliated and has(st, cols, f, b, d, COUNTERSTRIKE) and self.can_retaliate(b, d, a):
+        # spec §2.8 (3): "Lifesteal heals before the counterstrike damage lands": the attack's
+        # instance and its reactions first, deaths only after both (the two are simultaneous)
+        self.resolve(b, deaths=not counter)
+        if counter:
             # hex.md "Counterstrike – This unit retaliates at the same time that it is attacked."
-            push(self.queue, self.qlen, b, d, a, self.retaliation_power(b, d, a), self.combat_kind(b, d) | RETALIATION)
+            push(self.queue, self.qlen, b, d, a, back, self.combat_kind(b, d) | RETALIATION)
+            self.resolve(b)
             retaliated = True
-        self.resolve(b)
         if ranged or not self.alive(b, a):
             return
         if not self.alive(b, d):

@@ -48,3 +48,21 @@ def test_flying_passes_units_but_never_tramples(tmp_path: Path) -> None:
                           '{ side = 1, col = 0, row = 3, name = "E", power = 1, movement = 1, health = 3 }', FAR])
     sc.battle.move(0, 0, hex_id(0, 4), None)
     assert units(sc)["E"]["health"] == 3 and units(sc)["F"]["row"] == 4
+
+
+def test_lifesteal_heals_before_the_counterstrike_lands(tmp_path: Path) -> None:
+    # spec §2.8 (3): "with Counterstrike: retaliation at the same instant; Lifesteal heals before
+    # the counterstrike damage lands": at 5/5, heal 2 is capped at 5, then 3 comes off -> 2 (not 4)
+    sc = board(tmp_path, ['{ side = 0, col = 3, row = 1, name = "A", power = 2, movement = 1, health = 5, keywords = { lifesteal = true } }',
+                          '{ side = 1, col = 3, row = 2, name = "D", power = 3, movement = 1, health = 9, keywords = { counterstrike = true } }', FAR])
+    sc.battle.attack(0, 0, hex_id(3, 2), None, None, None)
+    assert (units(sc)["A"]["health"], units(sc)["D"]["health"]) == (2, 7)
+
+
+def test_a_defender_killed_by_the_attack_still_counterstrikes(tmp_path: Path) -> None:
+    # hex.md "Counterstrike – This unit retaliates at the same time that it is attacked."
+    sc = board(tmp_path, ['{ side = 0, col = 3, row = 1, name = "A", power = 5, movement = 1, health = 5 }',
+                          '{ side = 1, col = 3, row = 2, name = "D", power = 2, movement = 1, health = 3, keywords = { counterstrike = true } }', FAR])
+    sc.battle.attack(0, 0, hex_id(3, 2), None, None, None)
+    a = units(sc)["A"]
+    assert (a["health"], a["row"], "D" in units(sc)) == (3, 2, False)
