@@ -30,7 +30,7 @@ from battlesim.systems.hex.battle import (
     prop,
     reach,
 )
-from battlesim.systems.hex.board import AWAY, DIST, LINE, N_HEXES, TOWARD
+from battlesim.systems.hex.board import AWAY, DIST, LINE, N_HEXES, TOWARD, coords
 from battlesim.systems.hex.damage_stages import (
     ATTACK,
     COMBAT,
@@ -92,6 +92,12 @@ from battlesim.systems.hex.turn import end_turn, refresh, round_end, seat_can_ac
 QUEUE = 64
 TYPE_BITS = (PHYSICAL, MAGICAL, PURE)  # the order of vocabulary.DAMAGE_TYPES
 ABILITY_BASE = len(("present", "cost", "cast_range", "target", "once", "used_round", "n_effects"))
+
+
+def at_(h: int) -> str:
+    """A hex as scenarios write it, ``[col, row]``."""
+    c, r = coords(h)
+    return f"[{c}, {r}]"
 
 
 class Illegal(ValueError):
@@ -162,7 +168,7 @@ class Battle:
             raise Illegal(f"path of {len(path)} hexes is longer than the movement {limit}")
         for h in path:
             if DIST[at, h] != 1:
-                raise Illegal(f"path hex {h} is not adjacent to the one before")
+                raise Illegal(f"path hex {at_(h)} is not adjacent to the one before")
             if occ[h] >= 0 and occ[h] != s and not passable(self.st, self.cols, self.f, b, s, occ[h]):
                 raise Illegal("the path crosses a unit this unit cannot pass")
             at = h
@@ -190,7 +196,7 @@ class Battle:
         """H10.3.1: a move action."""
         occ = self.occupied(b)
         if not legal_move(self.st, self.cols, self.f, b, s, h, occ, self.steps, self.prev):
-            raise Illegal(f"unit cannot move to hex {h}")
+            raise Illegal(f"unit cannot move to {at_(h)} (movement, root, the path or an occupied hex)")
         if path is not None:
             self.check_path(b, s, path, int(prop(self.st, self.cols, self.f, b, s, 2)))
         seat = self.i(CONTROLLER, b, s)
@@ -211,10 +217,10 @@ class Battle:
         seat = self.i(CONTROLLER, b, s)
         if approach is not None:
             if not legal_charge(self.st, self.cols, self.f, b, s, t, approach, occ, self.steps, self.prev):
-                raise Illegal(f"unit cannot charge hex {t} from hex {approach}")
+                raise Illegal(f"unit cannot charge {at_(t)} from {at_(approach)}")
             self.walk(b, s, path if path is not None else self.path_to(b, s, approach))
         elif not legal_attack(self.st, self.cols, self.f, b, s, t, occ):
-            raise Illegal(f"unit cannot attack hex {t}")
+            raise Illegal(f"unit cannot attack {at_(t)} (no enemy there, out of range, disarmed, no power or rooted melee)")
         d = int(self.occupied(b)[t])
         if self.alive(b, s) and d >= 0:
             self.combat(b, s, d)
@@ -226,7 +232,7 @@ class Battle:
             if retreat != here:
                 reach(self.st, self.cols, self.f, b, s, self.occupied(b), self.steps, self.prev)
                 if self.occ[retreat] >= 0 or self.steps[retreat] > x or self.i(ROOTED, b, s) > 0:
-                    raise Illegal(f"unit cannot retreat to hex {retreat}")
+                    raise Illegal(f"unit cannot retreat to {at_(retreat)}")
                 self.walk(b, s, self.path_to(b, s, retreat))
         if self.alive(b, s):
             self.spend(b, s)
@@ -295,7 +301,7 @@ class Battle:
         abilities.": cost paid, no effect, I-39)."""
         st, cols, f = self.st, self.cols, self.f
         if not legal_ability(st, cols, f, b, s, k, t, self.occupied(b)):
-            raise Illegal(f"unit cannot use ability {k} on hex {t}")
+            raise Illegal(f"unit cannot use ability {k} on {at_(t)} (silenced, mana, range, target or once per round)")
         seat = self.i(CONTROLLER, b, s)
         cost = int(f.abil[b, s, k, A_COST])
         if cost > 0:
@@ -314,14 +320,16 @@ class Battle:
         op, amount = int(row[E_OP]), int(row[E_AMOUNT])
         if not self.alive(b, o):
             return
+        buff = self.i(CONTROLLER, b, o) == self.i(CONTROLLER, b, s)
+        if buff and op in (OP_SHIELD, OP_STATUS) and self.i(OVERHEATED, b, o) > 0:
+            return  # hex.md "Overheat – An overheated unit cannot be healed or buffed this round."
         if op == OP_DAMAGE:
             # hex.md "Magical damage is dealt by abilities unless otherwise specified."
             self.deal(b, s, o, amount, TYPE_BITS[int(row[E_TYPE])] | (NONLETHAL if row[E_NONLETHAL] else 0))
         elif op == OP_HEAL:
             self.heal(b, o, amount)
         elif op == OP_SHIELD:
-            if self.i(OVERHEATED, b, o) == 0:
-                self.put(SHIELD_C, b, o, self.i(SHIELD_C, b, o) + amount)
+            self.put(SHIELD_C, b, o, self.i(SHIELD_C, b, o) + amount)
         elif op == OP_STATUS:
             k = FIRST_STATUS + int(row[E_STATUS])
             value = amount if row[E_ROUNDS] <= 0 else int(row[E_ROUNDS])

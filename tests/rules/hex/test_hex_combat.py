@@ -10,6 +10,7 @@ from hex_boards import board
 
 from battlesim.systems.hex.actions import Illegal
 from battlesim.systems.hex.board import hex_id
+from battlesim.systems.hex.state import ACTIONS
 
 FAR = '{ side = 1, col = 8, row = 6, name = "Far", health = 3 }'
 
@@ -66,3 +67,15 @@ def test_a_defender_killed_by_the_attack_still_counterstrikes(tmp_path: Path) ->
     sc.battle.attack(0, 0, hex_id(3, 2), None, None, None)
     a = units(sc)["A"]
     assert (a["health"], a["row"], "D" in units(sc)) == (3, 2, False)
+
+
+def test_an_overheated_ally_takes_no_shield_buff(tmp_path: Path) -> None:
+    # hex.md "Overheat – An overheated unit cannot be healed or buffed this round."
+    ward = '{ name = "Ward", target = "ally", cast_range = 3, effects = [{ op = "shield", amount = 2 }] }'
+    sc = board(tmp_path, [f'{{ side = 0, col = 3, row = 0, name = "P", health = 3, abilities = [{ward}] }}',
+                          '{ side = 0, col = 3, row = 1, name = "H", health = 3, statuses = { overheated = 1 } }',
+                          '{ side = 0, col = 5, row = 1, name = "C", health = 3 }', FAR])
+    sc.battle.ability(0, 0, 0, hex_id(3, 1))
+    sc.battle.put(ACTIONS, 0, 0, 1)  # one more action for P (card text may grant more: I-13)
+    sc.battle.ability(0, 0, 0, hex_id(5, 1))
+    assert units(sc)["H"]["statuses"] == {"overheated": 1} and units(sc)["C"]["statuses"] == {"shield": 2}
