@@ -42,7 +42,9 @@ from battlesim.systems.hex.damage_stages import (
     RETALIATION,
 )
 from battlesim.systems.hex.state import (
+    A_COMBINABLE,
     A_COST,
+    A_EFFECTS,
     A_NEFFECTS,
     A_USED,
     ACTIONS,
@@ -69,6 +71,8 @@ from battlesim.systems.hex.state import (
     OP_DAMAGE,
     OP_HEAL,
     OP_MANA,
+    OP_PULL,
+    OP_PUSH,
     OP_SHIELD,
     OP_STATUS,
     OVERHEATED,
@@ -91,7 +95,6 @@ from battlesim.systems.hex.turn import end_turn, refresh, round_end, seat_can_ac
 
 QUEUE = 64
 TYPE_BITS = (PHYSICAL, MAGICAL, PURE)  # the order of vocabulary.DAMAGE_TYPES
-ABILITY_BASE = len(("present", "cost", "cast_range", "target", "once", "used_round", "n_effects"))
 
 
 def at_(h: int) -> str:
@@ -194,9 +197,7 @@ class Battle:
     # -- actions -----------------------------------------------------------------------------
     def move(self, b: int, s: int, h: int, path: list[int] | None) -> None:
         """H10.3.1: a move action."""
-        occ = self.occupied(b)
-        if not legal_move(self.st, self.cols, self.f, b, s, h, occ, self.steps, self.prev):
-            raise Illegal(f"unit cannot move to {at_(h)} (movement, root, the path or an occupied hex)")
+        self.check_move(b, s, h)
         if path is not None:
             self.check_path(b, s, path, int(prop(self.st, self.cols, self.f, b, s, 2)))
         seat = self.i(CONTROLLER, b, s)
@@ -295,11 +296,21 @@ class Battle:
         if not retaliated and self.can_retaliate(b, d, a):
             self.deal(b, d, a, self.retaliation_power(b, d, a), self.combat_kind(b, d) | RETALIATION)
 
-    def ability(self, b: int, s: int, k: int, t: int) -> None:
+    def ability(self, b: int, s: int, k: int, t: int, move_to: int | None = None, move_first: bool = True) -> None:
         """H10.3.3: an ability action: "When paid, adjust the mana counter accordingly."; its
         effects on the target (hex.md "Spellproof – This unit is not affected by enemy active
-        abilities.": cost paid, no effect, I-39)."""
+        abilities.": cost paid, no effect, I-39). With ``move_to``: hex.md "Combinable – This unit
+        may move and use this ability in a single action." (one move, before or after: "You may
+        not split the movement"; the cost is paid after the move)."""
         st, cols, f = self.st, self.cols, self.f
+        if move_to is not None:
+            if not f.abil[b, s, k, A_COMBINABLE]:
+                raise Illegal(f"ability {k} is not combinable")
+            if move_first:
+                self.check_move(b, s, move_to)
+                self.walk(b, s, self.path_to(b, s, move_to))
+                if not self.alive(b, s):
+                    raise Illegal("the unit died on its way")
         if not legal_ability(st, cols, f, b, s, k, t, self.occupied(b)):
             raise Illegal(f"unit cannot use ability {k} on {at_(t)} (silenced, mana, range, target or once per round)")
         seat = self.i(CONTROLLER, b, s)
@@ -310,10 +321,18 @@ class Battle:
         o = int(self.occ[t])
         if o >= 0 and not (self.i(CONTROLLER, b, o) != seat and has(st, cols, f, b, o, SPELLPROOF)):
             for e in range(int(f.abil[b, s, k, A_NEFFECTS])):
-                row = f.abil[b, s, k, ABILITY_BASE + e * NEF: ABILITY_BASE + (e + 1) * NEF]
+                row = f.abil[b, s, k, A_EFFECTS + e * NEF: A_EFFECTS + (e + 1) * NEF]
                 self.effect(b, s, o, row)
-        self.spend(b, s)
+        if move_to is not None and not move_first and self.alive(b, s):
+            self.check_move(b, s, move_to)
+            self.walk(b, s, self.path_to(b, s, move_to))
+        if self.alive(b, s):
+            self.spend(b, s)
         end_turn(st, cols, f, b, seat, True)
+
+    def check_move(self, b: int, s: int, h: int) -> None:
+        if not legal_move(self.st, self.cols, self.f, b, s, h, self.occupied(b), self.steps, self.prev):
+            raise Illegal(f"unit cannot move to {at_(h)} (movement, root, the path or an occupied hex)")
 
     def effect(self, b: int, s: int, o: int, row: np.ndarray) -> None:
         """One effect op of an inline ability (spec §5 ops: damage, heal, shield, status, mana)."""
@@ -336,6 +355,9 @@ class Battle:
             self.put(k, b, o, max(self.i(k, b, o), value))
         elif op == OP_MANA and self.i(MANA, b, o) != NULL:
             self.put(MANA, b, o, max(self.i(MANA, b, o) + amount, 0))
+        elif op in (OP_PUSH, OP_PULL):
+            # hex.md "Pushed X" / "Pulled X": from / toward the acting unit's hex
+            self.displace(b, o, self.i(POS, b, s), amount, op == OP_PULL, None)
 
     # -- effects (not turns) -------------------------------------------------------------------
     def heal(self, b: int, s: int, amount: int) -> None:

@@ -21,6 +21,8 @@ from battlesim.systems.hex.damage_stages import NONLETHAL, RANGED, ATTACK, COMBA
 from battlesim.systems.hex.scenario_spec import HexScenario, load_hex_scenario
 from battlesim.systems.hex.state import (
     A_CAST_RANGE,
+    A_COMBINABLE,
+    A_EFFECTS,
     A_COST,
     A_NEFFECTS,
     A_ONCE,
@@ -158,15 +160,13 @@ class HexScenarioRun:
                 row[A_TARGET] = TARGETS.index(a.target)
                 row[A_ONCE] = int(a.once_per_round)
                 row[A_NEFFECTS] = min(len(a.effects), EFFECTS)
+                row[A_COMBINABLE] = int(a.combinable)
                 for e, eff in enumerate(a.effects[:EFFECTS]):
-                    base = A_NEFFECTS + 1 + e * NEF
+                    base = A_EFFECTS + e * NEF
                     if eff.op not in EFFECT_OPS or eff.select != "target" or eff.stat or eff.keyword:
                         what = f"op {eff.op!r}" if eff.op not in EFFECT_OPS else f"select {eff.select!r}"
                         raise DataError(f"{self.path}: units {u.name!r}: ability {a.name!r}: {what} is not played "
                                         f"by the engine yet (ops {', '.join(EFFECT_OPS)} on the target)")
-                    if a.combinable:
-                        raise DataError(f"{self.path}: units {u.name!r}: ability {a.name!r}: combinable "
-                                        "abilities are not played by the engine yet")
                     row[base + E_OP] = EFFECT_OPS.index(eff.op)
                     row[base + E_AMOUNT] = eff.amount or 0
                     row[base + E_TYPE] = DAMAGE_TYPES.index(eff.type) if eff.type else 1
@@ -217,13 +217,12 @@ class HexScenarioRun:
                           None if step.path is None else [hex_id(*c) for c in step.path],
                           None if step.retreat is None else hex_id(*step.retreat))
             else:
-                if step.move_to is not None:
-                    raise NotBuilt("move_to: combinable abilities are not played by the engine yet")
                 names = self.abilities.get(s, [])
                 if step.ability not in names:
                     raise Illegal(f"the unit on {step.unit} has no ability {step.ability!r}")
                 target = step.target if step.target is not None else step.unit
-                bt.ability(B, s, names.index(step.ability), hex_id(*target))
+                bt.ability(B, s, names.index(step.ability), hex_id(*target),
+                           None if step.move_to is None else hex_id(*step.move_to), step.move_first is not False)
         elif do == "damage":
             t = self._unit(step.target, "target")
             source = -1 if step.source is None else self._unit(step.source, "source")

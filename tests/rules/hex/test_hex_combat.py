@@ -79,3 +79,25 @@ def test_an_overheated_ally_takes_no_shield_buff(tmp_path: Path) -> None:
     sc.battle.put(ACTIONS, 0, 0, 1)  # one more action for P (card text may grant more: I-13)
     sc.battle.ability(0, 0, 0, hex_id(5, 1))
     assert units(sc)["H"]["statuses"] == {"overheated": 1} and units(sc)["C"]["statuses"] == {"shield": 2}
+
+
+def test_combinable_moves_then_casts_and_pays_after(tmp_path: Path) -> None:
+    # hex.md "Combinable – This unit may move and use this ability in a single action."
+    bolt = ('{ name = "Bolt", cost = 1, cast_range = 2, target = "enemy", combinable = true, '
+            'effects = [{ op = "damage", amount = 2, type = "magical" }] }')
+    sc = board(tmp_path, [f'{{ side = 0, col = 3, row = 0, name = "M", movement = 2, health = 3, mana = 1, abilities = [{bolt}] }}',
+                          '{ side = 1, col = 3, row = 4, name = "E", health = 5 }'])
+    with pytest.raises(Illegal):  # out of cast range from where it stands
+        sc.battle.ability(0, 0, 0, hex_id(3, 4))
+    sc.battle.ability(0, 0, 0, hex_id(3, 4), hex_id(3, 2), True)
+    m = units(sc)["M"]
+    assert (m["row"], m["mana"], m["exhausted"], units(sc)["E"]["health"]) == (2, 0, True, 3)
+
+
+def test_an_ability_push_follows_the_line_from_the_caster(tmp_path: Path) -> None:
+    # hex.md "Pushed X – A unit that is pushed moves X hexes along the direction it is being pushed."
+    shove = '{ name = "Shove", target = "enemy", cast_range = "adjacent", effects = [{ op = "push", amount = 2 }] }'
+    sc = board(tmp_path, [f'{{ side = 0, col = 3, row = 1, name = "P", health = 3, abilities = [{shove}] }}',
+                          '{ side = 1, col = 3, row = 2, name = "E", health = 5 }'])
+    sc.battle.ability(0, 0, 0, hex_id(3, 2))
+    assert (units(sc)["E"]["col"], units(sc)["E"]["row"]) == (3, 4)
