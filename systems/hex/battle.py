@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.board import DIST, N_HEXES, NEIGHBOURS
 from battlesim.systems.hex.state import (
     A_CAST_RANGE,
@@ -339,3 +340,6 @@ def legal_actions(w, cols, f, b, seat, out):
                             break
             for k in range(f.abil.shape[2]):
                 out[base + (ABILITY_0 + k) * N_HEXES + h] = legal_ability(w, cols, f, b, s, k, h, occ)
+
+
+kernel_cache.check("battle", [v for v in list(globals().values()) if hasattr(v, "py_func") and v.__module__ == __name__])

@@ -7,6 +7,7 @@ from __future__ import annotations
 from numba import njit
 
 from battlesim.systems.hex.battle import can_act, has, number
+from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.board import CENTRE_ID
 from battlesim.ecs.compiled.damage_queue import push
 from battlesim.systems.hex.damage_stages import MAGICAL, STATUS
@@ -229,3 +230,6 @@ def round_end(w, cols, f, b):
     else:
         f.g[b, ROUND] = rnd + 1
 
+
+
+kernel_cache.check("turn", [v for v in list(globals().values()) if hasattr(v, "py_func") and v.__module__ == __name__])
