@@ -330,12 +330,23 @@ def legal_actions(w, cols, f, b, seat, out):
             for h in range(N_HEXES):
                 out[base + MOVE * N_HEXES + h] = occ[h] < 0 and steps[h] <= mv
         charges = moves and has(w, cols, f, b, s, CHARGING)
+        # legal_attack and charge_from, with what depends only on the unit read once
+        # (T/test_hex_turns.py checks the two agree on every entry)
+        attacks = may_attack(w, cols, f, b, s)
+        rng = prop(w, cols, f, b, s, S_RANGE)
+        here = w.i16[cols[POS], b, s]
         for h in range(N_HEXES):
-            if occ[h] >= 0:
-                out[base + ATTACK * N_HEXES + h] = legal_attack(w, cols, f, b, s, h, occ)
-                if charges:
+            o = occ[h]
+            if attacks and o >= 0 and w.i16[cols[CONTROLLER], b, o] != seat:
+                if rng == NULL:
+                    out[base + ATTACK * N_HEXES + h] = DIST[here, h] == 1 and moves
+                else:
+                    out[base + ATTACK * N_HEXES + h] = DIST[here, h] <= rng
+                if charges and not has(w, cols, f, b, o, STEADFAST):
                     for a in range(N_HEXES):
-                        if charge_from(w, cols, f, b, s, h, a, occ, steps):
+                        if occ[a] >= 0 or steps[a] < 1:
+                            continue
+                        if (steps[a] <= mv - 1 and DIST[a, h] == 1) if rng == NULL else (steps[a] <= mv and DIST[a, h] <= rng):
                             out[base + CHARGE * N_HEXES + h] = True
                             break
             for k in range(f.abil.shape[2]):

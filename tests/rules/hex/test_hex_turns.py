@@ -9,7 +9,7 @@ import numpy as np
 
 from battlesim.systems.hex.battle import ABILITY_0, ATTACK, CHARGE, MOVE, SKIP, U, V, legal_actions, legal_charge
 from battlesim.systems.hex.board import N_HEXES, hex_id
-from battlesim.systems.hex.state import ACTIONS, CONTROLLER, FIRST_STATUS, HEALTH, LAST_STATUS, MAX_HEALTH, POS, TO_ACT, WINNER
+from battlesim.systems.hex.state import ACTIONS, CONTROLLER, END_NO_UNITS, END_REASON, ROUND, FIRST_STATUS, HEALTH, LAST_STATUS, MAX_HEALTH, POS, TO_ACT, WINNER
 from hex_boards import board
 
 WIDTH = U * V * N_HEXES
@@ -93,6 +93,9 @@ def test_invariants_over_random_legal_actions(tmp_path: Path) -> None:
             seat = int(g[0, TO_ACT])
             if seat < 0:
                 bt.round_end(0)
+                # hex.md "The victory check occurs after all other end-of-round events.": a winner
+                # by the centre only after round 7's end (I-17), else by the early end
+                assert g[0, WINNER] < 0 or g[0, ROUND] == 7 or g[0, END_REASON] == END_NO_UNITS
                 if g[0, WINNER] < 0:
                     bt.round_start(0)
                 continue
@@ -120,6 +123,45 @@ def test_invariants_over_random_legal_actions(tmp_path: Path) -> None:
                 assert 1 <= bt.i(HEALTH, 0, x) <= bt.i(MAX_HEALTH, 0, x)
                 assert all(bt.i(k, 0, x) >= 0 for k in range(FIRST_STATUS, LAST_STATUS + 1))
                 assert bt.i(ACTIONS, 0, x) >= 0 and bt.i(CONTROLLER, 0, x) in (0, 1)
+            assert g[0, WINNER] < 0 or g[0, END_REASON] == END_NO_UNITS  # no centre win mid-round
             checked += 1
         assert g[0, WINNER] in (0, 1)
     assert checked > 100
+
+
+def test_the_mask_agrees_with_each_actions_own_check(tmp_path: Path) -> None:
+    # spec §8: a step "must be legal exactly as the agent's mask says": the mask (legal_actions)
+    # and the checks the steps run (legal_move, legal_attack, legal_charge, legal_ability) agree
+    from battlesim.systems.hex.battle import legal_ability, legal_attack, legal_move
+
+    rng = np.random.default_rng(7)
+    kinds = ['power = 2, movement = 3, keywords = { charging = true }',
+             'power = 1, range = 2, movement = 2, keywords = { charging = true }',
+             'power = 2, movement = 1, statuses = { rooted = 1 }',
+             'power = 2, movement = 2, keywords = { steadfast = true, pathing = true }',
+             'movement = 2, keywords = { defender = true }',
+             'power = 1, movement = 2, mana = 1, abilities = [{ name = "Bolt", cost = 1, cast_range = 2, target = "enemy", effects = [{ op = "damage", amount = 1, type = "magical" }] }]']
+    hexes = [(c, r) for c in range(9) for r in range(7 if c % 2 == 0 else 6)]
+    compared = 0
+    for trial in range(12):
+        picks = rng.choice(len(hexes), size=8, replace=False)
+        units = [f'{{ side = {i % 2}, col = {hexes[p][0]}, row = {hexes[p][1]}, name = "U{i}", health = 3, '
+                 f'{kinds[int(rng.integers(len(kinds)))]} }}' for i, p in enumerate(picks)]
+        sc = board(tmp_path, units)
+        bt = sc.battle
+        for seat in (0, 1):
+            m = mask(sc, seat).reshape(U, V, N_HEXES)
+            occ = bt.occupied(0).copy()
+            for u in range(U):
+                s = seat * U + u
+                if not bt.st.alive[0, s]:
+                    continue
+                for h in range(N_HEXES):
+                    assert m[u, MOVE, h] == legal_move(bt.st, bt.cols, bt.f, 0, s, h, occ, bt.steps, bt.prev)
+                    assert m[u, ATTACK, h] == legal_attack(bt.st, bt.cols, bt.f, 0, s, h, occ)
+                    charge = any(legal_charge(bt.st, bt.cols, bt.f, 0, s, h, a, occ, bt.steps, bt.prev)
+                                 for a in range(N_HEXES))
+                    assert m[u, CHARGE, h] == charge
+                    assert m[u, ABILITY_0, h] == legal_ability(bt.st, bt.cols, bt.f, 0, s, 0, h, occ)
+                    compared += 1
+    assert compared > 4000
