@@ -105,11 +105,14 @@ def nonlethal(w, b, queue, qlen, i, cols):
         queue[b, i, AMOUNT] = max(min(queue[b, i, AMOUNT], hp - 1), 0)
 
 
-@damage_stage(RULESET, "lifesteal", REACTIONS,
+@damage_stage(RULESET, "lifesteal", REACTIONS - 5,
               reads=("hex_lifesteal", "hex_broken", "hex_overheated", "health", "max_health"))
 def lifesteal(w, b, queue, qlen, i, cols):
     """hex-keywords.md "Lifesteal X – This unit heals for up to X of the combat damage it deals"
-    (I-29: min(X, dealt, the defender's health before); an Overheated unit cannot be healed)."""
+    (I-29: min(X, dealt, the defender's health before); an Overheated unit cannot be healed).
+    Just before the other reactions: "If the defender has damage return, lifesteal healing occurs
+    simultaneously (thereby mitigating some or all of the damage return)": the heal lands before
+    the returned damage (the dispatcher resolves a pushed return right after its stage)."""
     s = queue[b, i, SOURCE]
     if s < 0 or not queue[b, i, KIND] & COMBAT or not w.alive[b, s]:
         return

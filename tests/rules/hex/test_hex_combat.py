@@ -101,3 +101,25 @@ def test_an_ability_push_follows_the_line_from_the_caster(tmp_path: Path) -> Non
                           '{ side = 1, col = 3, row = 2, name = "E", health = 5 }'])
     sc.battle.ability(0, 0, 0, hex_id(3, 2))
     assert (units(sc)["E"]["col"], units(sc)["E"]["row"]) == (3, 4)
+
+
+def test_lifesteal_mitigates_the_damage_return(tmp_path: Path) -> None:
+    # hex-keywords.md "If the defender has damage return, lifesteal healing occurs simultaneously
+    # (thereby mitigating some or all of the damage return)": 2/6, steals 3, takes 3 back -> 2, alive
+    sc = board(tmp_path, ['{ side = 0, col = 3, row = 1, name = "A", power = 3, range = 2, movement = 1, health = 2, max_health = 6, keywords = { lifesteal = true } }',
+                          '{ side = 1, col = 3, row = 3, name = "D", power = 1, movement = 1, health = 9, keywords = { damage_return = true } }', FAR])
+    sc.battle.attack(0, 0, hex_id(3, 3), None, None, None)
+    assert (units(sc)["A"]["health"], units(sc)["D"]["health"]) == (2, 6)
+
+
+def test_once_per_round_is_per_unit_instance(tmp_path: Path) -> None:
+    # hex.md "Some abilities specify that they can only be used once per round. This restriction is per unit instance, not per player." (I-43)
+    zap = '{ name = "Zap", target = "enemy", once_per_round = true, effects = [{ op = "damage", amount = 1, type = "magical" }] }'
+    sc = board(tmp_path, [f'{{ side = 0, col = 3, row = 0, name = "P", health = 3, actions = 2, abilities = [{zap}] }}',
+                          f'{{ side = 0, col = 5, row = 0, name = "Q", health = 3, abilities = [{zap}] }}',
+                          '{ side = 1, col = 3, row = 4, name = "E", health = 9 }'])
+    sc.battle.ability(0, 0, 0, hex_id(3, 4))
+    with pytest.raises(Illegal):
+        sc.battle.ability(0, 0, 0, hex_id(3, 4))
+    sc.battle.ability(0, 1, 0, hex_id(3, 4))
+    assert units(sc)["E"]["health"] == 7
