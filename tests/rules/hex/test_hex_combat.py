@@ -123,3 +123,14 @@ def test_once_per_round_is_per_unit_instance(tmp_path: Path) -> None:
         sc.battle.ability(0, 0, 0, hex_id(3, 4))
     sc.battle.ability(0, 1, 0, hex_id(3, 4))
     assert units(sc)["E"]["health"] == 7
+
+
+def test_bleeding_x_raises_the_pile_to_x(tmp_path: Path) -> None:
+    # hex-keywords.md "Bleeding X – A unit that has Bleeding X has its Bleed counters increased to X." (never lowered: I-30)
+    cut = '{ name = "Cut", target = "enemy", effects = [{ op = "status", status = "bleeding", amount = 2 }] }'
+    sc = board(tmp_path, [f'{{ side = 0, col = 3, row = 0, name = "P", health = 3, actions = 2, abilities = [{cut}] }}',
+                          '{ side = 1, col = 3, row = 4, name = "E", health = 9, statuses = { bleed = 1 } }',
+                          '{ side = 1, col = 5, row = 4, name = "F", health = 9, statuses = { bleed = 3 } }'])
+    sc.battle.ability(0, 0, 0, hex_id(3, 4))
+    sc.battle.ability(0, 0, 0, hex_id(5, 4))
+    assert (units(sc)["E"]["statuses"], units(sc)["F"]["statuses"]) == ({"bleed": 2}, {"bleed": 3})

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from battlesim.ecs.compiled.stages import stages_of
-from battlesim.systems.hex.damage_stages import MAGICAL, PHYSICAL, PURE, RETURN
+from battlesim.systems.hex.damage_stages import MAGICAL, PHYSICAL, PURE, RETURN, STATUS
 from hex_boards import board
 
 FAR = '{ side = 1, col = 8, row = 6, name = "Far", health = 3 }'
@@ -63,3 +63,28 @@ def test_broken_turns_armor_off(tmp_path: Path) -> None:
     sc = board(tmp_path, ['{ side = 0, col = 1, row = 1, name = "A", health = 9, keywords = { armor = 2 }, statuses = { broken = 1 } }', FAR])
     sc.battle.deal(0, -1, 0, 3, PHYSICAL)
     assert unit_at(sc, 1, 1)["health"] == 6
+
+
+def test_status_damage_is_not_returned(tmp_path: Path) -> None:
+    # hex.md "Physical Damage Return X" / hex-keywords.md "Damage from buffs and debuffs is not returned."
+    sc = board(tmp_path, ['{ side = 0, col = 1, row = 1, name = "A", health = 9, keywords = { damage_return = true, magic_damage_return = true } }',
+                          '{ side = 1, col = 3, row = 1, name = "B", health = 9 }'])
+    sc.battle.deal(0, 16, 0, 2, MAGICAL | STATUS)
+    assert (unit_at(sc, 1, 1)["health"], unit_at(sc, 3, 1)["health"]) == (7, 9)
+
+
+def test_magic_damage_return_all(tmp_path: Path) -> None:
+    # hex-keywords.md "Magic Damage Return X" (1): "If X is not specified, all damage is returned."
+    sc = board(tmp_path, ['{ side = 0, col = 1, row = 1, name = "A", health = 9, keywords = { magic_damage_return = true } }',
+                          '{ side = 1, col = 3, row = 1, name = "B", health = 9 }'])
+    sc.battle.deal(0, 16, 0, 4, MAGICAL)
+    sc.battle.deal(0, 16, 0, 3, PHYSICAL)
+    assert (unit_at(sc, 1, 1)["health"], unit_at(sc, 3, 1)["health"]) == (2, 5)
+
+
+def test_break_leaves_modifiers_and_granted_keywords(tmp_path: Path) -> None:
+    # hex.md "Buffs, debuffs, and basic property modifiers are not considered passive abilities." (I-37)
+    sc = board(tmp_path, ['{ side = 0, col = 1, row = 1, name = "A", power = 1, health = 9, keywords = { armor = 2 }, '
+                          'statuses = { broken = 1 }, modifiers = [{ stat = "power", amount = 2 }, { keyword = "flying" }] }', FAR])
+    u = unit_at(sc, 1, 1)
+    assert (u["power"], u["keywords"]) == (3, {"flying": True})
