@@ -120,9 +120,24 @@ STATE = (StateField("hex", np.int64, (len(GAME_FIELDS),), 0, "round, first playe
          StateField("hex_abil", np.int16, (SLOTS, ABILITIES, NAF), 0, "inline active abilities"))
 
 
+def plugin_components() -> list[str]:
+    """Components a plugin's hex damage stage reads that hex itself does not hold (a plugin
+    extends hex as it extends lanes: its keyword is a component plus a compiled stage)."""
+    from battlesim.ecs.compiled.stages import stages_of
+
+    have = registered_components()
+    out: list[str] = []
+    for stage in stages_of("hex"):
+        for name in stage.reads:
+            if name in have and name not in COLUMNS and name not in out:
+                out.append(name)
+    return out
+
+
 def new_world(n_games: int, seeds: np.ndarray | None = None) -> World:
-    """An empty hex World of ``n_games`` games: every hex component, the per-game fields."""
-    w = World(n_games, SLOTS, COLUMNS, STATE, seeds=seeds)
+    """An empty hex World of ``n_games`` games: every hex component (and those the loaded
+    plugins' hex stages read), the per-game fields."""
+    w = World(n_games, SLOTS, (*COLUMNS, *plugin_components()), STATE, seeds=seeds)
     w.g.hex[:, TO_ACT] = -1
     w.g.hex[:, LAST_ACTOR] = -1
     w.g.hex[:, WINNER] = -1
