@@ -31,6 +31,7 @@ from battlesim.systems.hex.state import (
     DEFENDER,
     DISARMED,
     FIRST_TAG,
+    INFINITE,
     FLYING,
     M_AMOUNT,
     M_KEYWORD,
@@ -46,6 +47,7 @@ from battlesim.systems.hex.state import (
     RANGE,
     ROOTED,
     ROUND,
+    S_CAST_RANGE,
     S_MOVEMENT,
     S_POWER,
     S_RANGE,
@@ -117,7 +119,12 @@ def prop(w, cols, f, b, s, stat):
     "the higher value always takes precedence"); "Movement X" overrides every other movement
     modifier; "+X" modifiers stack; never below 0."""
     col = POWER if stat == S_POWER else (RANGE if stat == S_RANGE else MOVEMENT)
-    base = np.int64(w.i16[cols[col], b, s])
+    return modified(f, b, s, stat, np.int64(w.i16[cols[col], b, s]))
+
+
+@njit(cache=True)
+def modified(f, b, s, stat, base):
+    """``base`` with unit s's modifiers of ``stat`` applied (``prop``'s rules, I-35)."""
     if base == NULL:
         return NULL
     best = -1
@@ -286,7 +293,11 @@ def legal_ability(w, cols, f, b, s, k, t, occ):
         return True
     if target == T_SELF:
         return t == here
-    if DIST[here, t] > f.abil[b, s, k, A_CAST_RANGE]:
+    reach_ = np.int64(f.abil[b, s, k, A_CAST_RANGE])
+    if reach_ != INFINITE:
+        # hex.md "Modifying a unit's cast range modifies the cast range of all of that unit's abilities."
+        reach_ = modified(f, b, s, S_CAST_RANGE, reach_)
+    if DIST[here, t] > reach_:
         return False
     if target == T_HEX:
         return True

@@ -80,7 +80,7 @@ MODS = 32
 MOD_FIELDS = ("slot", "stat", "amount", "set", "keyword", "by", "until")
 (M_SLOT, M_STAT, M_AMOUNT, M_SET, M_KEYWORD, M_BY, M_UNTIL) = range(len(MOD_FIELDS))
 MOD_STATS = ("power", "range", "movement", "health", "mana", "cast_range", "spell_power", "armor", "magic_resist")
-S_POWER, S_RANGE, S_MOVEMENT = 0, 1, 2
+S_POWER, S_RANGE, S_MOVEMENT, S_CAST_RANGE = 0, 1, 2, 5
 PERMANENT = 99  # ``until`` of a modifier without ``rounds``
 
 # -- inline abilities: w.g.hex_abil[b, slot, k, field] ---------------------------------------
