@@ -56,6 +56,9 @@ from battlesim.systems.hex.state import (
     E_NONLETHAL,
     E_OP,
     E_ROUNDS,
+    E_SET,
+    E_STAT,
+    E_KEYWORD,
     E_STATUS,
     E_TYPE,
     FIRST_STATUS,
@@ -63,6 +66,13 @@ from battlesim.systems.hex.state import (
     HEALTH,
     IMBUED,
     INTIMIDATE,
+    M_AMOUNT,
+    M_BY,
+    M_KEYWORD,
+    M_SET,
+    M_SLOT,
+    M_STAT,
+    M_UNTIL,
     MANA,
     MANABURN,
     MAX_HEALTH,
@@ -71,12 +81,14 @@ from battlesim.systems.hex.state import (
     OP_DAMAGE,
     OP_HEAL,
     OP_MANA,
+    OP_MODIFIER,
     OP_PULL,
     OP_PUSH,
     OP_SHIELD,
     OP_STATUS,
     OVERHEATED,
     OVERWATCH,
+    PERMANENT,
     POS,
     RETREATING,
     ROOTED,
@@ -340,7 +352,7 @@ class Battle:
         if not self.alive(b, o):
             return
         buff = self.i(CONTROLLER, b, o) == self.i(CONTROLLER, b, s)
-        if buff and op in (OP_SHIELD, OP_STATUS) and self.i(OVERHEATED, b, o) > 0:
+        if buff and op in (OP_SHIELD, OP_STATUS, OP_MODIFIER) and self.i(OVERHEATED, b, o) > 0:
             return  # hex.md "Overheat – An overheated unit cannot be healed or buffed this round."
         if op == OP_DAMAGE:
             # hex.md "Magical damage is dealt by abilities unless otherwise specified."
@@ -355,9 +367,35 @@ class Battle:
             self.put(k, b, o, max(self.i(k, b, o), value))
         elif op == OP_MANA and self.i(MANA, b, o) != NULL:
             self.put(MANA, b, o, max(self.i(MANA, b, o) + amount, 0))
+        elif op == OP_MODIFIER:
+            self.add_modifier(b, s, o, row)
         elif op in (OP_PUSH, OP_PULL):
             # hex.md "Pushed X" / "Pulled X": from / toward the acting unit's hex
             self.displace(b, o, self.i(POS, b, s), amount, op == OP_PULL, None)
+
+    def add_modifier(self, b: int, s: int, o: int, row: np.ndarray) -> None:
+        """hex.md "Some items and abilities modify the numerical value of properties." (I-35: an
+        instance with the seat that applied it, H12.2 / H12.3 buff or debuff; ``rounds`` ->
+        it expires at the end of round ``round + rounds - 1``, I-34)."""
+        mods = self.f.mods[b]
+        free = np.flatnonzero(mods[:, M_SLOT] < 0)
+        if free.size == 0:
+            raise RuntimeError(f"hex: more than {mods.shape[0]} modifiers in game seed {self.w.seeds[b]}")
+        m = mods[free[0]]
+        m[:] = -1
+        m[M_SLOT] = o
+        m[M_BY] = self.i(CONTROLLER, b, s)
+        rounds = int(row[E_ROUNDS])
+        m[M_UNTIL] = PERMANENT if rounds <= 0 else int(self.f.g[b, ROUND]) + rounds - 1
+        if row[E_KEYWORD] >= 0:
+            m[M_KEYWORD] = row[E_KEYWORD]
+            m[M_AMOUNT] = max(int(row[E_AMOUNT]), 1)
+        else:
+            m[M_STAT] = row[E_STAT]
+            if row[E_SET] >= 0:
+                m[M_SET] = row[E_SET]
+            else:
+                m[M_AMOUNT] = row[E_AMOUNT]
 
     # -- effects (not turns) -------------------------------------------------------------------
     def heal(self, b: int, s: int, amount: int) -> None:

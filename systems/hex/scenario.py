@@ -37,6 +37,9 @@ from battlesim.systems.hex.state import (
     E_NONLETHAL,
     E_OP,
     E_ROUNDS,
+    E_SET,
+    E_STAT,
+    E_KEYWORD,
     E_STATUS,
     E_TYPE,
     EFFECT_OPS,
@@ -163,7 +166,7 @@ class HexScenarioRun:
                 row[A_COMBINABLE] = int(a.combinable)
                 for e, eff in enumerate(a.effects[:EFFECTS]):
                     base = A_EFFECTS + e * NEF
-                    if eff.op not in EFFECT_OPS or eff.select != "target" or eff.stat or eff.keyword:
+                    if eff.op not in EFFECT_OPS or eff.select != "target" or eff.only:
                         what = f"op {eff.op!r}" if eff.op not in EFFECT_OPS else f"select {eff.select!r}"
                         raise DataError(f"{self.path}: units {u.name!r}: ability {a.name!r}: {what} is not played "
                                         f"by the engine yet (ops {', '.join(EFFECT_OPS)} on the target)")
@@ -174,6 +177,9 @@ class HexScenarioRun:
                     if eff.status is not None:
                         row[base + E_STATUS] = STATUS_NAMES.index(APPLIED_STATUSES[eff.status])
                     row[base + E_ROUNDS] = eff.rounds or 0
+                    row[base + E_STAT] = -1 if eff.stat is None else MOD_STATS.index(eff.stat)
+                    row[base + E_SET] = -1 if eff.set is None else eff.set
+                    row[base + E_KEYWORD] = -1 if eff.keyword is None else kw(eff.keyword)
         early_end(battle.st, battle.cols, battle.f, B)
         return battle
 

@@ -89,15 +89,15 @@ EFFECTS = 4
 AB_FIELDS = ("present", "cost", "cast_range", "target", "once", "used_round", "n_effects", "combinable")
 (A_PRESENT, A_COST, A_CAST_RANGE, A_TARGET, A_ONCE, A_USED, A_NEFFECTS, A_COMBINABLE) = range(len(AB_FIELDS))
 A_EFFECTS = len(AB_FIELDS)  # effect e's fields start at A_EFFECTS + e * NEF
-EFFECT_FIELDS = ("op", "amount", "type", "nonlethal", "status", "rounds")
+EFFECT_FIELDS = ("op", "amount", "type", "nonlethal", "status", "rounds", "stat", "set", "keyword")
 NEF = len(EFFECT_FIELDS)
-(E_OP, E_AMOUNT, E_TYPE, E_NONLETHAL, E_STATUS, E_ROUNDS) = range(NEF)
+(E_OP, E_AMOUNT, E_TYPE, E_NONLETHAL, E_STATUS, E_ROUNDS, E_STAT, E_SET, E_KEYWORD) = range(NEF)
 NAF = len(AB_FIELDS) + EFFECTS * NEF
 TARGETS = ("enemy", "ally", "unit", "hex", "self", "none")
 T_ENEMY, T_ALLY, T_UNIT, T_HEX, T_SELF, T_NONE = range(len(TARGETS))
 INFINITE = 99  # cast range omitted (I-44: no range = infinite)
-EFFECT_OPS = ("damage", "heal", "shield", "status", "mana", "push", "pull")
-OP_DAMAGE, OP_HEAL, OP_SHIELD, OP_STATUS, OP_MANA, OP_PUSH, OP_PULL = range(len(EFFECT_OPS))
+EFFECT_OPS = ("damage", "heal", "shield", "status", "mana", "push", "pull", "modifier")
+OP_DAMAGE, OP_HEAL, OP_SHIELD, OP_STATUS, OP_MANA, OP_PUSH, OP_PULL, OP_MODIFIER = range(len(EFFECT_OPS))
 
 
 def _declare() -> None:

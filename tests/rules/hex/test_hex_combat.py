@@ -144,3 +144,16 @@ def test_cast_range_modifiers_change_every_ability(tmp_path: Path) -> None:
                           '{ side = 1, col = 3, row = 3, name = "E", health = 9 }'])
     sc.battle.ability(0, 0, 0, hex_id(3, 3))
     assert units(sc)["E"]["health"] == 8
+
+
+def test_an_ability_debuff_lasts_its_rounds(tmp_path: Path) -> None:
+    # hex.md "Some items and abilities modify the numerical value of properties."; "The duration of
+    # a buff or debuff is always stated on the card text" (I-34: rounds = 1 ends with this round)
+    weaken = ('{ name = "Weaken", target = "enemy", effects = [{ op = "modifier", stat = "power", amount = -2, rounds = 1 }, '
+              '{ op = "modifier", keyword = "flying" }] }')
+    sc = board(tmp_path, [f'{{ side = 0, col = 3, row = 0, name = "P", health = 3, abilities = [{weaken}] }}',
+                          '{ side = 1, col = 3, row = 4, name = "E", power = 3, health = 9 }'])
+    sc.battle.ability(0, 0, 0, hex_id(3, 4))
+    assert (units(sc)["E"]["power"], units(sc)["E"]["keywords"]) == (1, {"flying": True})
+    sc.battle.round_end(0)
+    assert (units(sc)["E"]["power"], units(sc)["E"]["keywords"]) == (3, {"flying": True})
