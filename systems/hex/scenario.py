@@ -116,6 +116,11 @@ class HexScenarioRun:
         g[B, CENTRE_SHIELD] = int(sp.centre_shield)
         used = [0, 0]
         nmod = 0
+        for side in (0, 1):
+            n = sum(1 for u in sp.units if u.side == side)
+            if n > U:
+                raise DataError(f"{self.path}: units: side {side} has {n} units; a side holds at most {U} "
+                                "(spec §6: hero + units + summons)")
         for u in sp.units:
             s = u.side * U + used[u.side]
             used[u.side] += 1

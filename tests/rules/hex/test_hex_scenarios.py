@@ -65,3 +65,13 @@ def test_cli_human_readable_hex_state() -> None:
     r = runner.invoke(app, ["scenario", str(FILES[0].parent / "centre_first_player_wins.toml")])
     assert r.exit_code == 0, r.output
     assert "winner: side 0" in r.output and "Holder" in r.output
+
+
+def test_a_side_holds_at_most_16_units(tmp_path: Path) -> None:
+    # spec §6: "u = the acting side's unit slot (U = 16: hero + units + summons)"
+    hexes = [(c, r) for c in range(9) for r in range(2)][:17]
+    units = ",\n".join(f'{{ side = 0, col = {c}, row = {r}, name = "U{i}", health = 1 }}' for i, (c, r) in enumerate(hexes))
+    path = tmp_path / "many.toml"
+    path.write_text(f'ruleset = "hex"\nunits = [\n{units}\n]\n', encoding="utf-8")
+    with pytest.raises(DataError, match=r"many.toml: units: side 0 has 17 units; a side holds at most 16"):
+        run_file(path)
