@@ -11,6 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from battlesim.ecs.datafiles import DataError
+from battlesim.systems.hex import damage_stages as _stages  # noqa: F401  (declares hex's compiled damage stages)
 from battlesim.systems.hex import state as _state  # noqa: F401  (declares the hex components)
 from battlesim.systems.hex.cards import HexCardSet, load_cards
 from battlesim.systems.hex.kingdoms import Kingdom, load_kingdoms

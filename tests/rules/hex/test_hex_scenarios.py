@@ -75,3 +75,10 @@ def test_a_side_holds_at_most_16_units(tmp_path: Path) -> None:
     path.write_text(f'ruleset = "hex"\nunits = [\n{units}\n]\n', encoding="utf-8")
     with pytest.raises(DataError, match=r"many.toml: units: side 0 has 17 units; a side holds at most 16"):
         run_file(path)
+
+
+def test_compile_builds_the_hex_pipeline() -> None:
+    # spec §3: hex's stages at their priorities, in the engine `battlesim compile --ruleset hex` builds
+    r = runner.invoke(app, ["compile", "--ruleset", "hex"])
+    assert r.exit_code == 0, r.output
+    assert "shield, refraction, ethereal, armor, magic_resist, evasion, nonlethal, apply_health" in r.output
