@@ -165,3 +165,51 @@ def test_the_mask_agrees_with_each_actions_own_check(tmp_path: Path) -> None:
                     assert m[u, ABILITY_0, h] == legal_ability(bt.st, bt.cols, bt.f, 0, s, 0, h, occ)
                     compared += 1
     assert compared > 4000
+
+
+def test_games_of_a_batch_play_apart(tmp_path: Path) -> None:
+    # DESIGN.md "Randomness"/determinism: a game's history depends on nothing but that game: the
+    # same board and actions in games 0 and 2 of a 3-game World end in the same state; game 1 is untouched
+    from battlesim.systems.hex.actions import Battle
+    from battlesim.systems.hex.state import new_world
+
+    one = board(tmp_path, ['{ side = 0, col = 3, row = 1, name = "A", power = 2, movement = 2, health = 5, keywords = { charging = true, burn = 1 } }',
+                           '{ side = 1, col = 3, row = 3, name = "B", power = 2, range = 2, movement = 2, health = 5, statuses = { shield = 1 } }'])
+    w = new_world(3)
+    bt = Battle(w)
+    src = one.battle
+    for name in ("i16", "i8", "flags"):
+        for b in (0, 2):
+            getattr(bt.st, name)[:, b] = getattr(src.st, name)[:, 0]
+    for b in (0, 2):
+        bt.st.alive[b] = src.st.alive[0]
+        for arr, s_arr in zip(bt.f, src.f):
+            arr[b] = s_arr[0]
+    untouched = bt.st.i16[:, 1].copy()
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        g = bt.f.g
+        if g[0, WINNER] >= 0:
+            break
+        seat = int(g[0, TO_ACT])
+        if seat < 0:
+            for b in (0, 2):
+                bt.round_end(b)
+                if g[b, WINNER] < 0:
+                    bt.round_start(b)
+            continue
+        out = np.zeros(WIDTH, dtype=np.bool_)
+        legal_actions(bt.st, bt.cols, bt.f, 0, seat, out)
+        u, v, h = decode(int(rng.choice(np.flatnonzero(out))))
+        for b in (0, 2):
+            s = seat * U + u
+            if v == SKIP:
+                bt.skip(b, s)
+            elif v == MOVE:
+                bt.move(b, s, h, None)
+            elif v == ATTACK:
+                bt.attack(b, s, h, None, None, None)
+            else:
+                bt.skip(b, s)
+        assert (bt.st.i16[:, 0] == bt.st.i16[:, 2]).all() and (bt.f.g[0] == bt.f.g[2]).all()
+    assert (bt.st.i16[:, 1] == untouched).all()
