@@ -103,7 +103,16 @@ from battlesim.systems.hex.state import (
     view_of,
 )
 from battlesim.systems.hex.state import OPENER, TO_ACT, WINNER
-from battlesim.systems.hex.turn import end_turn, refresh, round_end, seat_can_act, settle, status_damage, status_tick
+from battlesim.systems.hex.turn import (
+    end_turn,
+    refresh,
+    round_end,
+    seat_can_act,
+    settle,
+    status_damage,
+    status_tick,
+    sync_modifiers,
+)
 
 QUEUE = 64
 TYPE_BITS = (PHYSICAL, MAGICAL, PURE)  # the order of vocabulary.DAMAGE_TYPES
@@ -396,6 +405,7 @@ class Battle:
                 m[M_SET] = row[E_SET]
             else:
                 m[M_AMOUNT] = row[E_AMOUNT]
+        sync_modifiers(self.st, self.cols, self.f, b)
 
     # -- effects (not turns) -------------------------------------------------------------------
     def heal(self, b: int, s: int, amount: int) -> None:

@@ -61,16 +61,20 @@ def ethereal(w, b, queue, qlen, i, cols):
         queue[b, i, AMOUNT] = 0
 
 
-@damage_stage(RULESET, "armor", MITIGATION + 10, reads=("hex_armor", "hex_piercing", "hex_broken"))
+@damage_stage(RULESET, "armor", MITIGATION + 10,
+              reads=("hex_armor", "hex_piercing", "hex_broken", "hex_armor_add", "hex_armor_set"))
 def armor(w, b, queue, qlen, i, cols):
     """hex.md "Armor X – This unit reduces incoming physical damage by X."; "Piercing – This unit
-    ignores Armor during combat." / "Piercing X" (combat damage only); "Armor can never be a
-    negative number"."""
+    ignores Armor during combat." / "Piercing X" (combat damage only, the attacker's own unless
+    broken); "Armor can never be a negative number"; Armor modifiers (I-35) stay while broken."""
     kind = queue[b, i, KIND]
     t = queue[b, i, TARGET]
-    if not kind & PHYSICAL or w.i16[cols[2], b, t] > 0:
+    if not kind & PHYSICAL:
         return
-    a = w.i16[cols[0], b, t]
+    a = 0 if w.i16[cols[2], b, t] > 0 else w.i16[cols[0], b, t]
+    if w.i16[cols[4], b, t] >= 0:
+        a = w.i16[cols[4], b, t]
+    a = max(a + w.i16[cols[3], b, t], 0)
     s = queue[b, i, SOURCE]
     if kind & COMBAT and s >= 0 and w.i16[cols[2], b, s] == 0:
         a = max(a - w.i16[cols[1], b, s], 0)
@@ -78,12 +82,19 @@ def armor(w, b, queue, qlen, i, cols):
         queue[b, i, AMOUNT] = max(queue[b, i, AMOUNT] - a, 0)
 
 
-@damage_stage(RULESET, "magic_resist", MITIGATION + 20, reads=("hex_magic_resist", "hex_broken"))
+@damage_stage(RULESET, "magic_resist", MITIGATION + 20,
+              reads=("hex_magic_resist", "hex_broken", "hex_magic_resist_add", "hex_magic_resist_set"))
 def magic_resist(w, b, queue, qlen, i, cols):
-    """hex.md "Magic Resist X – This unit reduces incoming magical damage by X."."""
+    """hex.md "Magic Resist X – This unit reduces incoming magical damage by X." (with its
+    modifiers, I-35, which stay while broken)."""
     t = queue[b, i, TARGET]
-    if queue[b, i, KIND] & MAGICAL and w.i16[cols[1], b, t] == 0:
-        queue[b, i, AMOUNT] = max(queue[b, i, AMOUNT] - w.i16[cols[0], b, t], 0)
+    if not queue[b, i, KIND] & MAGICAL:
+        return
+    r = 0 if w.i16[cols[1], b, t] > 0 else w.i16[cols[0], b, t]
+    if w.i16[cols[3], b, t] >= 0:
+        r = w.i16[cols[3], b, t]
+    r = max(r + w.i16[cols[2], b, t], 0)
+    queue[b, i, AMOUNT] = max(queue[b, i, AMOUNT] - r, 0)
 
 
 @damage_stage(RULESET, "evasion", MITIGATION + 30, reads=("hex_evasion", "hex_broken"))

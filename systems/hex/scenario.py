@@ -81,7 +81,7 @@ from battlesim.systems.hex.state import (
     new_world,
     st,
 )
-from battlesim.systems.hex.turn import early_end
+from battlesim.systems.hex.turn import early_end, sync_modifiers
 from battlesim.systems.hex.vocabulary import APPLIED_STATUSES, DAMAGE_TYPES, KEYWORDS, STATUSES
 
 U = 16
@@ -185,6 +185,7 @@ class HexScenarioRun:
                     row[base + E_STAT] = -1 if eff.stat is None else MOD_STATS.index(eff.stat)
                     row[base + E_SET] = -1 if eff.set is None else eff.set
                     row[base + E_KEYWORD] = -1 if eff.keyword is None else kw(eff.keyword)
+        sync_modifiers(battle.st, battle.cols, battle.f, B)
         early_end(battle.st, battle.cols, battle.f, B)
         return battle
 

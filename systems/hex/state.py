@@ -35,7 +35,12 @@ BASE = ("health", "max_health", "hex_pos", "hex_side", "hex_controller", "hex_po
 NUMBER_KEYWORDS = tuple(n for n, k in KEYWORDS.items() if k.arg != "tag")
 TAG_KEYWORDS = tuple(n for n, k in KEYWORDS.items() if k.arg == "tag")
 STATUS_NAMES = tuple(STATUSES)
-INT_COLUMNS = (*BASE, *(PREFIX + n for n in NUMBER_KEYWORDS), *(STATUSES[n].component(n) for n in STATUS_NAMES))
+# Armor and Magic Resist modifiers as the damage stages read them (a stage sees components only):
+# the sum of "+X" and the highest "Prop X" (-1: none), kept by ``turn.sync_modifiers``
+MODIFIED_KEYWORDS = ("armor", "magic_resist")
+MOD_COLUMNS = tuple(f"{PREFIX}{n}_{part}" for n in MODIFIED_KEYWORDS for part in ("add", "set"))
+INT_COLUMNS = (*BASE, *(PREFIX + n for n in NUMBER_KEYWORDS), *(STATUSES[n].component(n) for n in STATUS_NAMES),
+               *MOD_COLUMNS)
 TAG_COLUMNS = (*(PREFIX + n for n in TAG_KEYWORDS), "hex_undead", "hero")
 COLUMNS = (*INT_COLUMNS, *TAG_COLUMNS)
 _AT = {name: i for i, name in enumerate(COLUMNS)}
@@ -66,6 +71,7 @@ BURN_C, POISON_C, BLEED_C, SHIELD_C = st("burn"), st("poison"), st("bleed"), st(
 REFRACTION_C, FADE_C, CHANNEL_C = st("refraction"), st("fade"), st("channel")
 ROOTED, DISARMED, SILENCED, BROKEN, OVERHEATED = st("rooted"), st("disarmed"), st("silenced"), st("broken"), st("overheated")
 FIRST_STATUS, LAST_STATUS = st(STATUS_NAMES[0]), st(STATUS_NAMES[-1])
+ARMOR_ADD, ARMOR_SET, MAGIC_RESIST_ADD, MAGIC_RESIST_SET = (_AT[n] for n in MOD_COLUMNS)
 FIRST_TAG = len(INT_COLUMNS)  # columns at or after it are tags (``w.flags``)
 
 # -- per-game fields: w.g.hex[b, field] ------------------------------------------------------
@@ -80,7 +86,7 @@ MODS = 32
 MOD_FIELDS = ("slot", "stat", "amount", "set", "keyword", "by", "until")
 (M_SLOT, M_STAT, M_AMOUNT, M_SET, M_KEYWORD, M_BY, M_UNTIL) = range(len(MOD_FIELDS))
 MOD_STATS = ("power", "range", "movement", "health", "mana", "cast_range", "spell_power", "armor", "magic_resist")
-S_POWER, S_RANGE, S_MOVEMENT, S_CAST_RANGE = 0, 1, 2, 5
+S_POWER, S_RANGE, S_MOVEMENT, S_CAST_RANGE, S_ARMOR, S_MAGIC_RESIST = 0, 1, 2, 5, 7, 8
 PERMANENT = 99  # ``until`` of a modifier without ``rounds``
 
 # -- inline abilities: w.g.hex_abil[b, slot, k, field] ---------------------------------------
@@ -106,7 +112,7 @@ def _declare() -> None:
     for name in INT_COLUMNS:
         if name.startswith(PREFIX) and name not in have:
             presence = "mask" if name in ("hex_pos", "hex_side", "hex_controller") else "nonzero"
-            component(name, np.int16, default=-1 if name == "hex_pos" else 0, presence=presence,
+            component(name, np.int16, default=-1 if name == "hex_pos" or name.endswith("_set") else 0, presence=presence,
                       doc=f"hex: {name[len(PREFIX):] if name.startswith(PREFIX) else name}")
     for name in TAG_COLUMNS:
         if name.startswith(PREFIX) and name not in have:

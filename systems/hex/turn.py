@@ -13,6 +13,8 @@ from battlesim.ecs.compiled.damage_queue import push
 from battlesim.systems.hex.damage_stages import MAGICAL, STATUS
 from battlesim.systems.hex.state import (
     ACTIONS,
+    ARMOR_ADD,
+    ARMOR_SET,
     BLEED_C,
     BURN_C,
     CENTRE_SHIELD,
@@ -28,9 +30,14 @@ from battlesim.systems.hex.state import (
     HEALTH_REGEN,
     LAST_ACTOR,
     LAST_STATUS,
+    M_AMOUNT,
+    M_SET,
     M_SLOT,
+    M_STAT,
     M_UNTIL,
     MANA,
+    MAGIC_RESIST_ADD,
+    MAGIC_RESIST_SET,
     MANA_REGEN,
     MAX_HEALTH,
     MAX_MANA,
@@ -41,6 +48,8 @@ from battlesim.systems.hex.state import (
     POS,
     ROUND,
     ROUNDS,
+    S_ARMOR,
+    S_MAGIC_RESIST,
     SHIELD_C,
     SIDE,
     TO_ACT,
@@ -82,7 +91,31 @@ def settle(w, cols, f, b, returned):
             for m in range(f.mods.shape[1]):
                 if f.mods[b, m, M_SLOT] == s:
                     f.mods[b, m, :] = -1
+    sync_modifiers(w, cols, f, b)
     early_end(w, cols, f, b)
+
+
+@njit(cache=True)
+def sync_modifiers(w, cols, f, b):
+    """Armor and Magic Resist modifiers as the damage stages read them (hex.md "Example: "Target
+    unit gets Armor 1""; I-35: "+X" stacks, "Prop X" takes the highest): their sum and highest
+    set, per unit, recomputed from the modifier instances whenever those change."""
+    for s in range(w.alive.shape[1]):
+        w.i16[cols[ARMOR_ADD], b, s] = 0
+        w.i16[cols[MAGIC_RESIST_ADD], b, s] = 0
+        w.i16[cols[ARMOR_SET], b, s] = -1
+        w.i16[cols[MAGIC_RESIST_SET], b, s] = -1
+    for m in range(f.mods.shape[1]):
+        s = f.mods[b, m, M_SLOT]
+        stat = f.mods[b, m, M_STAT]
+        if s < 0 or (stat != S_ARMOR and stat != S_MAGIC_RESIST):
+            continue
+        add = ARMOR_ADD if stat == S_ARMOR else MAGIC_RESIST_ADD
+        put = ARMOR_SET if stat == S_ARMOR else MAGIC_RESIST_SET
+        if f.mods[b, m, M_SET] >= 0:
+            w.i16[cols[put], b, s] = max(w.i16[cols[put], b, s], f.mods[b, m, M_SET])
+        else:
+            w.i16[cols[add], b, s] += f.mods[b, m, M_AMOUNT]
 
 
 @njit(cache=True)
@@ -217,6 +250,7 @@ def round_end(w, cols, f, b):
     for m in range(f.mods.shape[1]):
         if f.mods[b, m, M_SLOT] >= 0 and f.mods[b, m, M_UNTIL] <= rnd:
             f.mods[b, m, :] = -1
+    sync_modifiers(w, cols, f, b)
     if f.g[b, WINNER] >= 0:
         return
     if rnd >= f.g[b, ROUNDS]:
