@@ -59,6 +59,7 @@ from battlesim.systems.hex.state import (
     E_SET,
     E_STAT,
     E_KEYWORD,
+    E_ONLY,
     E_STATUS,
     E_TYPE,
     FIRST_STATUS,
@@ -69,6 +70,7 @@ from battlesim.systems.hex.state import (
     M_AMOUNT,
     M_BY,
     M_KEYWORD,
+    M_ONLY,
     M_SET,
     M_SLOT,
     M_STAT,
@@ -396,6 +398,7 @@ class Battle:
         m[M_BY] = self.i(CONTROLLER, b, s)
         rounds = int(row[E_ROUNDS])
         m[M_UNTIL] = PERMANENT if rounds <= 0 else int(self.f.g[b, ROUND]) + rounds - 1
+        m[M_ONLY] = row[E_ONLY]
         if row[E_KEYWORD] >= 0:
             m[M_KEYWORD] = row[E_KEYWORD]
             m[M_AMOUNT] = max(int(row[E_AMOUNT]), 1)

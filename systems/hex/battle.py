@@ -35,12 +35,14 @@ from battlesim.systems.hex.state import (
     FLYING,
     M_AMOUNT,
     M_KEYWORD,
+    M_ONLY,
     M_SET,
     M_SLOT,
     M_STAT,
     MANA,
     MOVEMENT,
     NULL,
+    ONLY_RANGED,
     PATHING,
     POS,
     POWER,
@@ -119,18 +121,20 @@ def prop(w, cols, f, b, s, stat):
     "the higher value always takes precedence"); "Movement X" overrides every other movement
     modifier; "+X" modifiers stack; never below 0."""
     col = POWER if stat == S_POWER else (RANGE if stat == S_RANGE else MOVEMENT)
-    return modified(f, b, s, stat, np.int64(w.i16[cols[col], b, s]))
+    return modified(f, b, s, stat, np.int64(w.i16[cols[col], b, s]), w.i16[cols[RANGE], b, s] != NULL)
 
 
 @njit(cache=True)
-def modified(f, b, s, stat, base):
-    """``base`` with unit s's modifiers of ``stat`` applied (``prop``'s rules, I-35)."""
+def modified(f, b, s, stat, base, ranged):
+    """``base`` with unit s's modifiers of ``stat`` applied (``prop``'s rules, I-35); hex.md "A
+    modifier may state in parentheses whether it only affects melee or ranged units." (``ranged``:
+    the unit's Range is not NULL)."""
     if base == NULL:
         return NULL
     best = -1
     add = 0
     for m in range(f.mods.shape[1]):
-        if f.mods[b, m, M_SLOT] != s or f.mods[b, m, M_STAT] != stat:
+        if f.mods[b, m, M_SLOT] != s or f.mods[b, m, M_STAT] != stat or not qualifies(f, b, m, ranged):
             continue
         if f.mods[b, m, M_SET] >= 0:
             best = max(best, np.int64(f.mods[b, m, M_SET]))
@@ -141,6 +145,13 @@ def modified(f, b, s, stat, base):
             return best
         base = best
     return max(base + add, 0)
+
+
+@njit(cache=True)
+def qualifies(f, b, m, ranged):
+    """Modifier m applies to a ranged (or melee) unit: no qualifier, or the matching one."""
+    only = f.mods[b, m, M_ONLY]
+    return only < 0 or (only == ONLY_RANGED) == ranged
 
 
 @njit(cache=True)
@@ -296,7 +307,7 @@ def legal_ability(w, cols, f, b, s, k, t, occ):
     reach_ = np.int64(f.abil[b, s, k, A_CAST_RANGE])
     if reach_ != INFINITE:
         # hex.md "Modifying a unit's cast range modifies the cast range of all of that unit's abilities."
-        reach_ = modified(f, b, s, S_CAST_RANGE, reach_)
+        reach_ = modified(f, b, s, S_CAST_RANGE, reach_, w.i16[cols[RANGE], b, s] != NULL)
     if DIST[here, t] > reach_:
         return False
     if target == T_HEX:

@@ -40,6 +40,7 @@ from battlesim.systems.hex.state import (
     E_SET,
     E_STAT,
     E_KEYWORD,
+    E_ONLY,
     E_STATUS,
     E_TYPE,
     EFFECT_OPS,
@@ -82,7 +83,7 @@ from battlesim.systems.hex.state import (
     st,
 )
 from battlesim.systems.hex.turn import early_end, sync_modifiers
-from battlesim.systems.hex.vocabulary import APPLIED_STATUSES, DAMAGE_TYPES, KEYWORDS, STATUSES
+from battlesim.systems.hex.vocabulary import APPLIED_STATUSES, DAMAGE_TYPES, KEYWORDS, QUALIFIERS, STATUSES
 
 U = 16
 B = 0  # a scenario is one game
@@ -171,7 +172,7 @@ class HexScenarioRun:
                 row[A_COMBINABLE] = int(a.combinable)
                 for e, eff in enumerate(a.effects[:EFFECTS]):
                     base = A_EFFECTS + e * NEF
-                    if eff.op not in EFFECT_OPS or eff.select != "target" or eff.only:
+                    if eff.op not in EFFECT_OPS or eff.select != "target":
                         what = f"op {eff.op!r}" if eff.op not in EFFECT_OPS else f"select {eff.select!r}"
                         raise DataError(f"{self.path}: units {u.name!r}: ability {a.name!r}: {what} is not played "
                                         f"by the engine yet (ops {', '.join(EFFECT_OPS)} on the target)")
@@ -185,6 +186,7 @@ class HexScenarioRun:
                     row[base + E_STAT] = -1 if eff.stat is None else MOD_STATS.index(eff.stat)
                     row[base + E_SET] = -1 if eff.set is None else eff.set
                     row[base + E_KEYWORD] = -1 if eff.keyword is None else kw(eff.keyword)
+                    row[base + E_ONLY] = -1 if eff.only is None else QUALIFIERS.index(eff.only)
         sync_modifiers(battle.st, battle.cols, battle.f, B)
         early_end(battle.st, battle.cols, battle.f, B)
         return battle

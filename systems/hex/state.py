@@ -83,8 +83,9 @@ NO_END, END_CENTRE, END_NO_UNITS = 0, 1, 2
 
 # -- modifier instances (I-35): w.g.hex_mods[b, m, field] --------------------------------------
 MODS = 32
-MOD_FIELDS = ("slot", "stat", "amount", "set", "keyword", "by", "until")
-(M_SLOT, M_STAT, M_AMOUNT, M_SET, M_KEYWORD, M_BY, M_UNTIL) = range(len(MOD_FIELDS))
+MOD_FIELDS = ("slot", "stat", "amount", "set", "keyword", "by", "until", "only")
+(M_SLOT, M_STAT, M_AMOUNT, M_SET, M_KEYWORD, M_BY, M_UNTIL, M_ONLY) = range(len(MOD_FIELDS))
+ONLY_MELEE, ONLY_RANGED = 0, 1  # hex.md "(melee)" / "(ranged)" qualifiers; -1 = every unit
 MOD_STATS = ("power", "range", "movement", "health", "mana", "cast_range", "spell_power", "armor", "magic_resist")
 S_POWER, S_RANGE, S_MOVEMENT, S_CAST_RANGE, S_ARMOR, S_MAGIC_RESIST = 0, 1, 2, 5, 7, 8
 PERMANENT = 99  # ``until`` of a modifier without ``rounds``
@@ -95,9 +96,9 @@ EFFECTS = 4
 AB_FIELDS = ("present", "cost", "cast_range", "target", "once", "used_round", "n_effects", "combinable")
 (A_PRESENT, A_COST, A_CAST_RANGE, A_TARGET, A_ONCE, A_USED, A_NEFFECTS, A_COMBINABLE) = range(len(AB_FIELDS))
 A_EFFECTS = len(AB_FIELDS)  # effect e's fields start at A_EFFECTS + e * NEF
-EFFECT_FIELDS = ("op", "amount", "type", "nonlethal", "status", "rounds", "stat", "set", "keyword")
+EFFECT_FIELDS = ("op", "amount", "type", "nonlethal", "status", "rounds", "stat", "set", "keyword", "only")
 NEF = len(EFFECT_FIELDS)
-(E_OP, E_AMOUNT, E_TYPE, E_NONLETHAL, E_STATUS, E_ROUNDS, E_STAT, E_SET, E_KEYWORD) = range(NEF)
+(E_OP, E_AMOUNT, E_TYPE, E_NONLETHAL, E_STATUS, E_ROUNDS, E_STAT, E_SET, E_KEYWORD, E_ONLY) = range(NEF)
 NAF = len(AB_FIELDS) + EFFECTS * NEF
 TARGETS = ("enemy", "ally", "unit", "hex", "self", "none")
 T_ENEMY, T_ALLY, T_UNIT, T_HEX, T_SELF, T_NONE = range(len(TARGETS))

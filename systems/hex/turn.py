@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from battlesim.systems.hex.battle import can_act, has, number
+from battlesim.systems.hex.battle import can_act, has, number, qualifies
 from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.board import CENTRE_ID
 from battlesim.ecs.compiled.damage_queue import push
@@ -46,6 +46,7 @@ from battlesim.systems.hex.state import (
     OVERHEATED,
     POISON_C,
     POS,
+    RANGE,
     ROUND,
     ROUNDS,
     S_ARMOR,
@@ -109,6 +110,8 @@ def sync_modifiers(w, cols, f, b):
         s = f.mods[b, m, M_SLOT]
         stat = f.mods[b, m, M_STAT]
         if s < 0 or (stat != S_ARMOR and stat != S_MAGIC_RESIST):
+            continue
+        if not qualifies(f, b, m, w.i16[cols[RANGE], b, s] != NULL):
             continue
         add = ARMOR_ADD if stat == S_ARMOR else MAGIC_RESIST_ADD
         put = ARMOR_SET if stat == S_ARMOR else MAGIC_RESIST_SET

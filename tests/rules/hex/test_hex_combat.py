@@ -157,3 +157,14 @@ def test_an_ability_debuff_lasts_its_rounds(tmp_path: Path) -> None:
     assert (units(sc)["E"]["power"], units(sc)["E"]["keywords"]) == (1, {"flying": True})
     sc.battle.round_end(0)
     assert (units(sc)["E"]["power"], units(sc)["E"]["keywords"]) == (3, {"flying": True})
+
+
+def test_a_ranged_only_modifier_skips_melee_units(tmp_path: Path) -> None:
+    # hex.md "A modifier may state in parentheses whether it only affects melee or ranged units."
+    aim = '{ name = "Aim", target = "ally", effects = [{ op = "modifier", stat = "power", amount = 2, only = "ranged" }] }'
+    sc = board(tmp_path, [f'{{ side = 0, col = 3, row = 0, name = "P", health = 3, actions = 2, abilities = [{aim}] }}',
+                          '{ side = 0, col = 5, row = 0, name = "Archer", power = 1, range = 3, health = 3 }',
+                          '{ side = 0, col = 1, row = 0, name = "Sword", power = 1, health = 3 }', FAR])
+    sc.battle.ability(0, 0, 0, hex_id(5, 0))
+    sc.battle.ability(0, 0, 0, hex_id(1, 0))
+    assert (units(sc)["Archer"]["power"], units(sc)["Sword"]["power"]) == (3, 1)
