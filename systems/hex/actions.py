@@ -95,6 +95,7 @@ from battlesim.systems.hex.state import (
     RETREATING,
     ROOTED,
     ROUND,
+    S_HEALTH,
     S_POWER,
     S_RANGE,
     SHIELD_C,
@@ -408,6 +409,10 @@ class Battle:
                 m[M_SET] = row[E_SET]
             else:
                 m[M_AMOUNT] = row[E_AMOUNT]
+                if row[E_STAT] == S_HEALTH:  # I-35: "+X Health raises max and current"
+                    self.put(MAX_HEALTH, b, o, max(self.i(MAX_HEALTH, b, o) + int(row[E_AMOUNT]), 1))
+                    self.put(HEALTH, b, o, max(min(self.i(HEALTH, b, o) + int(row[E_AMOUNT]),
+                                                   self.i(MAX_HEALTH, b, o)), 1))
         sync_modifiers(self.st, self.cols, self.f, b)
 
     # -- effects (not turns) -------------------------------------------------------------------

@@ -87,7 +87,7 @@ MOD_FIELDS = ("slot", "stat", "amount", "set", "keyword", "by", "until", "only")
 (M_SLOT, M_STAT, M_AMOUNT, M_SET, M_KEYWORD, M_BY, M_UNTIL, M_ONLY) = range(len(MOD_FIELDS))
 ONLY_MELEE, ONLY_RANGED = 0, 1  # hex.md "(melee)" / "(ranged)" qualifiers; -1 = every unit
 MOD_STATS = ("power", "range", "movement", "health", "mana", "cast_range", "spell_power", "armor", "magic_resist")
-S_POWER, S_RANGE, S_MOVEMENT, S_CAST_RANGE, S_ARMOR, S_MAGIC_RESIST = 0, 1, 2, 5, 7, 8
+S_POWER, S_RANGE, S_MOVEMENT, S_HEALTH, S_CAST_RANGE, S_ARMOR, S_MAGIC_RESIST = 0, 1, 2, 3, 5, 7, 8
 PERMANENT = 99  # ``until`` of a modifier without ``rounds``
 
 # -- inline abilities: w.g.hex_abil[b, slot, k, field] ---------------------------------------

@@ -50,6 +50,7 @@ from battlesim.systems.hex.state import (
     ROUND,
     ROUNDS,
     S_ARMOR,
+    S_HEALTH,
     S_MAGIC_RESIST,
     SHIELD_C,
     SIDE,
@@ -73,15 +74,15 @@ def settle(w, cols, f, b, returned):
         if not w.alive[b, s] or w.i16[cols[HEALTH], b, s] >= 1:
             continue
         if has(w, cols, f, b, s, UNDYING) and not w.flags[cols[UNDEAD], b, s]:
+            for m in range(f.mods.shape[1]):
+                if f.mods[b, m, M_SLOT] == s:
+                    drop_modifier(w, cols, f, b, m)
             w.flags[cols[UNDEAD], b, s] = True
             w.i16[cols[HEALTH], b, s] = w.i16[cols[MAX_HEALTH], b, s]
             if w.i16[cols[MANA], b, s] != NULL:
                 w.i16[cols[MANA], b, s] = 0
             for k in range(FIRST_STATUS, LAST_STATUS + 1):
                 w.i16[cols[k], b, s] = 0
-            for m in range(f.mods.shape[1]):
-                if f.mods[b, m, M_SLOT] == s:
-                    f.mods[b, m, :] = -1
             w.i16[cols[ACTIONS], b, s] = 0
             w.i16[cols[CONTROLLER], b, s] = w.i16[cols[SIDE], b, s]
             returned[s] = 1
@@ -94,6 +95,20 @@ def settle(w, cols, f, b, returned):
                     f.mods[b, m, :] = -1
     sync_modifiers(w, cols, f, b)
     early_end(w, cols, f, b)
+
+
+@njit(cache=True)
+def drop_modifier(w, cols, f, b, m):
+    """Remove modifier instance m; a "+X Health" one takes its X off max health again and health
+    is then at most max health, never below 1 (I-35: losing a buff does not kill)."""
+    s = f.mods[b, m, M_SLOT]
+    if s >= 0 and f.mods[b, m, M_STAT] == S_HEALTH and f.mods[b, m, M_SET] < 0 and w.alive[b, s]:
+        mx = max(w.i16[cols[MAX_HEALTH], b, s] - f.mods[b, m, M_AMOUNT], 1)
+        w.i16[cols[MAX_HEALTH], b, s] = mx
+        hp = w.i16[cols[HEALTH], b, s]
+        if hp >= 1:
+            w.i16[cols[HEALTH], b, s] = max(min(hp, mx), 1)
+    f.mods[b, m, :] = -1
 
 
 @njit(cache=True)
@@ -252,7 +267,7 @@ def round_end(w, cols, f, b):
                     w.i16[cols[k], b, s] -= 1
     for m in range(f.mods.shape[1]):
         if f.mods[b, m, M_SLOT] >= 0 and f.mods[b, m, M_UNTIL] <= rnd:
-            f.mods[b, m, :] = -1
+            drop_modifier(w, cols, f, b, m)
     sync_modifiers(w, cols, f, b)
     if f.g[b, WINNER] >= 0:
         return

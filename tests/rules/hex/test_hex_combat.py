@@ -168,3 +168,19 @@ def test_a_ranged_only_modifier_skips_melee_units(tmp_path: Path) -> None:
     sc.battle.ability(0, 0, 0, hex_id(5, 0))
     sc.battle.ability(0, 0, 0, hex_id(1, 0))
     assert (units(sc)["Archer"]["power"], units(sc)["Sword"]["power"]) == (3, 1)
+
+
+def test_plus_health_raises_max_and_current_and_expires_without_killing(tmp_path: Path) -> None:
+    # I-35: "+X Health raises max and current, on expiry health = min(health, max) but never below 1"
+    vigor = '{ name = "Vigor", target = "ally", effects = [{ op = "modifier", stat = "health", amount = 2, rounds = 1 }] }'
+    sc = board(tmp_path, [f'{{ side = 0, col = 3, row = 0, name = "P", health = 3, actions = 2, abilities = [{vigor}] }}',
+                          '{ side = 0, col = 5, row = 0, name = "A", health = 3 }',
+                          '{ side = 0, col = 1, row = 0, name = "B", health = 3 }', FAR])
+    sc.battle.ability(0, 0, 0, hex_id(5, 0))
+    sc.battle.ability(0, 0, 0, hex_id(1, 0))
+    assert (units(sc)["A"]["health"], units(sc)["A"]["max_health"]) == (5, 5)
+    sc.battle.deal(0, -1, 1, 1, 4)  # A: 4/5
+    sc.battle.deal(0, -1, 2, 4, 4)  # B: 1/5
+    sc.battle.round_end(0)
+    a, b = units(sc)["A"], units(sc)["B"]
+    assert ((a["health"], a["max_health"]), (b["health"], b["max_health"])) == ((3, 3), (1, 3))
