@@ -47,6 +47,7 @@ from battlesim.systems.hex.state import (
     A_EFFECTS,
     A_NEFFECTS,
     A_USED,
+    ABILITIES,
     ACTIONS,
     BACKSTAB,
     CONTROLLER,
@@ -73,6 +74,7 @@ from battlesim.systems.hex.state import (
     M_ONLY,
     M_SET,
     M_SLOT,
+    M_SOURCE,
     M_STAT,
     M_UNTIL,
     MANA,
@@ -107,6 +109,7 @@ from battlesim.systems.hex.state import (
 )
 from battlesim.systems.hex.state import OPENER, TO_ACT, WINNER
 from battlesim.systems.hex.turn import (
+    drop_modifier,
     end_turn,
     refresh,
     round_end,
@@ -346,7 +349,7 @@ class Battle:
         if o >= 0 and not (self.i(CONTROLLER, b, o) != seat and has(st, cols, f, b, o, SPELLPROOF)):
             for e in range(int(f.abil[b, s, k, A_NEFFECTS])):
                 row = f.abil[b, s, k, A_EFFECTS + e * NEF: A_EFFECTS + (e + 1) * NEF]
-                self.effect(b, s, o, row)
+                self.effect(b, s, o, row, s * ABILITIES + k)
         if move_to is not None and not move_first and self.alive(b, s):
             self.check_move(b, s, move_to)
             self.walk(b, s, self.path_to(b, s, move_to))
@@ -358,7 +361,7 @@ class Battle:
         if not legal_move(self.st, self.cols, self.f, b, s, h, self.occupied(b), self.steps, self.prev):
             raise Illegal(f"unit cannot move to {at_(h)} (movement, root, the path or an occupied hex)")
 
-    def effect(self, b: int, s: int, o: int, row: np.ndarray) -> None:
+    def effect(self, b: int, s: int, o: int, row: np.ndarray, source: int = -1) -> None:
         """One effect op of an inline ability (spec §5 ops: damage, heal, shield, status, mana)."""
         op, amount = int(row[E_OP]), int(row[E_AMOUNT])
         if not self.alive(b, o):
@@ -380,16 +383,24 @@ class Battle:
         elif op == OP_MANA and self.i(MANA, b, o) != NULL:
             self.put(MANA, b, o, max(self.i(MANA, b, o) + amount, 0))
         elif op == OP_MODIFIER:
-            self.add_modifier(b, s, o, row)
+            self.add_modifier(b, s, o, row, source)
         elif op in (OP_PUSH, OP_PULL):
             # hex.md "Pushed X" / "Pulled X": from / toward the acting unit's hex
             self.displace(b, o, self.i(POS, b, s), amount, op == OP_PULL, None)
 
-    def add_modifier(self, b: int, s: int, o: int, row: np.ndarray) -> None:
+    def add_modifier(self, b: int, s: int, o: int, row: np.ndarray, source: int = -1) -> None:
         """hex.md "Some items and abilities modify the numerical value of properties." (I-35: an
         instance with the seat that applied it, H12.2 / H12.3 buff or debuff; ``rounds`` ->
-        it expires at the end of round ``round + rounds - 1``, I-34)."""
+        it expires at the end of round ``round + rounds - 1``, I-34). I-36: a non-stacking one
+        ("Prop X", a granted keyword) from the same source (unit and ability) replaces the earlier
+        instance (hex-keywords.md "if a buff does not stack, applying it again replaces it");
+        "+X" ones add an instance each (hex.md "Numerical values stack")."""
         mods = self.f.mods[b]
+        stacks = row[E_KEYWORD] < 0 and row[E_SET] < 0
+        same = np.flatnonzero((mods[:, M_SLOT] == o) & (mods[:, M_SOURCE] == source) & (mods[:, M_STAT] == row[E_STAT])
+                              & (mods[:, M_KEYWORD] == row[E_KEYWORD])) if not stacks and source >= 0 else []
+        if len(same):
+            drop_modifier(self.st, self.cols, self.f, b, int(same[0]))
         free = np.flatnonzero(mods[:, M_SLOT] < 0)
         if free.size == 0:
             raise RuntimeError(f"hex: more than {mods.shape[0]} modifiers in game seed {self.w.seeds[b]}")
@@ -400,6 +411,7 @@ class Battle:
         rounds = int(row[E_ROUNDS])
         m[M_UNTIL] = PERMANENT if rounds <= 0 else int(self.f.g[b, ROUND]) + rounds - 1
         m[M_ONLY] = row[E_ONLY]
+        m[M_SOURCE] = source
         if row[E_KEYWORD] >= 0:
             m[M_KEYWORD] = row[E_KEYWORD]
             m[M_AMOUNT] = max(int(row[E_AMOUNT]), 1)

@@ -83,8 +83,8 @@ NO_END, END_CENTRE, END_NO_UNITS = 0, 1, 2
 
 # -- modifier instances (I-35): w.g.hex_mods[b, m, field] --------------------------------------
 MODS = 32
-MOD_FIELDS = ("slot", "stat", "amount", "set", "keyword", "by", "until", "only")
-(M_SLOT, M_STAT, M_AMOUNT, M_SET, M_KEYWORD, M_BY, M_UNTIL, M_ONLY) = range(len(MOD_FIELDS))
+MOD_FIELDS = ("slot", "stat", "amount", "set", "keyword", "by", "until", "only", "source")
+(M_SLOT, M_STAT, M_AMOUNT, M_SET, M_KEYWORD, M_BY, M_UNTIL, M_ONLY, M_SOURCE) = range(len(MOD_FIELDS))
 ONLY_MELEE, ONLY_RANGED = 0, 1  # hex.md "(melee)" / "(ranged)" qualifiers; -1 = every unit
 MOD_STATS = ("power", "range", "movement", "health", "mana", "cast_range", "spell_power", "armor", "magic_resist")
 S_POWER, S_RANGE, S_MOVEMENT, S_HEALTH, S_CAST_RANGE, S_ARMOR, S_MAGIC_RESIST = 0, 1, 2, 3, 5, 7, 8

@@ -184,3 +184,19 @@ def test_plus_health_raises_max_and_current_and_expires_without_killing(tmp_path
     sc.battle.round_end(0)
     a, b = units(sc)["A"], units(sc)["B"]
     assert ((a["health"], a["max_health"]), (b["health"], b["max_health"])) == ((3, 3), (1, 3))
+
+
+def test_a_non_stacking_buff_from_the_same_source_replaces_itself(tmp_path: Path) -> None:
+    # I-36: hex-keywords.md "Stack": "if a buff does not stack, applying it again replaces it";
+    # hex.md "multiple instances" from different sources stay apart; "+X" stacks
+    from battlesim.systems.hex.state import M_SLOT
+
+    guard = ('{ name = "Guard", target = "ally", effects = [{ op = "modifier", stat = "armor", set = 2 }, '
+             '{ op = "modifier", stat = "power", amount = 1 }] }')
+    sc = board(tmp_path, [f'{{ side = 0, col = 3, row = 0, name = "P", health = 3, actions = 2, abilities = [{guard}] }}',
+                          f'{{ side = 0, col = 1, row = 0, name = "Q", health = 3, abilities = [{guard}] }}',
+                          '{ side = 0, col = 5, row = 0, name = "A", power = 1, health = 9 }', FAR])
+    for caster in (0, 0, 1):
+        sc.battle.ability(0, caster, 0, hex_id(5, 0))
+    held = int((sc.battle.f.mods[0, :, M_SLOT] == 2).sum())
+    assert held == 2 + 3 and units(sc)["A"]["power"] == 4  # Armor 2 once per caster, +1 Power three times
