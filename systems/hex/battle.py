@@ -31,8 +31,8 @@ from battlesim.systems.hex.state import (
     DEFENDER,
     DISARMED,
     FIRST_TAG,
-    INFINITE,
     FLYING,
+    INFINITE,
     M_AMOUNT,
     M_KEYWORD,
     M_ONLY,
@@ -81,10 +81,8 @@ class HexFields(NamedTuple):
 @njit(cache=True)
 def tag(w, cols, b, s, k):
     """A tag keyword as the rules read it: the unit's own, off while it is broken
-    (hex.md "A broken unit has its passive abilities disabled."), or granted by a modifier."""
-    if w.flags[cols[k], b, s] and w.i16[cols[BROKEN], b, s] == 0:
-        return True
-    return False
+    (hex.md "A broken unit has its passive abilities disabled."); granted ones are ``granted``'s."""
+    return w.flags[cols[k], b, s] and w.i16[cols[BROKEN], b, s] == 0
 
 
 @njit(cache=True)

@@ -171,5 +171,4 @@ def status_on_hit(w, b, queue, qlen, i, cols):
         return
     for j in range(3):
         x = w.i16[cols[j], b, s]
-        if x > w.i16[cols[4 + j], b, t]:
-            w.i16[cols[4 + j], b, t] = x
+        w.i16[cols[4 + j], b, t] = max(w.i16[cols[4 + j], b, t], x)

@@ -12,8 +12,9 @@ kernel files beside the cache and flushes the kernels' cached code when it diffe
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from battlesim.systems.hex import state
 

@@ -17,30 +17,31 @@ from battlesim.ecs.datafiles import DataError
 from battlesim.systems.hex.actions import Battle, Illegal
 from battlesim.systems.hex.battle import prop
 from battlesim.systems.hex.board import coords, hex_id
-from battlesim.systems.hex.damage_stages import NONLETHAL, RANGED, ATTACK, COMBAT
+from battlesim.systems.hex.damage_stages import ATTACK, COMBAT, NONLETHAL, RANGED
 from battlesim.systems.hex.scenario_spec import HexScenario, load_hex_scenario
 from battlesim.systems.hex.state import (
     A_CAST_RANGE,
     A_COMBINABLE,
-    A_EFFECTS,
     A_COST,
+    A_EFFECTS,
     A_NEFFECTS,
     A_ONCE,
     A_PRESENT,
     A_TARGET,
     ABILITIES,
     ACTIONS,
+    ALL,
     CENTRE_SHIELD,
     COLUMNS,
     CONTROLLER,
     E_AMOUNT,
+    E_KEYWORD,
     E_NONLETHAL,
+    E_ONLY,
     E_OP,
     E_ROUNDS,
     E_SET,
     E_STAT,
-    E_KEYWORD,
-    E_ONLY,
     E_STATUS,
     E_TYPE,
     EFFECT_OPS,
@@ -77,7 +78,6 @@ from battlesim.systems.hex.state import (
     TO_ACT,
     UNDEAD,
     WINNER,
-    ALL,
     kw,
     new_world,
     st,
@@ -201,7 +201,6 @@ class HexScenarioRun:
 
     def run(self) -> dict[str, Any]:
         """Play every step; the resulting state as the ``--json`` object."""
-        bt = self.battle
         for i, step in enumerate(self.spec.steps):
             try:
                 self._step(step)
@@ -276,7 +275,7 @@ class HexScenarioRun:
 
             keywords: dict[str, Any] = {}
             broken = bt.i(st("broken"), B, s) > 0
-            for name, k in KEYWORDS.items():
+            for name in KEYWORDS:
                 c = kw(name)
                 if broken:
                     continue

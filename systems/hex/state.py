@@ -114,7 +114,7 @@ def _declare() -> None:
         if name.startswith(PREFIX) and name not in have:
             presence = "mask" if name in ("hex_pos", "hex_side", "hex_controller") else "nonzero"
             component(name, np.int16, default=-1 if name == "hex_pos" or name.endswith("_set") else 0, presence=presence,
-                      doc=f"hex: {name[len(PREFIX):] if name.startswith(PREFIX) else name}")
+                      doc=f"hex: {name.removeprefix(PREFIX)}")
     for name in TAG_COLUMNS:
         if name.startswith(PREFIX) and name not in have:
             component(name, np.bool_, presence="tag", doc=f"hex: {name[len(PREFIX):]}")

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from numba import njit
 
-from battlesim.systems.hex.battle import can_act, has, number, qualifies
-from battlesim.systems.hex import kernel_cache
-from battlesim.systems.hex.board import CENTRE_ID
 from battlesim.ecs.compiled.damage_queue import push
+from battlesim.systems.hex import kernel_cache
+from battlesim.systems.hex.battle import can_act, has, number, qualifies
+from battlesim.systems.hex.board import CENTRE_ID
 from battlesim.systems.hex.damage_stages import MAGICAL, STATUS
 from battlesim.systems.hex.state import (
     ACTIONS,
@@ -35,9 +35,9 @@ from battlesim.systems.hex.state import (
     M_SLOT,
     M_STAT,
     M_UNTIL,
-    MANA,
     MAGIC_RESIST_ADD,
     MAGIC_RESIST_SET,
+    MANA,
     MANA_REGEN,
     MAX_HEALTH,
     MAX_MANA,

@@ -139,8 +139,8 @@ def test_bleeding_x_raises_the_pile_to_x(tmp_path: Path) -> None:
 def test_cast_range_modifiers_change_every_ability(tmp_path: Path) -> None:
     # hex.md "Modifying a unit's cast range modifies the cast range of all of that unit's abilities."
     bolt = '{ name = "Bolt", cast_range = 2, target = "enemy", effects = [{ op = "damage", amount = 1, type = "magical" }] }'
-    sc = board(tmp_path, [f'{{ side = 0, col = 3, row = 0, name = "P", health = 3, abilities = [{bolt}], '
-                          'modifiers = [{ stat = "cast_range", amount = 1 }] }',
+    sc = board(tmp_path, [(f'{{ side = 0, col = 3, row = 0, name = "P", health = 3, abilities = [{bolt}], '
+                           'modifiers = [{ stat = "cast_range", amount = 1 }] }'),
                           '{ side = 1, col = 3, row = 3, name = "E", health = 9 }'])
     sc.battle.ability(0, 0, 0, hex_id(3, 3))
     assert units(sc)["E"]["health"] == 8

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hex_boards import board
+
 from battlesim.ecs.compiled.stages import stages_of
 from battlesim.systems.hex.damage_stages import MAGICAL, PHYSICAL, PURE, RETURN, STATUS
-from hex_boards import board
 
 FAR = '{ side = 1, col = 8, row = 6, name = "Far", health = 3 }'
 
@@ -84,8 +85,9 @@ def test_magic_damage_return_all(tmp_path: Path) -> None:
 
 def test_break_leaves_modifiers_and_granted_keywords(tmp_path: Path) -> None:
     # hex.md "Buffs, debuffs, and basic property modifiers are not considered passive abilities." (I-37)
-    sc = board(tmp_path, ['{ side = 0, col = 1, row = 1, name = "A", power = 1, health = 9, keywords = { armor = 2 }, '
-                          'statuses = { broken = 1 }, modifiers = [{ stat = "power", amount = 2 }, { keyword = "flying" }] }', FAR])
+    sc = board(tmp_path, [('{ side = 0, col = 1, row = 1, name = "A", power = 1, health = 9, keywords = { armor = 2 }, '
+                           'statuses = { broken = 1 }, modifiers = [{ stat = "power", amount = 2 }, { keyword = "flying" }] }'),
+                          FAR])
     u = unit_at(sc, 1, 1)
     assert (u["power"], u["keywords"]) == (3, {"flying": True})
 
@@ -93,10 +95,10 @@ def test_break_leaves_modifiers_and_granted_keywords(tmp_path: Path) -> None:
 def test_armor_modifiers_reach_the_armor_stage(tmp_path: Path) -> None:
     # hex.md "Example: "Target unit gets Armor 1" or "Target unit gets +1 Burned."" (I-35: Prop X
     # takes the highest, +X stacks; modifiers stay while broken)
-    sc = board(tmp_path, ['{ side = 0, col = 1, row = 1, name = "A", health = 20, modifiers = [{ stat = "armor", set = 1 }, '
-                          '{ stat = "armor", set = 2 }, { stat = "armor", amount = 1 }] }',
-                          '{ side = 0, col = 3, row = 1, name = "B", health = 20, keywords = { magic_resist = 3 }, statuses = { broken = 1 }, '
-                          'modifiers = [{ stat = "magic_resist", amount = 1 }] }', FAR])
+    sc = board(tmp_path, [('{ side = 0, col = 1, row = 1, name = "A", health = 20, modifiers = [{ stat = "armor", set = 1 }, '
+                           '{ stat = "armor", set = 2 }, { stat = "armor", amount = 1 }] }'),
+                          ('{ side = 0, col = 3, row = 1, name = "B", health = 20, keywords = { magic_resist = 3 }, '
+                           'statuses = { broken = 1 }, modifiers = [{ stat = "magic_resist", amount = 1 }] }'), FAR])
     sc.battle.deal(0, -1, 0, 5, PHYSICAL)
     sc.battle.deal(0, -1, 1, 5, MAGICAL)
     assert (unit_at(sc, 1, 1)["health"], unit_at(sc, 3, 1)["health"]) == (20 - 2, 20 - 4)

@@ -6,11 +6,24 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from hex_boards import board
 
 from battlesim.systems.hex.battle import ABILITY_0, ATTACK, CHARGE, MOVE, SKIP, U, V, legal_actions, legal_charge
 from battlesim.systems.hex.board import N_HEXES, hex_id
-from battlesim.systems.hex.state import ACTIONS, CONTROLLER, END_NO_UNITS, END_REASON, ROUND, FIRST_STATUS, HEALTH, LAST_STATUS, MAX_HEALTH, POS, TO_ACT, WINNER
-from hex_boards import board
+from battlesim.systems.hex.state import (
+    ACTIONS,
+    CONTROLLER,
+    END_NO_UNITS,
+    END_REASON,
+    FIRST_STATUS,
+    HEALTH,
+    LAST_STATUS,
+    MAX_HEALTH,
+    POS,
+    ROUND,
+    TO_ACT,
+    WINNER,
+)
 
 WIDTH = U * V * N_HEXES
 
