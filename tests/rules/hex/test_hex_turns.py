@@ -226,3 +226,11 @@ def test_games_of_a_batch_play_apart(tmp_path: Path) -> None:
                 bt.skip(b, s)
         assert (bt.st.i16[:, 0] == bt.st.i16[:, 2]).all() and (bt.f.g[0] == bt.f.g[2]).all()
     assert (bt.st.i16[:, 1] == untouched).all()
+
+
+def test_a_ranged_attack_is_not_blocked(tmp_path: Path) -> None:
+    # I-3: hex.md "Ranged attacks are not blocked by other units." (only the distance counts)
+    sc = board(tmp_path, ['{ side = 0, col = 2, row = 0, name = "R", power = 1, range = 3, health = 3 }',
+                          '{ side = 1, col = 2, row = 1, name = "Wall", health = 3 }',
+                          '{ side = 1, col = 2, row = 3, name = "E", health = 3 }'])
+    assert mask(sc, 0).reshape(U, V, N_HEXES)[0, ATTACK, hex_id(2, 3)]
