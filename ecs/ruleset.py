@@ -6,7 +6,7 @@ package declares ``lanes``), so ``ecs`` never imports a ruleset by hand.
 
 from __future__ import annotations
 
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any, Protocol, Sequence
 
@@ -36,8 +36,16 @@ class Ruleset(Protocol):
              decks_dir: Path | None = None) -> Game: ...
 
 
+# The package's own rulesets, as pyproject.toml declares them: found even when the installed
+# metadata predates one (an editable install made before the ruleset was added); an installed
+# entry point of the same name wins.
+OWN_RULESETS = {"lanes": "battlesim.systems.lanes.ruleset:RULESET", "hex": "battlesim.systems.hex.ruleset:RULESET"}
+
+
 def available_rulesets() -> dict[str, Any]:
-    return {ep.name: ep for ep in entry_points(group="battlesim.rulesets")}
+    found: dict[str, Any] = {n: EntryPoint(n, v, "battlesim.rulesets") for n, v in OWN_RULESETS.items()}
+    found.update({ep.name: ep for ep in entry_points(group="battlesim.rulesets")})
+    return found
 
 
 def get_ruleset(name: str, plugins: Sequence[str] = ()) -> Ruleset:

@@ -46,6 +46,8 @@ def scenario(
         fail(str(e))
     if as_json:
         sys.stdout.write(json.dumps(state) + "\n")
+    elif hasattr(sc, "print_state"):  # a ruleset with its own printer (hex: spec §7, the anchors are lanes')
+        sc.print_state(state)
     else:
         _print_state(state)
     if check:

@@ -45,8 +45,11 @@ def test_components_are_namespaced_and_clash_with_nothing_lanes_declares():
     kw, st = V.keyword_components(), V.status_components()
     comps = [*kw.values(), *st.values()]
     assert all(c.startswith("hex_") for c in comps) and len(set(comps)) == len(comps)
-    lanes = set(registered_components())
-    assert {"armor", "shield", "trample"} <= lanes and not lanes & set(comps)
+    import battlesim.systems.hex.state  # noqa: F401  (declares hex's components)
+
+    registered = set(registered_components())
+    lanes = {n for n in registered if not n.startswith("hex_")}
+    assert {"armor", "shield", "trample"} <= lanes and not lanes & set(comps) and set(comps) <= registered
     assert kw["armor"] == "hex_armor" and st["shield"] == "hex_shield_counters"
     assert kw["burn"] == "hex_burn" and st["burn"] == "hex_burn_counters"  # Burn 2 vs 2 Burn counters
     assert st["rooted"] == "hex_rooted"

@@ -1,0 +1,376 @@
+"""What a hex unit is and may do, read over one game: effective properties, the board's
+occupancy, reachability, and the legality of each battle action (spec §2.7: the agent's mask).
+
+Every function is compiled (``@njit``) and takes the World as kernels see it (``w``, a
+``WorldState``), the column table ``cols`` (``state.columns``), the per-game fields ``f``
+(``HexFields``) and the game ``b``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from battlesim.systems.hex import kernel_cache
+from battlesim.systems.hex.board import DIST, N_HEXES, NEIGHBOURS
+from battlesim.systems.hex.state import (
+    A_CAST_RANGE,
+    A_COST,
+    A_ONCE,
+    A_PRESENT,
+    A_TARGET,
+    A_USED,
+    ACTIONS,
+    ALLIED_PATHING,
+    BROKEN,
+    CHANNEL_C,
+    CHARGING,
+    CONTROLLER,
+    DEFENDER,
+    DISARMED,
+    FIRST_TAG,
+    FLYING,
+    INFINITE,
+    M_AMOUNT,
+    M_KEYWORD,
+    M_ONLY,
+    M_SET,
+    M_SLOT,
+    M_STAT,
+    MANA,
+    MOVEMENT,
+    NULL,
+    ONLY_RANGED,
+    PATHING,
+    POS,
+    POWER,
+    RANGE,
+    ROOTED,
+    ROUND,
+    S_CAST_RANGE,
+    S_MOVEMENT,
+    S_POWER,
+    S_RANGE,
+    SILENCED,
+    SLOTS,
+    STEADFAST,
+    T_ALLY,
+    T_ENEMY,
+    T_HEX,
+    T_NONE,
+    T_SELF,
+    T_UNIT,
+    TRAMPLE,
+)
+
+SORTED_NEIGHBOURS = np.sort(np.where(NEIGHBOURS < 0, 127, NEIGHBOURS), axis=1).astype(np.int8)
+FAR = 127  # an unreachable hex's step count
+
+
+class HexFields(NamedTuple):
+    """The per-game fields a hex kernel takes: ``g`` int64[B, GAME_FIELDS], ``mods``
+    int16[B, MODS, MOD_FIELDS], ``abil`` int16[B, SLOTS, ABILITIES, NAF] (the World's own ``w.g.*``)."""
+
+    g: np.ndarray
+    mods: np.ndarray
+    abil: np.ndarray
+
+
+@njit(cache=True)
+def tag(w, cols, b, s, k):
+    """A tag keyword as the rules read it: the unit's own, off while it is broken
+    (hex.md "A broken unit has its passive abilities disabled."); granted ones are ``granted``'s."""
+    return w.flags[cols[k], b, s] and w.i16[cols[BROKEN], b, s] == 0
+
+
+@njit(cache=True)
+def number(w, cols, b, s, k):
+    """A Keyword X as the rules read it (0 while broken)."""
+    if w.i16[cols[BROKEN], b, s] > 0:
+        return 0
+    return np.int64(w.i16[cols[k], b, s])
+
+
+@njit(cache=True)
+def granted(f, b, s, k):
+    """A keyword granted by a modifier instance (``{ keyword = ... }``): its amount (1 for a tag),
+    0 if none (granted keywords stay while broken: I-37)."""
+    best = 0
+    for m in range(f.mods.shape[1]):
+        if f.mods[b, m, M_SLOT] == s and f.mods[b, m, M_KEYWORD] == k:
+            best = max(best, max(np.int64(f.mods[b, m, M_AMOUNT]), 1))
+    return best
+
+
+@njit(cache=True)
+def has(w, cols, f, b, s, k):
+    """A keyword (tag or X > 0) the unit has: its own unless broken, or granted."""
+    if k >= FIRST_TAG:
+        return tag(w, cols, b, s, k) or granted(f, b, s, k) > 0
+    return number(w, cols, b, s, k) > 0 or granted(f, b, s, k) > 0
+
+
+@njit(cache=True)
+def prop(w, cols, f, b, s, stat):
+    """A unit's power, range or movement as the rules read it (I-35): NULL stays NULL (hex.md
+    "A null value cannot be increased or decreased."); "Property X" takes the highest (hex.md
+    "the higher value always takes precedence"); "Movement X" overrides every other movement
+    modifier; "+X" modifiers stack; never below 0."""
+    col = POWER if stat == S_POWER else (RANGE if stat == S_RANGE else MOVEMENT)
+    return modified(f, b, s, stat, np.int64(w.i16[cols[col], b, s]), w.i16[cols[RANGE], b, s] != NULL)
+
+
+@njit(cache=True)
+def modified(f, b, s, stat, base, ranged):
+    """``base`` with unit s's modifiers of ``stat`` applied (``prop``'s rules, I-35); hex.md "A
+    modifier may state in parentheses whether it only affects melee or ranged units." (``ranged``:
+    the unit's Range is not NULL)."""
+    if base == NULL:
+        return NULL
+    best = -1
+    add = 0
+    for m in range(f.mods.shape[1]):
+        if f.mods[b, m, M_SLOT] != s or f.mods[b, m, M_STAT] != stat or not qualifies(f, b, m, ranged):
+            continue
+        if f.mods[b, m, M_SET] >= 0:
+            best = max(best, np.int64(f.mods[b, m, M_SET]))
+        else:
+            add += np.int64(f.mods[b, m, M_AMOUNT])
+    if best >= 0:
+        if stat == S_MOVEMENT:
+            return best
+        base = best
+    return max(base + add, 0)
+
+
+@njit(cache=True)
+def qualifies(f, b, m, ranged):
+    """Modifier m applies to a ranged (or melee) unit: no qualifier, or the matching one."""
+    only = f.mods[b, m, M_ONLY]
+    return only < 0 or (only == ONLY_RANGED) == ranged
+
+
+@njit(cache=True)
+def occupancy(w, cols, b, out):
+    """``out[h]``: the slot standing on hex h, -1 when empty."""
+    out[:] = -1
+    for s in range(w.alive.shape[1]):
+        if w.alive[b, s] and w.i16[cols[POS], b, s] >= 0:
+            out[w.i16[cols[POS], b, s]] = s
+
+
+@njit(cache=True)
+def passable(w, cols, f, b, s, o):
+    """Whether unit s may move through a hex holding unit o (hex.md "Pathing – This unit can move
+    through other units."; "Allied Pathing"; hex-keywords.md "Flying – over other units";
+    "Trample X – may move into and through hexes occupied by enemy units"; "Steadfast – cannot be
+    ... trampled")."""
+    if o < 0:
+        return True
+    if has(w, cols, f, b, s, FLYING) or has(w, cols, f, b, s, PATHING):
+        return True
+    ally = w.i16[cols[CONTROLLER], b, o] == w.i16[cols[CONTROLLER], b, s]
+    if ally:
+        return has(w, cols, f, b, s, ALLIED_PATHING)
+    return has(w, cols, f, b, s, TRAMPLE) and not has(w, cols, f, b, o, STEADFAST)
+
+
+@njit(cache=True)
+def reach(w, cols, f, b, s, occ, steps, prev):
+    """Breadth-first steps from unit s's hex through passable hexes (``steps[h]``, FAR if never),
+    ``prev[h]`` the hex before h on a shortest path (lowest id at forks: I-23). Movement counts
+    hexes (H5.3.7); the map's edge bounds it (hex.md "A unit may never move off the map")."""
+    steps[:] = FAR
+    prev[:] = -1
+    start = w.i16[cols[POS], b, s]
+    steps[start] = 0
+    queue = np.empty(N_HEXES, dtype=np.int64)
+    head, tail = 0, 1
+    queue[0] = start
+    while head < tail:
+        h = queue[head]
+        head += 1
+        if h != start and occ[h] >= 0 and not passable(w, cols, f, b, s, occ[h]):
+            continue
+        for k in range(6):
+            n = SORTED_NEIGHBOURS[h, k]
+            if n == 127:
+                break
+            if steps[n] == FAR:
+                steps[n] = steps[h] + 1
+                prev[n] = h
+                queue[tail] = n
+                tail += 1
+
+
+@njit(cache=True)
+def can_act(w, cols, b, s, seat):
+    """A live unit of ``seat`` with an action left (hex.md "A unit that has no actions
+    remaining is considered exhausted."; I-38: no actions while channelling)."""
+    return (w.alive[b, s] and w.i16[cols[CONTROLLER], b, s] == seat and w.i16[cols[ACTIONS], b, s] > 0
+            and w.i16[cols[CHANNEL_C], b, s] == 0)
+
+
+@njit(cache=True)
+def legal_move(w, cols, f, b, s, h, occ, steps, prev):
+    """hex.md "A unit may move a number of hexes up to its Movement value."; "A rooted unit
+    cannot move."; NULL movement "cannot move on its own"; the move ends on an empty hex (hex.md
+    "units cannot occupy the same hex as other units at the end of the turn")."""
+    mv = prop(w, cols, f, b, s, S_MOVEMENT)
+    if mv < 1 or w.i16[cols[ROOTED], b, s] > 0 or occ[h] >= 0:
+        return False
+    reach(w, cols, f, b, s, occ, steps, prev)
+    return steps[h] <= mv
+
+
+@njit(cache=True)
+def may_attack(w, cols, f, b, s):
+    """hex.md "A missing value (null) means that the unit cannot attack"; "A disarmed unit cannot
+    attack"; hex-keywords.md "Defender – This unit cannot attack."."""
+    return (prop(w, cols, f, b, s, S_POWER) != NULL and w.i16[cols[DISARMED], b, s] == 0
+            and not has(w, cols, f, b, s, DEFENDER))
+
+
+@njit(cache=True)
+def in_attack_range(w, cols, f, b, s, at, t):
+    """From hex ``at``, whether unit s reaches the unit on hex t: melee (Range NULL) adjacent
+    with a movement point and not rooted (H11.4.1, I-19); ranged within Range (I-18, also at
+    distance 1)."""
+    rng = prop(w, cols, f, b, s, S_RANGE)
+    d = DIST[at, t]
+    if rng == NULL:
+        return d == 1 and prop(w, cols, f, b, s, S_MOVEMENT) >= 1 and w.i16[cols[ROOTED], b, s] == 0
+    return d <= rng
+
+
+@njit(cache=True)
+def legal_attack(w, cols, f, b, s, t, occ):
+    """An attack on the enemy on hex t from where s stands (spec §2.7 Attack)."""
+    o = occ[t]
+    if o < 0 or w.i16[cols[CONTROLLER], b, o] == w.i16[cols[CONTROLLER], b, s] or not may_attack(w, cols, f, b, s):
+        return False
+    return in_attack_range(w, cols, f, b, s, w.i16[cols[POS], b, s], t)
+
+
+@njit(cache=True)
+def legal_charge(w, cols, f, b, s, t, a, occ, steps, prev):
+    """hex.md "Charging – This unit can move and attack in a single action."; "The attack must be
+    declared before movement occurs."; "Steadfast – This unit cannot be charged"; I-22: >= 1 hex
+    moved to an empty hex, and a melee charger keeps a movement point for the attack."""
+    if w.i16[cols[ROOTED], b, s] > 0 or prop(w, cols, f, b, s, S_MOVEMENT) < 1:
+        return False
+    reach(w, cols, f, b, s, occ, steps, prev)
+    return charge_from(w, cols, f, b, s, t, a, occ, steps)
+
+
+@njit(cache=True)
+def charge_from(w, cols, f, b, s, t, a, occ, steps):
+    """``legal_charge`` with ``steps`` already filled by ``reach`` for unit s (the mask asks it
+    for every target and approach hex: one search per unit, not one per pair)."""
+    o = occ[t]
+    if not has(w, cols, f, b, s, CHARGING) or o < 0 or has(w, cols, f, b, o, STEADFAST):
+        return False
+    if w.i16[cols[CONTROLLER], b, o] == w.i16[cols[CONTROLLER], b, s] or not may_attack(w, cols, f, b, s):
+        return False
+    if occ[a] >= 0 or steps[a] < 1:
+        return False
+    mv = prop(w, cols, f, b, s, S_MOVEMENT)
+    rng = prop(w, cols, f, b, s, S_RANGE)
+    if rng == NULL:
+        return steps[a] <= mv - 1 and DIST[a, t] == 1
+    return steps[a] <= mv and DIST[a, t] <= rng
+
+
+@njit(cache=True)
+def legal_ability(w, cols, f, b, s, k, t, occ):
+    """hex.md "A silenced unit cannot use active abilities."; "Abilities with a mana cost will
+    state the mana required"; a legal target in cast range (H10.3.3.3; I-44: no range =
+    infinite); once per round per unit (I-43)."""
+    if k >= f.abil.shape[2] or f.abil[b, s, k, A_PRESENT] == 0 or w.i16[cols[SILENCED], b, s] > 0:
+        return False
+    cost = np.int64(f.abil[b, s, k, A_COST])
+    mana = np.int64(w.i16[cols[MANA], b, s])
+    if cost > 0 and (mana == NULL or mana < cost):
+        return False
+    if f.abil[b, s, k, A_ONCE] and f.abil[b, s, k, A_USED] == f.g[b, ROUND]:
+        return False
+    target = f.abil[b, s, k, A_TARGET]
+    here = w.i16[cols[POS], b, s]
+    if target == T_NONE:
+        return True
+    if target == T_SELF:
+        return t == here
+    reach_ = np.int64(f.abil[b, s, k, A_CAST_RANGE])
+    if reach_ != INFINITE:
+        # hex.md "Modifying a unit's cast range modifies the cast range of all of that unit's abilities."
+        reach_ = modified(f, b, s, S_CAST_RANGE, reach_, w.i16[cols[RANGE], b, s] != NULL)
+    if DIST[here, t] > reach_:
+        return False
+    if target == T_HEX:
+        return True
+    o = occ[t]
+    if o < 0:
+        return False
+    ally = w.i16[cols[CONTROLLER], b, o] == w.i16[cols[CONTROLLER], b, s]
+    if target == T_ENEMY:
+        return not ally
+    if target == T_ALLY:
+        return ally
+    return target == T_UNIT
+
+
+V = 10  # SKIP, MOVE, ATTACK, CHARGE, ABILITY_0..5 (spec §6)
+SKIP, MOVE, ATTACK, CHARGE, ABILITY_0 = 0, 1, 2, 3, 4
+U = 16  # a side's unit slots
+
+
+@njit(cache=True)
+def legal_actions(w, cols, f, b, seat, out):
+    """The battle turn's flat action table (spec §6): ``out[(u * V + v) * 59 + h]`` for unit u
+    of ``seat`` (slot ``seat * 16 + u``), verb v, hex h. CHARGE marks the target hexes that some
+    approach hex makes legal (the approach is the follow-up decision). Skip is always legal
+    (H10.4)."""
+    out[:] = False
+    occ = np.empty(N_HEXES, dtype=np.int64)
+    steps = np.empty(N_HEXES, dtype=np.int64)
+    prev = np.empty(N_HEXES, dtype=np.int64)
+    occupancy(w, cols, b, occ)
+    for u in range(U):
+        s = seat * U + u
+        if s >= SLOTS or not can_act(w, cols, b, s, seat):
+            continue
+        base = u * V * N_HEXES
+        out[base + SKIP * N_HEXES] = True
+        mv = prop(w, cols, f, b, s, S_MOVEMENT)
+        moves = mv >= 1 and w.i16[cols[ROOTED], b, s] == 0
+        if moves:
+            reach(w, cols, f, b, s, occ, steps, prev)
+            for h in range(N_HEXES):
+                out[base + MOVE * N_HEXES + h] = occ[h] < 0 and steps[h] <= mv
+        charges = moves and has(w, cols, f, b, s, CHARGING)
+        # legal_attack and charge_from, with what depends only on the unit read once
+        # (T/test_hex_turns.py checks the two agree on every entry)
+        attacks = may_attack(w, cols, f, b, s)
+        rng = prop(w, cols, f, b, s, S_RANGE)
+        here = w.i16[cols[POS], b, s]
+        for h in range(N_HEXES):
+            o = occ[h]
+            if attacks and o >= 0 and w.i16[cols[CONTROLLER], b, o] != seat:
+                if rng == NULL:
+                    out[base + ATTACK * N_HEXES + h] = DIST[here, h] == 1 and moves
+                else:
+                    out[base + ATTACK * N_HEXES + h] = DIST[here, h] <= rng
+                if charges and not has(w, cols, f, b, o, STEADFAST):
+                    for a in range(N_HEXES):
+                        if occ[a] >= 0 or steps[a] < 1:
+                            continue
+                        if (steps[a] <= mv - 1 and DIST[a, h] == 1) if rng == NULL else (steps[a] <= mv and DIST[a, h] <= rng):
+                            out[base + CHARGE * N_HEXES + h] = True
+                            break
+            for k in range(f.abil.shape[2]):
+                out[base + (ABILITY_0 + k) * N_HEXES + h] = legal_ability(w, cols, f, b, s, k, h, occ)
+
+
+kernel_cache.check("battle", [v for v in list(globals().values()) if hasattr(v, "py_func") and v.__module__ == __name__])

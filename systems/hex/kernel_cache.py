@@ -1,0 +1,54 @@
+"""Keep numba's cache of the hex kernels honest about the layout they were compiled against.
+
+The kernels index the column table, the per-game fields and the ability rows with positions
+that are constants of ``state.py`` (``POWER``, ``A_COST``...), which numba freezes into the cached
+machine code. numba re-checks only the kernel's *own* file, so adding a keyword to the
+vocabulary (which moves every status position) would leave kernels in the cache reading the
+old positions, silently; nor does it see an edit of another kernel file whose functions a kernel
+calls (``turn`` calls ``battle``). ``check(functions)`` records a digest of the layout and of the
+kernel files beside the cache and flushes the kernels' cached code when it differs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from battlesim.systems.hex import state
+
+KERNEL_FILES = ("state.py", "board.py", "battle.py", "turn.py", "damage_stages.py")
+
+
+def layout_digest() -> str:
+    """Every table whose positions a kernel reads, as one short hash."""
+    parts = (state.COLUMNS, state.GAME_FIELDS, state.MOD_FIELDS, state.MOD_STATS, state.AB_FIELDS,
+             state.EFFECT_FIELDS, state.EFFECT_OPS, state.TARGETS, state.STATUS_NAMES,
+             (state.SLOTS, state.MODS, state.ABILITIES, state.EFFECTS, state.NULL, state.ALL, state.INFINITE))
+    h = hashlib.sha256(repr(parts).encode())
+    here = Path(__file__).parent
+    for name in KERNEL_FILES:
+        h.update((here / name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def check(module: str, functions: Iterable[Any]) -> None:
+    """Flush the cached code of ``functions`` (numba dispatchers of ``module``) compiled for
+    another layout; record the current one."""
+    functions = [f for f in functions if getattr(f, "_cache", None) is not None]
+    if not functions:
+        return
+    stamp = Path(functions[0]._cache._cache_path) / f"{module}.layout"
+    digest = layout_digest()
+    try:
+        if stamp.read_text() == digest:
+            return
+    except OSError:
+        pass
+    for f in functions:
+        f._cache.flush()
+    try:
+        stamp.write_text(digest)
+    except OSError:  # a read-only cache: numba then compiles in memory each run
+        pass
