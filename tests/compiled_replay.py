@@ -54,23 +54,27 @@ def play_step(st, f, cols, b, g, rng, m, kind, seat, action, lcols, row, stream,
     ``apply_play(seat, action)``, its replay tuple into ``out``, returns its code; PHASE: game
     b's whole play phase with both seats random (``RandomAgent``: ``choice`` over the legal row
     on ``stream``), at most ``action`` decisions: returns how many, -1 past them, or an error."""
-    if kind == APPLY:
-        r = apply_play(st, f, cols, b, seat, action, g, rng, m)
-        for j in range(7):
-            out[j] = r[j]
-        return r[0]
-    play_begin(f, cols, b)
     n = 0
-    while play_pending(f, b):
-        if n == action:
-            return -1
-        who = play_actor(f, b)
-        legal_play(st, f, lcols, b, who, row)
-        code = apply_play(st, f, cols, b, who, choice(rng, b, row, stream), g, rng, m)[0]
-        if code < 0:
-            return code
+    if kind == PHASE:
+        play_begin(f, cols, b)
+    while True:  # one call site of apply_play: each is inlined whole (its compile time)
+        who, act = seat, action
+        if kind == PHASE:
+            if not play_pending(f, b):
+                return n
+            if n == action:
+                return -1
+            who = play_actor(f, b)
+            legal_play(st, f, lcols, b, who, row)
+            act = choice(rng, b, row, stream)
+        r = apply_play(st, f, cols, b, who, act, g, rng, m)
+        if kind == APPLY:
+            for j in range(7):
+                out[j] = r[j]
+            return r[0]
+        if r[0] < 0:
+            return r[0]
         n += 1
-    return n
 
 
 def snapshot(w) -> dict[str, np.ndarray]:
