@@ -25,6 +25,7 @@ from battlesim.ecs.plugin import fingerprint
 from battlesim.ecs.ruleset import get_ruleset
 from battlesim.ecs.runs.shards import write_shard
 
+
 @dataclass(frozen=True)
 class RunSetup:
     """What every worker needs to play chunks of one run (small, picklable)."""
@@ -230,6 +231,14 @@ def one_line(exc: BaseException) -> str:
 
 
 _PLAYERS: dict[str, ChunkPlayer] = {}
+
+
+def warm_compiled_code(setup: RunSetup, game: Any, seed: int) -> None:
+    """Play one game here before workers start, so the compiled code a game runs is compiled and
+    written to the cache once, by this process, rather than by every worker against its chunk's
+    timeout (a cold compile under load takes longer than a chunk's whole budget). ``seed`` is
+    outside the run: an error in it is ignored here and met by its own chunk if it is real."""
+    ChunkPlayer(setup, game)._try(np.array([seed], dtype=np.int64))
 
 
 def cached_player(setup: RunSetup) -> ChunkPlayer:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol, Sequence
 
+import numpy as np
 import pyarrow as pa
 
 from battlesim.ecs.balance.stats import wilson
@@ -33,7 +34,7 @@ from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.plugin import PluginError, plugins_summary
 from battlesim.ecs.ruleset import Game, Ruleset, get_ruleset
 from battlesim.ecs.runs.backends import BackendError, Failure, make_backend
-from battlesim.ecs.runs.chunks import ChunkTask, RunSetup, Tally
+from battlesim.ecs.runs.chunks import ChunkTask, RunSetup, Tally, warm_compiled_code
 from battlesim.ecs.runs.identity import run_identity
 from battlesim.ecs.runs.rundir import RECORD, RunDir, RunDirError, read_record
 
@@ -299,6 +300,9 @@ def _execute(config: RunConfig, setup: RunSetup, chunk: int, rundir: RunDir | No
         # no more processes than chunks to play (at most one per chunk of the seeds left, plus one
         # per finished chunk splitting them)
         workers = min(workers, -(-(config.games - resumed) // chunk) + len(finished)) if backend != "ray" else workers
+        if backend == "ray" or workers > 1:
+            outside = config.seed - 1 if config.seed > np.iinfo(np.int64).min else config.seed + config.games
+            warm_compiled_code(setup, game, outside)
         try:
             runner = make_backend(backend, setup, workers=workers, address=address, game=game, timeout=timeout)
         except BackendError as e:
