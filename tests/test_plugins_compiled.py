@@ -257,3 +257,60 @@ def test_plugin_stages_run_in_the_engine_in_priority_order(cache_dir: Path) -> N
     assert all(int(queue[0, r, SOURCE]) == 1 and int(queue[0, r, TARGET]) == 0 for r in (1, 2))
     assert w.i16[0, 0, 1] == 6 and w.i16[0, 0, 0] == 10 - 1 - 3  # 4 taken; 1 + 3 back
     assert w.i16[5, 0, 1] == 2 and w.i16[5, 0, 0] == 0  # stunned 2 by frostbite, the attacker not
+
+
+FX = '''
+from battlesim.ecs.compiled.interpreter import H_AMOUNT, H_TARGET, OK
+from battlesim.ecs.plugin import extend
+
+fx = extend("toy_fx")
+
+
+@fx.compiled_selector("odd_slots")
+def odd_slots(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
+    """Slots 1 and 3, for every firing row."""
+    n = 0
+    for r in range(nctx):
+        for s in (1, 3):
+            out[n, 0] = r
+            out[n, 1] = s
+            n += 1
+    return n
+
+
+@fx.compiled_opcode("chill", reads=("chill",))
+def chill(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
+    """Chill X: X chill stacks on each target."""
+    for i in range(nh):
+        w.i16[cols[0], b, hits[i, H_TARGET]] += hits[i, H_AMOUNT]
+    return OK
+'''
+
+
+def test_a_plugin_opcode_and_selector_fire_through_the_machine(cache_dir: Path, tmp_path: Path) -> None:
+    """A card whose effect is ``op = "chill", select = "odd_slots", amount = 2``, fired once by the
+    engine's resolution machine: the plugin's selector picks the targets, its opcode runs on them."""
+    from battlesim.ecs.compiled import interpreter as it
+    from battlesim.ecs.compiled.machine import ARENA_ROWS, FW, MAX_FRAMES, Resolution
+
+    path = _plugin(tmp_path, "fx_plugin", FX)
+    with isolated():
+        load_plugins([str(path)])
+        engine = build("toy_fx")
+        pieces = it.interpreter_pieces("toy_fx")
+        w = toy_state(1, 4, i16_rows=2)
+        tbl = np.full((it.T_PARAMS, 2, 1), -1, dtype=np.int64)
+        tbl[it.T_TRIGGER, 0, 0], tbl[it.T_OP, 0, 0], tbl[it.T_SELECT, 0, 0] = 0, 0, 0
+        tbl[it.T_AMOUNT, :, 0] = 0
+        tbl[it.T_AMOUNT, 0, 0] = 2
+        queue, qlen, _ = new_queue(1, 16)
+        m = Resolution(queue, qlen, np.zeros((MAX_FRAMES, FW), dtype=np.int64),
+                       np.zeros((ARENA_ROWS, it.WIDTH), dtype=np.int64), tbl,
+                       it.id_maps(pieces, ["chill"], ["odd_slots"]), it.columns(pieces, {"chill": 1}),
+                       engine.columns({"health": 0}), np.full(4, -1, dtype=np.int64))
+        ctx = np.full((1, it.NCTX), -1, dtype=np.int64)
+        ctx[0, it.C_CARD], ctx[0, it.C_OWNER] = 0, 0
+        status = engine.module.fire(w, (np.zeros(1, dtype=np.int64),), np.zeros((1, 2), dtype=np.uint64), 0, m, 0,
+                                    ctx, 1)
+    assert status == it.OK
+    assert w.i16[1, 0].tolist() == [0, 2, 0, 2]
