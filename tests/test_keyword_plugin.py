@@ -95,6 +95,6 @@ def test_plugin_scenario(path, plugin_game):
 
 
 def test_scenario_command_loads_a_plugin_by_path():
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     r = battlesim(env, "scenario", str(SCENARIOS[0]), "--check", "--plugin", str(PACKAGE / "frost_thorns"))
     assert r.returncode == 0, r.stdout + r.stderr
