@@ -24,6 +24,11 @@ What can be declared:
 - ``extend(ruleset).card_files``: card and deck files a plugin ships.
 - ``agent``: a named agent for ``--agents``.
 - ``damage_kind``: a new flag bit for ``DamageBatch.kind``.
+- ``extend(ruleset).compiled_damage_stage`` / ``.compiled_opcode`` / ``.compiled_selector`` /
+  ``.compiled_quiet`` / ``.compiled_system`` / ``.compiled_agent``: the compiled parts, plain
+  Python in numba's subset with one signature per kind (``ecs/compiled_declarations.py``); the
+  engine generates one module per (ruleset, plugin set) from them. A plugin loaded with a numpy
+  part and no compiled twin says so in one line on stderr (``numpy_only``).
 
 Discovery: installed packages declare the entry point group ``battlesim.plugins`` (the
 entry point names a module, imported, or a function, called); ``load_plugins(["mod"])``
