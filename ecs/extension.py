@@ -9,44 +9,20 @@ module that makes it are two jobs. Every declaration records its *source* (``cur
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Literal, TypeVar
+from typing import Any, Callable, Literal, TypeVar
 
 import numpy as np
 
 from battlesim.ecs.damage import DamagePipeline, StageSpec
-from battlesim.ecs.datafiles import DataError
+from battlesim.ecs.compiled_declarations import CompiledDeclarations
+from battlesim.ecs.declaring import BUILT_IN, PluginError, current_source, declaring  # noqa: F401  (re-exported)
 from battlesim.ecs.effects import Executor, Handler, Opcode, Selector, Trigger
 from battlesim.ecs.registry import Component, Presence, register_component
 
-BUILT_IN = "built-in"
-_source: ContextVar[str] = ContextVar("battlesim_plugin_source", default=BUILT_IN)
 F = TypeVar("F", bound=Callable)
 
-
-class PluginError(DataError):
-    """A plugin could not be found, imported or registered; the message says which and why.
-    (A ``DataError``: the command line reports it in one line, like a bad card file.)"""
-
-
-def current_source() -> str:
-    """Who is declaring right now: ``built-in``, or the plugin being loaded."""
-    return _source.get()
-
-
-# --------------------------------------------------------------------------- declarations
-
-@contextmanager
-def declaring(source: str) -> Iterator[None]:
-    """Declarations made inside record ``source`` (the plugin being loaded)."""
-    token = _source.set(source)
-    try:
-        yield
-    finally:
-        _source.reset(token)
 
 @dataclass(frozen=True)
 class Keyword:
@@ -118,10 +94,11 @@ def component(name: str, dtype: type | np.dtype, default: int | float | bool = 0
     return register_component(name, dtype, default, presence, shape, doc, source=current_source())
 
 
-class RulesetExtension:
+class RulesetExtension(CompiledDeclarations):
     """What one ruleset lets you declare. Get it with ``extend("lanes")``; the ruleset reads
     the same object when it builds a game, so declarations made before a game is loaded are
-    part of it."""
+    part of it. The compiled parts (``compiled_damage_stage``, ``compiled_opcode``...) are
+    declared on the same object (``ecs/compiled_declarations.py``)."""
 
     def __init__(self, ruleset: str) -> None:
         self.ruleset = ruleset
@@ -132,6 +109,7 @@ class RulesetExtension:
         self.phases: tuple[str, ...] = ()
         self.systems: dict[str, SystemSpec] = {}
         self.card_dirs: list[CardFiles] = []
+        self._init_compiled()
 
     # -- keywords and statuses ------------------------------------------------------------
     def keyword(self, name: str, value: Literal["tag", "number"] = "number", doc: str = "") -> Keyword:
@@ -299,13 +277,31 @@ class RulesetExtension:
         for hs in ex.handlers.values():
             for h in hs:
                 rows.append(dict(kind="handler", name=h.name, value_type=f"on {h.trigger}", source=h.source, doc=h.doc))
-        for st in self.pipeline().stages:
+        listed = {o.name for o in ex.opcodes.values()}
+        for p in self.compiled_pieces_of("opcode"):  # a compiled opcode without a numpy twin
+            if p.name not in listed:
+                rows.append(dict(kind="opcode", name=p.name, value_type="amount: int", source=p.source,
+                                 doc=_one_line(p.fn.__doc__ or "", p.name)))
+        listed = {s.name for s in ex.selectors.values()}
+        for p in self.compiled_pieces_of("selector"):
+            if p.name not in listed:
+                rows.append(dict(kind="selector", name=p.name, value_type="targets", source=p.source,
+                                 doc=_one_line(p.fn.__doc__ or "", p.name)))
+        # a stage declared twice (numpy and compiled twins) is one row; the engine's own stages
+        # are listed where a ruleset's numpy pipeline has them
+        stages = {st.name: st for st in self.compiled_stages.values()}
+        stages.update({st.name: st for st in self.pipeline().stages})
+        for st in sorted(stages.values(), key=lambda s: (s.priority, s.name, s.source)):
             rows.append(dict(kind="damage_stage", name=st.name, value_type=f"priority {st.priority}",
                              source=st.source, doc=_one_line(st.fn.__doc__ or "", st.name)))
+        compiled = dict(self.compiled_schedule())
         for ph, specs in self.schedule_specs():
-            for s in specs:
+            names = {s.name for s in specs}
+            extra = [c for c in compiled.get(ph, []) if c.name not in names]
+            for s in sorted([*specs, *extra], key=lambda s: (-s.priority, s.source != BUILT_IN, s.source, s.name)):
+                doc = s.doc if isinstance(s, SystemSpec) else _one_line(s.fn.__doc__ or "", s.name)
                 rows.append(dict(kind="system", name=s.name, value_type=f"{ph}, priority {s.priority}",
-                                 source=s.source, doc=s.doc))
+                                 source=s.source, doc=doc))
         return rows
 
 

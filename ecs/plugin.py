@@ -24,6 +24,11 @@ What can be declared:
 - ``extend(ruleset).card_files``: card and deck files a plugin ships.
 - ``agent``: a named agent for ``--agents``.
 - ``damage_kind``: a new flag bit for ``DamageBatch.kind``.
+- ``extend(ruleset).compiled_damage_stage`` / ``.compiled_opcode`` / ``.compiled_selector`` /
+  ``.compiled_quiet`` / ``.compiled_system`` / ``.compiled_agent``: the compiled parts, plain
+  Python in numba's subset with one signature per kind (``ecs/compiled_declarations.py``); the
+  engine generates one module per (ruleset, plugin set) from them. A plugin loaded with a numpy
+  part and no compiled twin says so in one line on stderr (``numpy_only``).
 
 Discovery: installed packages declare the entry point group ``battlesim.plugins`` (the
 entry point names a module, imported, or a function, called); ``load_plugins(["mod"])``
@@ -68,6 +73,7 @@ __all__ = [
     "BUILT_IN", "ENTRY_POINT_GROUP", "Keyword", "Status", "SystemSpec", "PluginInfo", "PluginError",
     "RulesetExtension", "component", "agent", "damage_kind", "extend", "load_plugins", "loaded_plugins",
     "installed_plugins", "plugins_summary", "isolated", "fingerprint", "Stage", "CardFiles", "current_source",
+    "numpy_only",
 ]
 
 ENTRY_POINT_GROUP = "battlesim.plugins"
@@ -112,7 +118,8 @@ def fingerprint() -> str:
         parts += [name, ",".join(ext.keywords), ",".join(ext.statuses), ",".join(ext.stages), ",".join(ext.systems),
                   ",".join(ex.triggers), ",".join(ex.opcodes), ",".join(ex.selectors),
                   ",".join(f"{t}:{h.name}" for t, hs in ex.handlers.items() for h in hs),
-                  ",".join(f"{c.cards}|{c.decks}" for c in ext.card_dirs)]
+                  ",".join(f"{c.cards}|{c.decks}" for c in ext.card_dirs),
+                  ",".join(f"{k}:{','.join(map(str, v))}" for k, v in ext.compiled_registries().items())]
     return str(hash("\n".join(parts)))
 
 
@@ -181,6 +188,7 @@ def load_plugins(modules: list[str] | tuple[str, ...] = (), entry_points_too: bo
                     obj()
             _LOADED[ep.name] = info = PluginInfo(ep.name, ep.module, "entry point", dist)
             infos.append(info)
+            _say_numpy_only(ep.name)
     for mod in sorted(set(modules)):
         info = _load_module(mod)
         if info is not None:
@@ -213,7 +221,28 @@ def _load_module(spec: str) -> PluginInfo | None:
         except Exception as e:  # noqa: BLE001
             raise PluginError(f"--plugin {spec}: importing {name!r} failed: {type(e).__name__}: {e}") from e
     _LOADED[name] = info = PluginInfo(name, name, "--plugin")
+    _say_numpy_only(name)
     return info
+
+
+def numpy_only(source: str) -> list[str]:
+    """What plugin ``source`` declared for the numpy engine only (``ruleset: kind 'name'``): the
+    compiled engine will need a compiled part for each (``extend(r).compiled_damage_stage``...)."""
+    out = []
+    for name in sorted(_EXTENSIONS):
+        ext = _EXTENSIONS[name]
+        ex = ext.executor
+        out += [f"{name} {item}" for item in ext.numpy_only(source, ext.stages, ex.opcodes, ex.selectors, ext.systems)]
+    return out
+
+
+def _say_numpy_only(source: str) -> None:
+    """One line on stderr when a plugin has numpy-only parts: the numpy engine plays it today,
+    the compiled engine (issue 13) will need the compiled twin of each."""
+    missing = numpy_only(source)
+    if missing:
+        print(f"plugin {source}: no compiled part for {', '.join(missing)}; the numpy engine plays it, "
+              f"the compiled engine will need one (docs/plugins.md \"The compiled parts\")", file=sys.stderr)
 
 
 def _import_file(name: str, path: Path) -> None:
@@ -285,7 +314,8 @@ def _snapshot(ext: RulesetExtension) -> dict[str, Any]:
     return dict(keywords=dict(ext.keywords), statuses=dict(ext.statuses), stages=dict(ext.stages),
                 systems=dict(ext.systems), card_dirs=list(ext.card_dirs), phases=ext.phases,
                 triggers=dict(ex.triggers), opcodes=dict(ex.opcodes), selectors=dict(ex.selectors),
-                handlers={k: list(v) for k, v in ex.handlers.items()})
+                handlers={k: list(v) for k, v in ex.handlers.items()},
+                compiled={k: dict(v) for k, v in ext.compiled_registries().items()})
 
 
 def _unsnapshot(ext: RulesetExtension, snap: dict[str, Any]) -> None:
@@ -296,6 +326,8 @@ def _unsnapshot(ext: RulesetExtension, snap: dict[str, Any]) -> None:
                          ("selectors", ex.selectors)):
         _restore(target, snap[attr])
     _restore(ex.handlers, snap["handlers"])
+    for attr, target in ext.compiled_registries().items():
+        _restore(target, snap["compiled"][attr])
     ext.card_dirs[:] = snap["card_dirs"]
     ext.phases = snap["phases"]
     ex.refresh()

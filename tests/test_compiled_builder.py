@@ -216,7 +216,7 @@ def test_a_stage_not_in_a_file_is_refused() -> None:
 
 def test_another_source_cannot_take_a_stage_name() -> None:
     with pytest.raises(PluginError, match="'apply_health' is already declared by built-in"):
-        cstages.add_stage(cstages.CompiledStage("apply_health", 300, apply_health, ("health",), "*", "someone"))
+        cstages.add_stage(cstages.CompiledStage("apply_health", 300, apply_health, ("health",), "toy", "someone"))
 
 
 def test_columns_name_a_component_the_state_lacks(cache_dir: Path) -> None:

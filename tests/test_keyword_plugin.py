@@ -95,6 +95,50 @@ def test_plugin_scenario(path, plugin_game):
 
 
 def test_scenario_command_loads_a_plugin_by_path():
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     r = battlesim(env, "scenario", str(SCENARIOS[0]), "--check", "--plugin", str(PACKAGE / "frost_thorns"))
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_the_compiled_twins_replay_every_damage_batch_of_frost_thorns_games(tmp_path_factory, monkeypatch):
+    """issue 13: "Port examples/keyword-plugin" to the compiled API. Games of the plugin's decks
+    played by the numpy engine; every top-level damage batch replayed by the compiled engine
+    (lanes' stages and the plugin's compiled frostbite and thorns, effects included) on a copy of
+    the World as it was before; everything equal (tests/test_compiled_lanes_damage.py's replay)."""
+    import numpy as np
+    from compiled_replay import lanes_engine
+    from test_compiled_lanes_damage import Replay
+
+    from battlesim.ecs.decisions import make_agent
+    from battlesim.ecs.plugin import extend
+
+    with isolated():
+        game = get_ruleset("lanes", [str(PACKAGE / "frost_thorns")]).load()
+        engines = lanes_engine(tmp_path_factory)
+        engine = next(engines)
+        assert {"frostbite", "thorns"} <= {s.name for s in engine.stages}
+        thorns_kind = extend("lanes").compiled_stages["thorns"].fn.__globals__["THORNS"]
+        seen: dict[str, int] = {"thorns rows": 0, "stun stacks added": 0, "top-level calls": 0}
+        failures: list[str] = []
+        for k, pair in enumerate([("frost_thorns", "red_vanguard"), ("thorn_wardens", "frost_thorns")]):
+            seeds = np.arange(k * 32, (k + 1) * 32, dtype=np.int64)
+            w = game.new_world(seeds, pair, [make_agent("random"), make_agent("random")])
+            with monkeypatch.context() as m:
+                replay = Replay(w, engine, m)
+                inner = w.pipeline.run
+
+                def counting(world, batch, inner=inner):
+                    seen["thorns rows"] += int((batch.kind == thorns_kind).sum())
+                    before = int(world.c.stunned.sum())
+                    out = inner(world, batch)
+                    seen["stun stacks added"] += max(int(world.c.stunned.sum()) - before, 0)
+                    return out
+
+                w.pipeline.run = counting
+                game.run(w)
+            failures += [f"{pair}: {f}" for f in replay.failures]
+            seen["top-level calls"] += replay.seen["top-level calls"]
+        engines.close()
+    assert not failures, "\n".join(failures[:10])
+    print(f"\nfrost_thorns compiled: identical on {seen}")
+    assert all(v > 0 for v in seen.values()), seen

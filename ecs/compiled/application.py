@@ -10,10 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from battlesim.ecs.compiled.damage_queue import AMOUNT, DEALT, EXCESS, TARGET
-from battlesim.ecs.compiled.stages import EVERY_RULESET, CompiledStage, add_stage
 from battlesim.ecs.compiled.world_view import WorldState
+from battlesim.ecs.compiled_declarations import engine_stage
 from battlesim.ecs.damage import APPLICATION
-from battlesim.ecs.plugin import BUILT_IN
 
 
 def apply_health(w: WorldState, b: int, queue: np.ndarray, qlen: np.ndarray, i: int, cols: np.ndarray) -> None:
@@ -28,6 +27,5 @@ def apply_health(w: WorldState, b: int, queue: np.ndarray, qlen: np.ndarray, i: 
     w.i16[cols[0], b, t] = hp - amount  # into int16: wraps as numpy's astype does
 
 
-# declared with an explicit source: this module may first be imported while a plugin loads
-# (``current_source()`` would then name the plugin)
-add_stage(CompiledStage("apply_health", APPLICATION, apply_health, ("health",), EVERY_RULESET, BUILT_IN))
+# the engine's own (built-in whoever imports this module first: it may be a plugin being loaded)
+engine_stage("apply_health", APPLICATION, apply_health, ("health",))

@@ -35,13 +35,13 @@ resolved by ``layout``; never module globals: DESIGN.md "Rules of the road").
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, TypeVar
 
 import numpy as np
 
-from battlesim.ecs.plugin import PluginError, current_source, loaded_plugins, BUILT_IN
+from battlesim.ecs.compiled_declarations import PIECE_READS, PIECE_SIGNATURES, CompiledPiece
+from battlesim.ecs.plugin import PluginError, extend
 
 OK, TOO_DEEP, QUEUE_FULL, UNPORTED, NO_SLOT = 0, -1, -2, -3, -4  # what fire / drain / an opcode return
 
@@ -55,85 +55,41 @@ NH = 11
 # the rows of the effect table
 T_TRIGGER, T_OP, T_SELECT, T_AMOUNT, T_PARAMS = 0, 1, 2, 3, 4
 
-MAX_READS = 64  # column ids one piece may read (summon reads every keyword and its card row)
+MAX_READS = PIECE_READS  # column ids one piece may read (summon reads every keyword and its card row)
 CAPACITY = 2048  # selected targets of one (slot, opcode, selector) group the arena must have room for: a
 # game's every entity times every cell of a side (less room stops the game: QUEUE_FULL, never an overrun)
 WIDTH = 24  # fields of an arena row (>= NCTX, NH; a hit's fields past H_EFFECT are its opcode's own)
 MAX_DEPTH = 40  # ``Executor.max_depth``: firings nested in one another
 
-SIGNATURES = {
-    "opcode": ("w", "g", "rng", "b", "hits", "nh", "tbl", "cols", "queue", "qlen", "at"),
-    "selector": ("w", "g", "rng", "b", "ctx", "nctx", "tbl", "e", "cols", "out"),
-    "quiet": ("w", "g", "b", "slot", "cols"),
-}
+SIGNATURES = PIECE_SIGNATURES
 GROUP_CODES = {"i16": 0, "i8": 1, "flags": 2}  # ``any.<name>`` ids: (row << 2) | code
 
 F = TypeVar("F", bound=Callable)
 
 
-@dataclass(frozen=True)
-class CompiledPiece:
-    """A registered opcode, selector or quiet test: ``fn`` is the plain Python function the
-    engine module compiles; ``name`` is the numpy registry's name (the table's ids map to it)."""
-
-    kind: str
-    name: str
-    fn: Callable
-    reads: tuple[str, ...]
-    ruleset: str
-    source: str
-
-
-_PIECES: dict[tuple[str, str, str], CompiledPiece] = {}
-
+# Declared on ``extend(ruleset).compiled_opcode`` / ``compiled_selector`` / ``compiled_quiet``
+# (``ecs/compiled_declarations.py``: the one registry and its checks). The three names below
+# are those decorators under their first names, kept while branches written against them merge.
 
 def compiled_opcode(ruleset: str, name: str, reads: tuple[str, ...] | list[str] = ()) -> Callable[[F], F]:
-    """Decorator: ``fn`` (the opcode signature) is the compiled twin of ``ruleset``'s opcode ``name``."""
-    return _decorator("opcode", ruleset, name, reads)
+    """``extend(ruleset).compiled_opcode(name, reads)``."""
+    return extend(ruleset).compiled_opcode(name, reads)
 
 
 def compiled_selector(ruleset: str, name: str, reads: tuple[str, ...] | list[str] = ()) -> Callable[[F], F]:
-    """Decorator: ``fn`` (the selector signature) is the compiled twin of ``ruleset``'s selector ``name``."""
-    return _decorator("selector", ruleset, name, reads)
+    """``extend(ruleset).compiled_selector(name, reads)``."""
+    return extend(ruleset).compiled_selector(name, reads)
 
 
 def compiled_quiet(ruleset: str, reads: tuple[str, ...] | list[str] = ()) -> Callable[[F], F]:
-    """Decorator: ``fn`` (the quiet signature) says which sources cannot trigger (one per ruleset)."""
-    return _decorator("quiet", ruleset, "quiet", reads)
-
-
-def _decorator(kind: str, ruleset: str, name: str, reads) -> Callable[[F], F]:
-    def deco(fn: F) -> F:
-        add_piece(CompiledPiece(kind, name, _python_function(fn, kind, name), tuple(reads), ruleset,
-                                current_source()))
-        return fn
-
-    return deco
-
-
-def add_piece(piece: CompiledPiece) -> None:
-    """Register a piece, checked first: one line names its file and line and what is wrong."""
-    where = _where(piece.fn)
-    params = tuple(inspect.signature(piece.fn).parameters)
-    want = SIGNATURES[piece.kind]
-    if params != want:
-        raise PluginError(f"{where}: {piece.kind} {piece.name!r} must take ({', '.join(want)}); "
-                          f"it takes ({', '.join(params)})")
-    if len(piece.reads) > MAX_READS:
-        raise PluginError(f"{where}: {piece.kind} {piece.name!r} reads {len(piece.reads)} columns; at most {MAX_READS}")
-    key = (piece.ruleset, piece.kind, piece.name)
-    old = _PIECES.get(key)
-    if old is not None and old.source != piece.source:
-        raise PluginError(f"{where}: {piece.ruleset} {piece.kind} {piece.name!r} is already declared by {old.source}")
-    _PIECES[key] = piece
+    """``extend(ruleset).compiled_quiet(reads)``."""
+    return extend(ruleset).compiled_quiet(reads)
 
 
 def pieces_of(ruleset: str, kind: str) -> list[CompiledPiece]:
-    """The pieces of one kind of ``ruleset`` whose plugin is loaded, by name (the switch's order)."""
-    loaded = loaded_plugins()
-    found = [p for (r, k, _), p in _PIECES.items()
-             if r == ruleset and k == kind and (p.source == BUILT_IN or p.source in loaded)]
-    return sorted(found, key=lambda p: p.name)
+    """The pieces of one kind of ``ruleset`` (declared and not forgotten by ``isolated()``), by
+    name (the switch's order)."""
+    return extend(ruleset).compiled_pieces_of(kind)
 
 
 def interpreter_pieces(ruleset: str) -> tuple[list[CompiledPiece], list[CompiledPiece], list[CompiledPiece]]:
@@ -274,21 +230,3 @@ def interpreter_source(ops: list[CompiledPiece], sels: list[CompiledPiece], quie
     lines += ["    return -1", "", "", "@njit(cache=True)", "def is_quiet(w, g, b, slot, cols):"]
     lines += ["    return quiet_0(w, g, b, slot, cols[0])" if quiet else "    return False"]
     return "\n".join(lines)
-
-
-def _python_function(fn: Callable, kind: str, name: str) -> Callable:
-    """The plain module-level function behind ``fn``, defined in a real file (numba caches only those)."""
-    py = getattr(fn, "py_func", fn)
-    if not inspect.isfunction(py):
-        raise PluginError(f"{kind} {name!r}: expected a function, got {type(fn).__name__}")
-    file = inspect.getsourcefile(py)
-    if not file or file.startswith("<"):
-        raise PluginError(f"{kind} {name!r}: {py.__qualname__} is not defined in a file; put it in a module")
-    if py.__qualname__ != py.__name__:
-        raise PluginError(f"{_where(py)}: {kind} {name!r}: {py.__qualname__} must be a module-level function")
-    return py
-
-
-def _where(fn: Callable) -> str:
-    code = getattr(fn, "__code__", None)
-    return f"{code.co_filename}:{code.co_firstlineno}" if code else repr(fn)

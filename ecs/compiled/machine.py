@@ -19,16 +19,15 @@ How phases reach it: docs/compiled-core.md "How phases call the resolution machi
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
 from battlesim.ecs.compiled import interpreter as it
 from battlesim.ecs.compiled.damage_queue import NF
-from battlesim.ecs.plugin import BUILT_IN, PluginError, current_source, loaded_plugins
+from battlesim.ecs.compiled_declarations import RESERVED, CompiledPhase
+from battlesim.ecs.plugin import extend
 
 # frame kinds and fields
 DAMAGE, FIRING = 1, 2
@@ -42,7 +41,7 @@ QUEUE_ROWS = 256  # damage rows of one game at once (nested levels give theirs b
 # what ``info`` holds after a failure: the card of the firing (or opcode) that failed, -1 none
 I_CARD = 0
 
-PHASE_STUBS = ("resolve_damage", "drain", "fire")  # the names phases call; the engine binds them
+PHASE_STUBS = RESERVED  # the names phases call; the engine binds them
 
 F = TypeVar("F", bound=Callable)
 
@@ -102,52 +101,20 @@ STUBS = {"resolve_damage": resolve_damage, "drain": drain, "fire": fire}
 
 # -- phases compiled into the engine module -----------------------------------------------------
 
-@dataclass(frozen=True)
-class CompiledPhase:
-    """A function of a ruleset's compiled rules that calls the machine (through the stubs):
-    the engine module holds a rebound, cached copy of it under the same name."""
-
-    name: str
-    fn: Callable
-    ruleset: str
-    source: str
-
-    def params(self) -> tuple[str, ...]:
-        return tuple(inspect.signature(self.fn).parameters)
-
-
-_PHASES: dict[tuple[str, str], CompiledPhase] = {}
-
+# Declared on ``extend(ruleset).compiled_system(phase, priority)`` (``ecs/compiled_declarations.py``:
+# the one registry, ``CompiledPhase``, the checks); ``compiled_phase`` is that decorator with no
+# phase of the schedule, under its first name, kept while branches written against it merge.
 
 def compiled_phase(ruleset: str) -> Callable[[F], F]:
-    """Decorator: ``fn`` (a plain module-level function in numba's subset, in a file) is compiled
-    into ``ruleset``'s engine module as ``module.<fn name>``, its calls to the stubs bound to the
-    engine's machine."""
-    def deco(fn: F) -> F:
-        py = getattr(fn, "py_func", fn)
-        file = inspect.getsourcefile(py)
-        code = py.__code__
-        where = f"{code.co_filename}:{code.co_firstlineno}"
-        if not file or file.startswith("<") or py.__qualname__ != py.__name__:
-            raise PluginError(f"{where}: phase {py.__qualname__} must be a module-level function in a file")
-        if py.__name__ in PHASE_STUBS or py.__name__.startswith("_"):
-            raise PluginError(f"{where}: phase name {py.__name__!r} is reserved")
-        key = (ruleset, py.__name__)
-        old = _PHASES.get(key)
-        source = current_source()
-        if old is not None and old.source != source:
-            raise PluginError(f"{where}: {ruleset} phase {py.__name__!r} is already declared by {old.source}")
-        _PHASES[key] = CompiledPhase(py.__name__, py, ruleset, source)
-        return fn
-
-    return deco
+    """``extend(ruleset).compiled_system()``: ``fn`` compiled into the engine module as
+    ``module.<fn name>``, its calls to the stubs bound to the engine's machine."""
+    return extend(ruleset).compiled_system()
 
 
 def phases_of(ruleset: str) -> list[CompiledPhase]:
-    """The phases of ``ruleset`` whose plugin is loaded, by name."""
-    loaded = loaded_plugins()
-    return sorted((p for (r, _), p in _PHASES.items() if r == ruleset and (p.source == BUILT_IN or p.source in loaded)),
-                  key=lambda p: p.name)
+    """Every compiled system of ``ruleset`` (scheduled or not), by name: the engine module holds
+    each under its own name."""
+    return sorted(extend(ruleset).compiled_systems.values(), key=lambda p: p.name)
 
 
 def machine_source(n_stages: int, phases: list[CompiledPhase]) -> str:

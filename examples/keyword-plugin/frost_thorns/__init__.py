@@ -3,8 +3,10 @@
 - ``frostbite X``: "a unit damaged by this unit's attack is stunned X".
 - ``thorns X``: "physical damage taken returns X to the attacker, once per instance".
 
-Each keyword is a component (``extend("lanes").keyword``) plus a damage-pipeline stage
-(``extend("lanes").damage_stage``); the card and deck files in this package name them like
+Each keyword is a component (``extend("lanes").keyword``) plus a damage-pipeline stage, twice
+while both engines run: the numpy stage here (``extend("lanes").damage_stage``, over a whole
+batch) and its compiled twin in ``compiled.py`` (``extend("lanes").compiled_damage_stage``, one
+row of one game, numba's subset). The card and deck files in this package name them like
 built-ins. Nothing in battlesim's core knows about them.
 """
 
@@ -15,8 +17,10 @@ from pathlib import Path
 import numpy as np
 
 from battlesim.ecs.damage import ATTACK, REACTIONS, DamageBatch
-from battlesim.ecs.plugin import damage_kind, extend
+from battlesim.ecs.plugin import extend
 from battlesim.systems.lanes import stats
+
+from .compiled import THORNS  # the compiled twins (and the THORNS damage kind both use)
 
 lanes = extend("lanes")
 
@@ -24,8 +28,6 @@ lanes.keyword("frostbite", value="number",
               doc="Frostbite X: a unit damaged by this unit's attack is stunned X (X stun stacks).")
 lanes.keyword("thorns", value="number",
               doc="Thorns X: physical damage taken returns X damage to the attacker, once per instance.")
-
-THORNS = damage_kind("THORNS")  # marks returned damage: it has no ATTACK bit, so it never bounces back
 
 
 def _attack_rows(w, batch: DamageBatch) -> np.ndarray:

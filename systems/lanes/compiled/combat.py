@@ -31,7 +31,7 @@ from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import OK, push
 from battlesim.ecs.compiled.events import push_event
-from battlesim.ecs.compiled.machine import Resolution, compiled_phase, drain, resolve_damage
+from battlesim.ecs.compiled.machine import Resolution, drain, resolve_damage
 from battlesim.ecs.compiled.world_view import WorldState
 from battlesim.ecs.damage import ATTACK, COMBAT
 from battlesim.systems.lanes.compiled.combat_layout import (
@@ -66,6 +66,9 @@ from battlesim.systems.lanes.compiled.combat_layout import (
 )
 from battlesim.systems.lanes.compiled.deaths import settle
 from battlesim.systems.lanes.compiled.unit_stats import attack_of, count, first_strikes, has_tag
+from battlesim.ecs.plugin import extend
+
+lanes = extend("lanes")  # its compiled parts are declared as a plugin declares them
 
 MAX_ATTACKS = 16  # attacks of one lane of one game (2 sides x positions)
 SRC, TGT, SIEGE, OWN, LN, PS = range(6)  # the fields of an attack row (OWN, LN, PS: read with the list)
@@ -224,7 +227,7 @@ def resolve_lane(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane
     return settle(st, f, cols, b, g, rng, m)
 
 
-@compiled_phase("lanes")
+@lanes.compiled_system()
 def combat(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, g: Any, rng: np.ndarray, m: Resolution) -> int:
     """``Combat.process`` for game b: "Before Combat" (every live entity but anchors, by slot;
     settle when some card of the set listens), then every lane in the round's order. Returns OK

@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import push
-from battlesim.ecs.compiled.interpreter import H_AMOUNT, H_CASTER, H_EFFECT, H_SOURCE, H_TARGET, OK, compiled_opcode
+from battlesim.ecs.compiled.interpreter import H_AMOUNT, H_CASTER, H_EFFECT, H_SOURCE, H_TARGET, OK
 from battlesim.ecs.damage import ATTACK, BATTLE, SPELL
 from battlesim.systems.lanes.compiled.combat_layout import (
     C_ANCHOR,
@@ -32,6 +32,9 @@ from battlesim.systems.lanes.compiled.combat_layout import (
 )
 from battlesim.systems.lanes.compiled.opcodes import is_unit
 from battlesim.systems.lanes.compiled.unit_stats import N_STATS, attack_of, first_strikes
+from battlesim.ecs.plugin import extend
+
+lanes = extend("lanes")  # its compiled parts are declared as a plugin declares them
 
 H_X = H_EFFECT + 2  # per hit: instances k = 0..3 at H_X + 3k: attacker (-1 none), target, first strike
 STEP2 = 1  # the token an exchange returns after its first step
@@ -91,7 +94,7 @@ def exchange(w, b, hits, nh, cols, queue, qlen, at):
     return OK
 
 
-@compiled_opcode("lanes", "damage", ("improvement",))
+@lanes.compiled_opcode("damage", ("improvement",))
 def damage(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """Units and anchors take damage; improvements do not (they are destroyed, not damaged): one
     batch of every hit on a living target with an amount, from the source or a spell's caster."""
@@ -102,7 +105,7 @@ def damage(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return OK
 
 
-@compiled_opcode("lanes", "battle", BATTLE_READS)
+@lanes.compiled_opcode("battle", BATTLE_READS)
 def battle(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"battle - Battle a targeted enemy": the source (a spell's caster) and the target deal
     their attack to each other, first strike respected; no "On Attack"."""
@@ -116,7 +119,7 @@ def battle(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return exchange(w, b, hits, nh, cols, queue, qlen, at)
 
 
-@compiled_opcode("lanes", "strike", BATTLE_READS)
+@lanes.compiled_opcode("strike", BATTLE_READS)
 def strike(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"Strike - One unit deals its attack damage to another (one-way damage)": the selected unit
     strikes the enemy opposite it (ledger)."""
@@ -131,7 +134,7 @@ def strike(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return exchange(w, b, hits, nh, cols, queue, qlen, at)
 
 
-@compiled_opcode("lanes", "battle_blocker", BATTLE_READS)
+@lanes.compiled_opcode("battle_blocker", BATTLE_READS)
 def battle_blocker(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"battle_blocker - Battle the unit directly opposite this unit"."""
     if at == 0:
@@ -146,7 +149,7 @@ def battle_blocker(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return exchange(w, b, hits, nh, cols, queue, qlen, at)
 
 
-@compiled_opcode("lanes", "battle_adjacent", BATTLE_READS + ("param.positions",))
+@lanes.compiled_opcode("battle_adjacent", BATTLE_READS + ("param.positions",))
 def battle_adjacent(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"battle_adjacent - Battle all adjacent enemies": the enemies at the positions next to the
     unit's position, all in one simultaneous exchange (numpy's order: the unit against its left
@@ -170,7 +173,7 @@ def battle_adjacent(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return exchange(w, b, hits, nh, cols, queue, qlen, at)
 
 
-@compiled_opcode("lanes", "caster_strike", BATTLE_READS)
+@lanes.compiled_opcode("caster_strike", BATTLE_READS)
 def caster_strike(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"caster_strike - The caster deals damage to the target (one-way)": its current attack."""
     if at == 0:

@@ -23,10 +23,9 @@ from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import AMOUNT, DEALT, EXCESS, KIND, SOURCE, TARGET, push
 from battlesim.ecs.compiled.events import push_event
-from battlesim.ecs.compiled.stages import CompiledStage, add_stage
 from battlesim.ecs.compiled.world_view import WorldState
 from battlesim.ecs.damage import ATTACK, DEATH, MITIGATION, OVERFLOW, PREVENTION, REACTIONS, RETALIATE, SPELL
-from battlesim.ecs.plugin import BUILT_IN
+from battlesim.ecs.plugin import extend
 from battlesim.systems.lanes.compiled.tables import AURA_FIELDS
 
 NAF = len(AURA_FIELDS)  # rows per armor-aura slot in w.cat
@@ -241,6 +240,6 @@ STAGES = [
     ("mark_dying", DEATH, mark_dying, ("health", "anchor", "improvement", "dying")),
 ]
 # the same names and priorities as the numpy pipeline (systems/lanes/damage_stages.py STAGES);
-# declared with an explicit source, as ecs/compiled/application.py does
+lanes = extend("lanes")
 for _name, _priority, _fn, _reads in STAGES:
-    add_stage(CompiledStage(_name, _priority, _fn, _reads, "lanes", BUILT_IN))
+    lanes.compiled_damage_stage(_name, _priority, _reads)(_fn)  # as a plugin declares one

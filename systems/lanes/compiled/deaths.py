@@ -27,7 +27,7 @@ from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import OK
 from battlesim.ecs.compiled.events import push_event
-from battlesim.ecs.compiled.machine import Resolution, compiled_phase, drain
+from battlesim.ecs.compiled.machine import Resolution, drain
 from battlesim.ecs.compiled.world_view import WorldState
 from battlesim.systems.lanes.compiled.board import allocate
 from battlesim.systems.lanes.compiled.combat_layout import (
@@ -67,6 +67,9 @@ from battlesim.systems.lanes.compiled.combat_layout import (
 )
 from battlesim.systems.lanes.deaths import MAX_WAVES
 from battlesim.systems.lanes.state import DEAD, ON_BOARD, READY
+from battlesim.ecs.plugin import extend
+
+lanes = extend("lanes")  # its compiled parts are declared as a plugin declares them
 
 CASCADE, SLOTS_FULL = -5, -6  # settle's errors beside the machine's (the caller names the seed)
 MAX_WAVE = 64  # deaths in one wave of one game (a game has fewer slots than that)
@@ -140,7 +143,7 @@ def redeploy_now(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, seat
     return True
 
 
-@compiled_phase("lanes")
+@lanes.compiled_system()
 def settle(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, g: Any, rng: np.ndarray, m: Resolution) -> int:
     """``deaths.settle`` for game b: wave after wave (dying units in slot order), "On Death"
     (the dying still stand where they died) and "On Enemy Death" (every living, not dying enemy

@@ -35,8 +35,6 @@ from battlesim.ecs.compiled.interpreter import (
     H_TARGET,
     NO_SLOT,
     OK,
-    compiled_opcode,
-    compiled_quiet,
 )
 from battlesim.ecs.damage import SPELL
 from battlesim.systems.lanes.compiled.board import (
@@ -48,6 +46,9 @@ from battlesim.systems.lanes.compiled.board import (
     remove_improvement,
     spawn,
 )
+from battlesim.ecs.plugin import extend
+
+lanes = extend("lanes")  # its compiled parts are declared as a plugin declares them
 
 H_NEXT = 11  # a spare field of a hit row: a move's destination, computed for every hit first
 _KEYWORD_READS = tuple(f"any.{k}" for k in KEYWORDS)
@@ -114,7 +115,7 @@ def passing_damage(w, g, b, t, amount, queue, qlen, c_owner, c_lane, c_pos):
 
 # -- the opcodes -----------------------------------------------------------------------------
 
-@compiled_opcode("lanes", "heal", ("health", "max_health", "improvement", "anchor", "ruined"))
+@lanes.compiled_opcode("heal", ("health", "max_health", "improvement", "anchor", "ruined"))
 def heal(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """Heal up to the maximum (anchors and essences too; a ruined one stays destroyed): every
     amount added, then each target clamped once, as the numpy kernel's add.at then minimum."""
@@ -135,7 +136,7 @@ def heal(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return OK
 
 
-@compiled_opcode("lanes", "buff", ("attack", "temp_attack", "max_health", "health", "temp_health", "dying",
+@lanes.compiled_opcode("buff", ("attack", "temp_attack", "max_health", "health", "temp_health", "dying",
                                    "hit_by", "anchor", "improvement", "effect.stat", "effect.duration"))
 def buff(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """+X/-X attack and/or health, permanent or this round (recorded by who applied it, for
@@ -174,7 +175,7 @@ def buff(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return OK
 
 
-@compiled_opcode("lanes", "grant_keyword", ("anchor", "improvement", "effect.keyword") + _KEYWORD_READS)
+@lanes.compiled_opcode("grant_keyword", ("anchor", "improvement", "effect.keyword") + _KEYWORD_READS)
 def grant_keyword(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """Give a unit a keyword (tags) or add X to it (numbers). Keyword -1 is the last keyword, as
     numpy's ``list(KEYWORDS)[-1]`` reads."""
@@ -192,7 +193,7 @@ def grant_keyword(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return OK
 
 
-@compiled_opcode("lanes", "apply_status", ("anchor", "improvement", "effect.status") + _STATUS_READS)
+@lanes.compiled_opcode("apply_status", ("anchor", "improvement", "effect.status") + _STATUS_READS)
 def apply_status(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """Add X stacks (at least 1) of a status (lanes.md "Status Effects")."""
     n_st = len(_STATUS_READS)
@@ -228,7 +229,7 @@ def draw_cards(g, b, seat, count):
             g.burned[b, seat] = g.burned[b, seat] + 1
 
 
-@compiled_opcode("lanes", "draw")
+@lanes.compiled_opcode("draw")
 def draw(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """The owner draws ``amount`` cards (at least 1), hit after hit."""
     for i in range(nh):
@@ -236,7 +237,7 @@ def draw(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return OK
 
 
-@compiled_opcode("lanes", "gain_gold")
+@lanes.compiled_opcode("gain_gold")
 def gain_gold(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """The owner gains ``amount`` gold (the numpy kernel's esper event only feeds replay text)."""
     for i in range(nh):
@@ -245,7 +246,7 @@ def gain_gold(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return OK
 
 
-@compiled_opcode("lanes", "gain_resources", ("param.resources_cap",))
+@lanes.compiled_opcode("gain_resources", ("param.resources_cap",))
 def gain_resources(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """Resources this round, never above the cap (lanes.md "Resource System"): every amount
     added, then clipped to [0, cap]."""
@@ -259,7 +260,7 @@ def gain_resources(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return OK
 
 
-@compiled_opcode("lanes", "destroy", ("dying", "hit_by", "anchor", "improvement"))
+@lanes.compiled_opcode("destroy", ("dying", "hit_by", "anchor", "improvement"))
 def destroy(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """Destroy each target unit: marked dying (settle removes it when the rules say)."""
     for i in range(nh):
@@ -270,7 +271,7 @@ def destroy(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return OK
 
 
-@compiled_opcode("lanes", "bounty", ("bounty", "anchor", "improvement"))
+@lanes.compiled_opcode("bounty", ("bounty", "anchor", "improvement"))
 def bounty(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"Some effects increase bounty ("+1 Bounty")"; "Some effects reduce bounty"."""
     for i in range(nh):
@@ -303,7 +304,7 @@ def step_to(w, g, b, hits, nh, cols, queue, qlen, at):
     return OK
 
 
-@compiled_opcode("lanes", "push", _MOVE_READS)
+@lanes.compiled_opcode("push", _MOVE_READS)
 def push(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"Push - Move a unit to an adjacent slot (left or right)"; an occupied slot blocks it.
     Every destination is read before the first move, as the numpy kernel reads them."""
@@ -317,7 +318,7 @@ def push(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return step_to(w, g, b, hits, nh, cols, queue, qlen, at)
 
 
-@compiled_opcode("lanes", "pull", _MOVE_READS)
+@lanes.compiled_opcode("pull", _MOVE_READS)
 def pull(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"Pull - Move a unit toward the caster/source": one position toward the source's position."""
     for i in range(nh if at == 0 else 0):
@@ -331,7 +332,7 @@ def pull(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return step_to(w, g, b, hits, nh, cols, queue, qlen, at)
 
 
-@compiled_opcode("lanes", "swap", _MOVE_READS)
+@lanes.compiled_opcode("swap", _MOVE_READS)
 def swap(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"Swap - Exchange positions of two units": the target and its neighbour on its own side in
     ``direction``; with no neighbour there it simply moves. Passing damage: as ``step_to``."""
@@ -357,7 +358,7 @@ def swap(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return OK
 
 
-@compiled_opcode("lanes", "move_lane", _MOVE_READS)
+@lanes.compiled_opcode("move_lane", _MOVE_READS)
 def move_lane(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"Cross Lane Move": to the first empty slot of the lane on the ``direction`` side;
     "Rooted units cannot move lanes" (read for every hit before the first move); "Full lanes
@@ -384,7 +385,7 @@ def move_lane(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return OK
 
 
-@compiled_opcode("lanes", "purge", ("owner", "temp_attack", "temp_health", "max_health", "health", "anchor",
+@lanes.compiled_opcode("purge", ("owner", "temp_attack", "temp_health", "max_health", "health", "anchor",
                                     "improvement") + _PURGEABLE_READS)
 def purge(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """lanes.md "Purge & Dispel": statuses and the opponent's temporary buffs go; permanent
@@ -404,7 +405,7 @@ def purge(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return OK
 
 
-@compiled_opcode("lanes", "dispel", ("anchor",) + tuple(f"any.{n}" for n in _ANCHOR_ENCHANTMENTS))
+@lanes.compiled_opcode("dispel", ("anchor",) + tuple(f"any.{n}" for n in _ANCHOR_ENCHANTMENTS))
 def dispel(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"Dispel removes anchor enchantments": every enchantment of the target anchor."""
     for i in range(nh):
@@ -415,7 +416,7 @@ def dispel(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return OK
 
 
-@compiled_opcode("lanes", "enchant_anchor", ("anchor", "ruined", "effect.keyword", "any.anchor_aura") + _KEYWORD_READS)
+@lanes.compiled_opcode("enchant_anchor", ("anchor", "ruined", "effect.keyword", "any.anchor_aura") + _KEYWORD_READS)
 def enchant_anchor(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"Enchant Anchor - Attaches an effect to the anchor itself": ``keyword`` + amount, or
     (keyword -1) the lane-wide attack aura; only on an anchor not yet destroyed."""
@@ -428,7 +429,7 @@ def enchant_anchor(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return OK
 
 
-@compiled_opcode("lanes", "summon", SPAWN_READS + ("effect.card",))
+@lanes.compiled_opcode("summon", SPAWN_READS + ("effect.card",))
 def summon(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """Put ``amount`` (at least 1) copies of ``card`` into the owner's side of the lane (the
     chosen lane, else the origin lane), each at the leftmost empty position; a full lane takes
@@ -451,7 +452,7 @@ def summon(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return OK
 
 
-@compiled_opcode("lanes", "bounce", ("owner", "lane", "pos", "card_id", "deck_pos", "anchor", "improvement", "hero",
+@lanes.compiled_opcode("bounce", ("owner", "lane", "pos", "card_id", "deck_pos", "anchor", "improvement", "hero",
                                      "card.kind"))
 def bounce(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """Return a unit to its owner's hand (equipment is lost; no death, no bounty). Heroes
@@ -478,7 +479,7 @@ def bounce(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return OK
 
 
-@compiled_opcode("lanes", "destroy_improvement", ("owner", "lane", "improvement"))
+@lanes.compiled_opcode("destroy_improvement", ("owner", "lane", "improvement"))
 def destroy_improvement(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     """"Some spells and abilities can destroy Improvements": the selected ones, at most
     ``amount`` per effect when amount > 0 (oldest first); which are improvements is read first."""
@@ -496,7 +497,7 @@ def destroy_improvement(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
     return OK
 
 
-@compiled_quiet("lanes", ("silenced",))
+@lanes.compiled_quiet(("silenced",))
 def silenced(w, g, b, slot, cols):
     """state.silenced: "Silenced - Unit cannot use abilities" (its triggers do not fire)."""
     return w.i16[cols[0], b, slot] > 0

@@ -14,8 +14,11 @@ from numba import njit
 
 from battlesim.ecs.compiled import rng as crng
 from battlesim.ecs.compiled.interpreter import (C_CARD, C_CASTER, C_CHOSEN, C_CHOSEN_LANE, C_LANE, C_OTHER,
-                                                C_OWNER, C_POS, C_SOURCE, compiled_selector)
+                                                C_OWNER, C_POS, C_SOURCE)
 from battlesim.ecs.rng import Stream
+from battlesim.ecs.plugin import extend
+
+lanes = extend("lanes")  # its compiled parts are declared as a plugin declares them
 
 EMPTY = -1
 EFFECT_STREAM = int(Stream.EFFECT)  # a fixed constant of the determinism contract, not a registry id
@@ -46,7 +49,7 @@ def keep_cell(w, ctx, r, b, cell, allies, creep):
     return not (allies and w.flags[creep, b, cell])
 
 
-@compiled_selector("lanes", "chosen")
+@lanes.compiled_selector("chosen")
 def chosen(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     n = 0
     for r in range(nctx):
@@ -54,7 +57,7 @@ def chosen(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     return n
 
 
-@compiled_selector("lanes", "self")
+@lanes.compiled_selector("self")
 def self_(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     """The source; a spell has none on the board, so its "self" is its caster."""
     n = 0
@@ -63,7 +66,7 @@ def self_(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     return n
 
 
-@compiled_selector("lanes", "caster")
+@lanes.compiled_selector("caster")
 def caster(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     n = 0
     for r in range(nctx):
@@ -71,7 +74,7 @@ def caster(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     return n
 
 
-@compiled_selector("lanes", "other")
+@lanes.compiled_selector("other")
 def other(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     n = 0
     for r in range(nctx):
@@ -79,7 +82,7 @@ def other(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     return n
 
 
-@compiled_selector("lanes", "blocker")
+@lanes.compiled_selector("blocker")
 def blocker(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     """The enemy unit directly opposite the source."""
     n = 0
@@ -112,12 +115,12 @@ def adjacent(w, g, b, ctx, nctx, out, allies, P, creep):
     return n
 
 
-@compiled_selector("lanes", "adjacent_allies", ("param.positions", "creep"))
+@lanes.compiled_selector("adjacent_allies", ("param.positions", "creep"))
 def adjacent_allies(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     return adjacent(w, g, b, ctx, nctx, out, True, w.params[cols[0]], cols[1])
 
 
-@compiled_selector("lanes", "adjacent_enemies", ("param.positions", "creep"))
+@lanes.compiled_selector("adjacent_enemies", ("param.positions", "creep"))
 def adjacent_enemies(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     return adjacent(w, g, b, ctx, nctx, out, False, w.params[cols[0]], cols[1])
 
@@ -137,17 +140,17 @@ def in_lane(w, g, b, ctx, nctx, out, allies, creep):
     return n
 
 
-@compiled_selector("lanes", "allies_in_lane", ("creep",))
+@lanes.compiled_selector("allies_in_lane", ("creep",))
 def allies_in_lane(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     return in_lane(w, g, b, ctx, nctx, out, True, cols[0])
 
 
-@compiled_selector("lanes", "enemies_in_lane", ("creep",))
+@lanes.compiled_selector("enemies_in_lane", ("creep",))
 def enemies_in_lane(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     return in_lane(w, g, b, ctx, nctx, out, False, cols[0])
 
 
-@compiled_selector("lanes", "units_in_lane", ("creep",))
+@lanes.compiled_selector("units_in_lane", ("creep",))
 def units_in_lane(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     """Every unit in the lane, both sides (side 0 first), source excluded."""
     n = 0
@@ -184,17 +187,17 @@ def in_range(w, g, b, ctx, nctx, tbl, e, out, allies, creep, range_row):
     return n
 
 
-@compiled_selector("lanes", "allies_in_range", ("creep", "effect.range"))
+@lanes.compiled_selector("allies_in_range", ("creep", "effect.range"))
 def allies_in_range(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     return in_range(w, g, b, ctx, nctx, tbl, e, out, True, cols[0], cols[1])
 
 
-@compiled_selector("lanes", "enemies_in_range", ("creep", "effect.range"))
+@lanes.compiled_selector("enemies_in_range", ("creep", "effect.range"))
 def enemies_in_range(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     return in_range(w, g, b, ctx, nctx, tbl, e, out, False, cols[0], cols[1])
 
 
-@compiled_selector("lanes", "all_allies", ("creep",))
+@lanes.compiled_selector("all_allies", ("creep",))
 def all_allies(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     """Allied units in every lane (lane, then position), creeps and the source excluded."""
     n = 0
@@ -209,7 +212,7 @@ def all_allies(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     return n
 
 
-@compiled_selector("lanes", "all_enemies")
+@lanes.compiled_selector("all_enemies")
 def all_enemies(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     """Enemy units in every lane (the source is never an enemy of itself: nothing excluded)."""
     n = 0
@@ -254,12 +257,12 @@ def random_of(rng, b, ctx, nctx, out, g, every_lane):
     return n
 
 
-@compiled_selector("lanes", "random_enemy")
+@lanes.compiled_selector("random_enemy")
 def random_enemy(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     return random_of(rng, b, ctx, nctx, out, g, True)
 
 
-@compiled_selector("lanes", "random_enemy_in_lane")
+@lanes.compiled_selector("random_enemy_in_lane")
 def random_enemy_in_lane(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     return random_of(rng, b, ctx, nctx, out, g, False)
 
@@ -279,17 +282,17 @@ def anchor_of(ctx, nctx, out, enemy):
     return n
 
 
-@compiled_selector("lanes", "own_anchor")
+@lanes.compiled_selector("own_anchor")
 def own_anchor(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     return anchor_of(ctx, nctx, out, False)
 
 
-@compiled_selector("lanes", "enemy_anchor")
+@lanes.compiled_selector("enemy_anchor")
 def enemy_anchor(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     return anchor_of(ctx, nctx, out, True)
 
 
-@compiled_selector("lanes", "enemy_improvements_in_lane")
+@lanes.compiled_selector("enemy_improvements_in_lane")
 def enemy_improvements_in_lane(w, g, rng, b, ctx, nctx, tbl, e, cols, out):
     """The opponent's improvements in the lane, oldest first."""
     n = 0

@@ -1,0 +1,37 @@
+"""Who is declaring: the source every declaration records, and the error a bad one raises.
+
+Its own module because both kinds of declaration need it: the numpy ones (``ecs/extension.py``)
+and the compiled ones (``ecs/compiled_declarations.py``), which the compiled core imports
+without importing the numpy engine's effect and damage modules.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Iterator
+
+from battlesim.ecs.datafiles import DataError
+
+BUILT_IN = "built-in"
+_source: ContextVar[str] = ContextVar("battlesim_plugin_source", default=BUILT_IN)
+
+
+class PluginError(DataError):
+    """A plugin could not be found, imported or registered; the message says which and why.
+    (A ``DataError``: the command line reports it in one line, like a bad card file.)"""
+
+
+def current_source() -> str:
+    """Who is declaring right now: ``built-in``, or the plugin being loaded."""
+    return _source.get()
+
+
+@contextmanager
+def declaring(source: str) -> Iterator[None]:
+    """Declarations made inside record ``source`` (the plugin being loaded)."""
+    token = _source.set(source)
+    try:
+        yield
+    finally:
+        _source.reset(token)
