@@ -20,6 +20,7 @@ from battlesim.systems.lanes.compiled import (  # noqa: F401
     damage_opcodes,
     damage_stages,
     deaths,
+    game,
     opcodes,
     selectors,
 )

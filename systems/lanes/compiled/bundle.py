@@ -48,6 +48,11 @@ class Bundle:
             cards.setdefault(name, row)
         for name, value in round_params.items():
             params.setdefault(name, value)
+        from battlesim.systems.lanes.agents import _card_tables  # greedy's per-card summaries (agents.agent_view)
+
+        t = _card_tables(w)
+        cards.setdefault("greedy_damage", np.asarray(t["damage"]).astype(np.int64))
+        cards.setdefault("greedy_hostile", np.asarray(t["hostile"]).astype(np.int64))
         try:
             view = world_view(w, extra_cards=cards, extra_params=params)
         except ViewError:  # a deep copy: its arrays are no longer one buffer per group
