@@ -9,6 +9,7 @@ run compiles for a minute or so, and a silent minute looks like a hang).
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sys
 import time
@@ -78,6 +79,7 @@ class Engine:
 
 
 _BUILT: dict[Path, Engine] = {}
+_TREE = Path(__file__).resolve().parents[2]  # the battlesim source tree
 
 
 def build(ruleset: str, stages: list[CompiledStage] | None = None, stderr: TextIO | None = None) -> Engine:
@@ -97,7 +99,10 @@ def build(ruleset: str, stages: list[CompiledStage] | None = None, stderr: TextI
     text = engine_source(ruleset, stages, interpreter, functions, machine)
     root = cache_root()
     digest = engine_hash(text, dependency_files(stages, functions))
-    path = engine_path(root, ruleset, digest)
+    # one name per source tree: worktrees and installs sharing a cache must not prune each other's
+    # engines (each would then recompile in turn, minutes each); drivers.py does the same
+    label = f"{ruleset}_{hashlib.sha256(str(_TREE).encode()).hexdigest()[:8]}"
+    path = engine_path(root, label, digest)
     done = _BUILT.get(path)
     if done is not None:
         return done
@@ -125,7 +130,7 @@ def build(ruleset: str, stages: list[CompiledStage] | None = None, stderr: TextI
         marker.write_text(f"{seconds:.3f}\n")
     except OSError:  # a read-only shared cache warmed by `battlesim compile`: nothing to record
         pass
-    prune(root, ruleset, digest)
+    prune(root, label, digest)
     engine = _BUILT[path] = Engine(ruleset, module, path, stages, bool(first or misses), seconds)
     return engine
 

@@ -23,6 +23,7 @@ caller runs its numpy Processor over the batch (mixed runs while phases are bein
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -42,7 +43,23 @@ NO_ACTION = -1  # ``actions[i]``: nothing to apply for this game
 MAX_DECISIONS = 100_000  # per game and call: a phase that never ends is an error, not a hang
 LOOPING = -51
 
+MAX_THREADS = 8  # ``advance_threads`` takes this many ``LoopArgs`` (a tuple's length is part of its type)
+THREADS_ENV = "BATTLESIM_THREADS"  # ``--threads``: set by the CLI, so worker processes inherit it
+
 F = TypeVar("F", bound=Callable)
+
+
+def threads() -> int:
+    """Threads each process plays a chunk on (``--threads``, DESIGN.md "Threads"): 1 unless set."""
+    try:
+        return max(1, min(MAX_THREADS, int(os.environ.get(THREADS_ENV, "1"))))
+    except ValueError:
+        return 1
+
+
+def set_threads(n: int) -> None:
+    """``--threads n`` for this process and the worker processes it starts."""
+    os.environ[THREADS_ENV] = str(int(n))
 
 
 @dataclass(frozen=True)
@@ -138,13 +155,13 @@ def loop_source(names: list[str], systems: list[CompiledSystem | None], decide: 
     for k, s in enumerate(systems):
         if s is not None and s.apply is not None:
             lines += [f"    if k == {k}:  # {s.name}", f"        return _apply_{k}(L, b, seat, action)"]
-    lines += ["    return _loop.UNCOMPILED", "", LOOP]
+    lines += ["    return _loop.UNCOMPILED", "", "", "import numpy as np", "from numba import prange", LOOP]
     return "\n".join(lines)
 
 
 LOOP = '''
-@njit(cache=True)
-def advance(L, games, stop, actions):
+@njit(inline="always")
+def _advance_games(L, games, stop, actions):
     """Each listed game b runs from where ``L.pc[b]`` says: first its pending decision answered
     with ``actions[i]`` (if not NO_ACTION), then system after system, deciding with the compiled
     agents, until a decision for a Python agent (PENDING: ``L.legal[b]``, ``L.pc[b, PC_ACTOR]``),
@@ -203,4 +220,26 @@ def advance(L, games, stop, actions):
                 status = _loop.STOPPED
         pc[b, _loop.PC_STATUS] = status
     return pending
+
+
+@njit(cache=True)
+def advance(L, games, stop, actions):
+    """Each listed game b runs from where ``L.pc[b]`` says (``_advance_games``); returns how
+    many wait for a Python agent."""
+    return _advance_games(L, games, stop, actions)
+
+
+@njit(cache=True, parallel=True)
+def advance_threads(Ls, games, stop, actions, threads):
+    """``advance`` on ``threads`` threads: thread t runs games t, t + threads, ... with its own
+    ``Ls[t]`` (the same World, its own resolution machine's frame stack and arena). Games share
+    nothing else, so the results are those of ``advance`` for any number of threads. Compiled on
+    first use only (a second compile of the machine): runs without ``--threads`` never pay it."""
+    n = games.shape[0]
+    pending = np.zeros(threads, dtype=np.int64)
+    for t in prange(threads):
+        mine = games[t::threads]
+        acts = actions[t::threads] if actions.shape[0] == n else actions[:0]
+        pending[t] = _advance_games(Ls[t], mine, stop, acts)
+    return pending.sum()
 '''

@@ -96,6 +96,20 @@ def _raise(w: Any, L: lg.LoopArgs, games: np.ndarray) -> None:
         raise RuntimeError(f"game with seed {int(w.seeds[b])} stopped with status {int(L.pc[b, cl.PC_STATUS])}")
 
 
+def thread_args(w: Any, n: int) -> tuple:
+    """``MAX_THREADS`` ``LoopArgs`` for ``advance_threads``: the World's, each of the first ``n``
+    with a resolution machine of its own (frame stack, arena, info; the damage queue is per game
+    already), the rest repeating the first (unused)."""
+    L = loop_args(w) if KEY not in w.cache else w.cache[KEY][1]
+    got = w.cache.get(KEY + "_threads")
+    if got is None or got[0] is not L or got[1] != n:
+        m = L.m
+        own = [L] + [L._replace(m=m._replace(frames=np.zeros_like(m.frames), arena=np.zeros_like(m.arena),
+                                                info=np.full_like(m.info, -1))) for _ in range(n - 1)]
+        got = w.cache[KEY + "_threads"] = (L, n, tuple(own + [L] * (cl.MAX_THREADS - n)))
+    return got[2]
+
+
 def advance(w: Any, games: np.ndarray, stop: int = cl.NO_STOP, actions: np.ndarray | None = None) -> np.ndarray:
     """The step API's ``advance``/``apply``: run ``games`` (answering their pending decisions with
     ``actions`` first, if given) until each needs a Python agent, reaches system ``stop`` or ends.
@@ -104,7 +118,15 @@ def advance(w: Any, games: np.ndarray, stop: int = cl.NO_STOP, actions: np.ndarr
     L = loop_args(w) if KEY not in w.cache else w.cache[KEY][1]
     games = np.asarray(games, dtype=np.int64)
     acts = np.full(0, cl.NO_ACTION, dtype=np.int64) if actions is None else np.asarray(actions, dtype=np.int64)
-    engine().module.advance(L, games, stop, acts)
+    n = min(cl.threads(), games.size)
+    if n > 1:
+        Ls = thread_args(w, n)
+        engine().module.advance_threads(Ls, games, stop, acts, n)
+        for t in range(n):  # the card of a failed firing, from the thread that met it
+            if Ls[t].m.info[0] >= 0:
+                L.m.info[:] = Ls[t].m.info
+    else:
+        engine().module.advance(L, games, stop, acts)
     _raise(w, L, games)
     return games[L.pc[games, cl.PC_STATUS] == cl.PENDING]
 
