@@ -44,10 +44,18 @@ def compiled_agents(agents: Sequence[Any]) -> bool:
     return bool((agent_codes(agents) != lg.PYTHON).all())
 
 
-def engine() -> Any:
-    from battlesim.ecs.compiled.engine import build
+_ENGINE: list[Any] = []
 
-    return build("lanes")
+
+def engine() -> Any:
+    """The lanes engine, built (or loaded) once per process: ``build`` hashes every source file
+    it depends on, too slow for each call, and a file edited during a run must not switch engines
+    in the middle of it."""
+    if not _ENGINE:
+        from battlesim.ecs.compiled.engine import build
+
+        _ENGINE.append(build("lanes"))
+    return _ENGINE[0]
 
 
 def loop_args(w: Any, agents: Sequence[Any] | None = None) -> lg.LoopArgs:
