@@ -44,18 +44,21 @@ def compiled_agents(agents: Sequence[Any]) -> bool:
     return bool((agent_codes(agents) != lg.PYTHON).all())
 
 
-_ENGINE: list[Any] = []
+_ENGINE: dict[tuple, Any] = {}
 
 
 def engine() -> Any:
     """The lanes engine, built (or loaded) once per process: ``build`` hashes every source file
     it depends on, too slow for each call, and a file edited during a run must not switch engines
-    in the middle of it."""
-    if not _ENGINE:
+    in the middle of it. One per plugin set (a plugin loaded later makes another engine)."""
+    from battlesim.ecs.plugin import loaded_plugins
+
+    key = tuple(sorted(loaded_plugins()))
+    if key not in _ENGINE:
         from battlesim.ecs.compiled.engine import build
 
-        _ENGINE.append(build("lanes"))
-    return _ENGINE[0]
+        _ENGINE[key] = build("lanes")
+    return _ENGINE[key]
 
 
 def loop_args(w: Any, agents: Sequence[Any] | None = None) -> lg.LoopArgs:
