@@ -21,6 +21,7 @@ from battlesim.systems.lanes.compiled import (  # noqa: F401
     damage_stages,
     deaths,
     game,
+    game_phases,
     opcodes,
     selectors,
 )

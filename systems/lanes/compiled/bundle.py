@@ -48,6 +48,14 @@ class Bundle:
             cards.setdefault(name, row)
         for name, value in round_params.items():
             params.setdefault(name, value)
+        from battlesim.systems.lanes.compiled.play_layout import play_tables
+        from battlesim.systems.lanes.compiled.round_layout import phase_tables
+
+        for more in (phase_tables(w), play_tables(w)):
+            for name, row in more[0].items():
+                cards.setdefault(name, row)
+            for name, value in more[1].items():
+                params.setdefault(name, value)
         from battlesim.systems.lanes.agents import _card_tables  # greedy's per-card summaries (agents.agent_view)
 
         t = _card_tables(w)

@@ -8,9 +8,8 @@ Decision systems (the shop) return ``DECIDE`` with the legal row in ``L.legal[b]
 in ``L.pc[b, PC_ACTOR]``; the loop asks ``decide`` (the seat's compiled agent, by the code in
 ``L.agents``) or returns to Python for a Python agent, then calls the system's ``apply``.
 
-Systems not listed here (start and end of round, hero deployment, the play phase's apply) wait
-for their draining twins (issue 13): the loop stops before them and runs play their numpy
-Processors (``loop_run.py``).
+The systems that fire card effects from their own code (start and end of round, hero deployment,
+the play phase) are in ``game_phases.py``.
 """
 
 from __future__ import annotations
@@ -61,6 +60,12 @@ class LoopArgs(NamedTuple):
     legal: np.ndarray  # bool[B, A]: the legal row of a game's pending decision
     scratch: np.ndarray  # float64[B, n]: greedy's scratch, per game
     ended: np.ndarray  # int64[B]: the round a game ended in (0: running), for lanes.game_over
+    ph: object  # round_layout.PhaseFields: start and end of round, hero deployment
+    phcols: np.ndarray
+    pa: object  # play_layout.PlayApplyFields: the play phase (legal_play reads it too)
+    pcols: np.ndarray
+    lcols: np.ndarray  # legal.legal_columns
+    expired: np.ndarray  # int64[B, S]: end of round's scratch
 
 
 @compiled_decide("lanes")

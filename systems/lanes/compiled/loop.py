@@ -28,6 +28,9 @@ from battlesim.systems.lanes.compiled.agents import agent_columns, agent_fields,
 from battlesim.systems.lanes.compiled.board import game_fields
 from battlesim.systems.lanes.compiled.bundle import bundle
 from battlesim.systems.lanes.compiled.combat_layout import READS, combat_fields
+from battlesim.systems.lanes.compiled.play_layout import play_apply_fields, play_columns
+from battlesim.systems.lanes.compiled.round_layout import phase_columns, phase_fields
+from battlesim.ecs.plugin import extend
 
 KEY = "compiled_loop"
 
@@ -71,7 +74,7 @@ def loop_args(w: Any, agents: Sequence[Any] | None = None) -> lg.LoopArgs:
     if got is None or got[0] is not k:
         view = k.view
         actions = w.actions
-        scols, _ = k.columns_for(actions)
+        scols, lcols = k.columns_for(actions)
         rf, rcols = k.round
         lanes, positions = w.g.board.shape[2], w.g.board.shape[3]
         m = new_resolution(engine(), view, w.effects, list(EXECUTOR.opcodes), list(EXECUTOR.selectors), w.n_games)
@@ -81,7 +84,10 @@ def loop_args(w: Any, agents: Sequence[Any] | None = None) -> lg.LoopArgs:
             np.zeros(2, dtype=np.int64), np.zeros((w.n_games, cl.PC_WIDTH), dtype=np.int64),
             np.zeros((w.n_games, actions.size), dtype=np.bool_),
             np.zeros((w.n_games, scratch_size(actions, lanes, positions)), dtype=np.float64),
-            np.zeros(w.n_games, dtype=np.int64))
+            np.zeros(w.n_games, dtype=np.int64),
+            phase_fields(w, view), phase_columns(view, actions, extend("lanes").decaying()),
+            play_apply_fields(w, view), play_columns(view, w), lcols,
+            np.zeros((w.n_games, w.n_slots), dtype=np.int64))
         got = w.cache[KEY] = (k, args)
     args = got[1]
     args.agents[:] = agent_codes(w.agents if agents is None else agents)
