@@ -16,7 +16,6 @@ from battlesim.systems.lanes import agents as _agents  # noqa: F401  (registers 
 from battlesim.systems.lanes.actions import ActionTable
 from battlesim.systems.lanes.cards import CardSet, load_card_set
 from battlesim.systems.lanes.combat import Combat
-from battlesim.systems.lanes.compiled.loop import compiled_agents, play_batch
 from battlesim.systems.lanes.compiled.processors import (
     CreepSpawn,
     DrawPhase,
@@ -123,10 +122,7 @@ class LanesGame:
                     cards: bool = True) -> dict[str, dict[str, np.ndarray]]:
         """Play one batch; ``{"games": columns, "cards": columns}`` (cards only if asked)."""
         w = self.new_world(np.asarray(seeds, dtype=np.int64), decks, agents)
-        if compiled_agents(agents):  # the compiled game loop, agents deciding inside (issue 13)
-            play_batch(self, w)
-        else:
-            self.run(w)
+        self.run(w)  # the compiled loop's twin: compiled.loop.play_batch (not switched on: docs/compiled-core.md "The game loop")
         out = {"games": self.results(w, decks, agents)}
         if cards:
             out["cards"] = self.card_rows(w)
