@@ -122,7 +122,7 @@ class LanesGame:
                     cards: bool = True) -> dict[str, dict[str, np.ndarray]]:
         """Play one batch; ``{"games": columns, "cards": columns}`` (cards only if asked)."""
         w = self.new_world(np.asarray(seeds, dtype=np.int64), decks, agents)
-        self.run(w)
+        self.run(w)  # the compiled loop's twin: compiled.loop.play_batch (not switched on: docs/compiled-core.md "The game loop")
         out = {"games": self.results(w, decks, agents)}
         if cards:
             out["cards"] = self.card_rows(w)

@@ -20,6 +20,8 @@ from battlesim.systems.lanes.compiled import (  # noqa: F401
     damage_opcodes,
     damage_stages,
     deaths,
+    game,
+    game_phases,
     opcodes,
     selectors,
 )
