@@ -57,7 +57,9 @@ def _mutant(tmp: Path, name: str, old: str, new: str):
     """A LookaheadAgent of a copy of numpy's agents module with one planted bug (not registered)."""
     text = Path(numpy_agents.__file__).read_text()
     assert text.count(old) == 1, (name, old)
-    text = text.replace(old, new).replace('agent("greedy")(GreedyAgent)', "").replace('agent("lookahead")(LookaheadAgent)', "")
+    for registration in ('agent("greedy")(GreedyAgent)', 'agent("lookahead")(LookaheadAgent)'):
+        text = text.replace(registration, "")
+    text = text.replace(old, new)
     path = tmp / f"mutant_{abs(hash(name))}.py"
     path.write_text(text)
     spec = importlib.util.spec_from_file_location(path.stem, path)
