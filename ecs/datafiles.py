@@ -270,3 +270,20 @@ def fail(path: Path, text: str, item: str | None, message: str, key: str = "name
     line = line_of(text, item, key) if item else None
     what = f"{printable(item)!r}: " if item else ""
     return DataError(f"{_where(path, line)}: {what}{message}")
+
+
+def load_parameters(model: type[M], ruleset: str, path: Path, overrides: dict[str, Any] | None = None) -> M:
+    """A ruleset's parameter file (``data/rulesets/<ruleset>.toml``) validated by ``model``, then
+    ``overrides`` (``--param``) applied. Every ruleset loads its parameters here, so an unknown
+    or out-of-range ``--param`` reads the same in each: the file is checked first, and once it is
+    valid an error names ``--param``, not the file."""
+    raw, text = read_toml(path)
+    params = validate(model, raw, path, text)
+    if not overrides:
+        return params
+    fields = model.model_fields
+    unknown = sorted(set(overrides) - set(fields))
+    if unknown:
+        raise DataError(f"--param {unknown[0]}: unknown {ruleset} parameter{did_you_mean(unknown[0], fields)}; "
+                        f"valid: {', '.join(fields)}")
+    return validate(model, {**raw, **overrides}, Path("--param"))

@@ -1,6 +1,10 @@
 """What the differential tests of the compiled lanes rules share: a second World on which captured
 numpy calls are replayed by the compiled engine (its resolution machine and phases), and the
-snapshots compared.
+snapshots compared; and the test-only phases that reach the phases which are not registered
+themselves (``round_step``: start of round, end of round, hero deployment; ``play_step``: the
+play phase's apply, or a whole random play phase), ONE compiled entry per family, because each separately compiled function that reaches the machine costs a full
+compile of it (docs/compiled-core.md "How phases call the resolution machine"). The round loop
+will be the production entry that calls them.
 
 A capture takes a snapshot of the numpy World before and after the call (every component,
 presence mask, ``alive``, ``serial``, the next serials, every per-game field, ``active`` and the
@@ -14,11 +18,59 @@ import numba
 import numpy as np
 
 from battlesim.ecs.compiled.engine import build
-from battlesim.ecs.compiled.machine import new_resolution
+from battlesim.ecs.compiled.machine import compiled_phase, new_resolution
+from battlesim.ecs.compiled.rng import choice
 from battlesim.ecs.compiled.world_view import regroup
 from battlesim.systems.lanes.compiled.board import game_fields
 from battlesim.systems.lanes.compiled.combat_layout import READS, combat_fields, combat_view
+from battlesim.systems.lanes.compiled.deploy import deploy_next
+from battlesim.systems.lanes.compiled.legal import legal_play
+from battlesim.systems.lanes.compiled.play import apply_play, play_actor, play_begin, play_pending
+from battlesim.systems.lanes.compiled.round_end import end_of_round
+from battlesim.systems.lanes.compiled.round_start import start_of_round
 from battlesim.systems.lanes.vocabulary import EXECUTOR
+
+START, END, DEPLOY = 0, 1, 2  # ``round_step``'s kinds
+
+
+@compiled_phase("lanes")
+def round_step(st, f, cols, b, g, rng, m, kind, row, expired):
+    """The tests' one entry to the round family (``round_layout.PhaseFields``): ``start_of_round``,
+    ``end_of_round`` (-> how many expired, into ``expired``) or ``deploy_next`` (-> the seat to
+    decide, its legal row in ``row``; or DONE), by ``kind``."""
+    if kind == START:
+        return start_of_round(st, f, cols, b, g, rng, m)
+    if kind == END:
+        return end_of_round(st, f, cols, b, g, rng, m, expired)
+    return deploy_next(st, f, cols, b, g, rng, m, row)
+
+
+APPLY, PHASE = 0, 1  # ``play_step``'s kinds
+
+
+@compiled_phase("lanes")
+def play_step(st, f, cols, b, g, rng, m, kind, seat, action, lcols, row, stream, out):
+    """The tests' one entry to the play family (``play_layout.PlayApplyFields``): APPLY:
+    ``apply_play(seat, action)``, its replay tuple into ``out``, returns its code; PHASE: game
+    b's whole play phase with both seats random (``RandomAgent``: ``choice`` over the legal row
+    on ``stream``), at most ``action`` decisions: returns how many, -1 past them, or an error."""
+    if kind == APPLY:
+        r = apply_play(st, f, cols, b, seat, action, g, rng, m)
+        for j in range(7):
+            out[j] = r[j]
+        return r[0]
+    play_begin(f, cols, b)
+    n = 0
+    while play_pending(f, b):
+        if n == action:
+            return -1
+        who = play_actor(f, b)
+        legal_play(st, f, lcols, b, who, row)
+        code = apply_play(st, f, cols, b, who, choice(rng, b, row, stream), g, rng, m)[0]
+        if code < 0:
+            return code
+        n += 1
+    return n
 
 
 def snapshot(w) -> dict[str, np.ndarray]:
@@ -63,12 +115,13 @@ def lanes_engine(tmp_path_factory):
 
 class Replayer:
     """The compiled lanes engine bound to ``world`` (a copy of the numpy World, regrouped: one
-    buffer per group): its view, per-game fields, combat's columns and a ``Resolution``."""
+    buffer per group): its view (``view_of``: combat's, or a phase family's, whose card rows the
+    ``Resolution`` must be built with), per-game fields, combat's columns and a ``Resolution``."""
 
-    def __init__(self, engine, world, table=None) -> None:
+    def __init__(self, engine, world, table=None, view_of=combat_view) -> None:
         regroup(world)
         self.world = world
-        self.view = combat_view(world)
+        self.view = view_of(world)
         self.st = self.view.state
         self.g = game_fields(world, self.view)
         self.f = combat_fields(world, self.view)

@@ -377,7 +377,7 @@ def test_round_triggers_push_the_rows_numpy_fires(lanes):
     from battlesim.systems.lanes.compiled.round import ROUND_TRIGGERS, fire_round_trigger, round_trigger_rows
     from battlesim.systems.lanes.vocabulary import EXECUTOR
 
-    bad, fired = [], {t: 0 for t in ROUND_TRIGGERS}
+    bad, fired = [], {t: 0 for t in (*ROUND_TRIGGERS, "an improvement's lane")}
     original = type(EXECUTOR).fire
 
     def fire(w, trigger, ctx):
@@ -392,9 +392,12 @@ def test_round_triggers_push_the_rows_numpy_fires(lanes):
             rows = set()
             for b in range(w.n_games):
                 for e in st.events[b, :st.nevents[b]]:
-                    rows.add((b, *(int(x) for x in e[:ev.CASTER])))  # the fields push_event gives
+                    rows.add((b, *(int(x) for x in e[:ev.NEV])))  # every field, an improvement's lane chosen
             want = {(int(b), EXECUTOR.id("trigger", trigger), int(card), int(s), int(w.serial[b, s]), -1, int(o),
-                     int(lane), int(pos)) for b, card, s, o, lane, pos in zip(c.game, c.card, c.source, c.owner, c.lane, c.pos)}
+                     int(lane), int(pos), int(caster), int(chosen), int(chosen_lane))
+                    for b, card, s, o, lane, pos, caster, chosen, chosen_lane
+                    in zip(c.game, c.card, c.source, c.owner, c.lane, c.pos, c.caster, c.chosen, c.chosen_lane)}
+            fired["an improvement's lane"] += sum(1 for r in want if r[-1] >= 0)
             order_ok = all(list(st.events[b, :st.nevents[b], ev.SOURCE]) == sorted(st.events[b, :st.nevents[b], ev.SOURCE])
                            for b in range(w.n_games))
             if rows != want or not order_ok:

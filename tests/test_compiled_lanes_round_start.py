@@ -1,16 +1,15 @@
-"""The start and end of round compiled (systems/lanes/compiled/round_start.py, round_end.py) against
-the numpy ``StartOfRound.process`` and ``EndOfRound.process`` they replace, on real games: every
-call in a few hundred games is replayed game by game by the compiled twin on a copy of the World
-taken before it; every component array, ``alive``, ``serial``, the serial counters and every
-per-game field must come out as numpy left them, and the improvements reported expired must be
-numpy's ``lanes.expired`` rows.
+"""The start and end of round compiled (systems/lanes/compiled/round_start.py, round_end.py, run
+through the lanes engine module, where they call its resolution machine) against the numpy
+``StartOfRound.process`` and ``EndOfRound.process`` they replace, on real games: every call in a
+few hundred games is replayed game by game by the compiled twin on a second World set to the
+state before it; every component array, presence mask, ``alive``, ``serial``, the serial
+counters, every per-game field and the RNG counters must come out as numpy left them, and the
+improvements reported expired must be numpy's ``lanes.expired`` rows.
 
-Excluded, and only this: the effects of fired card triggers (the trigger boundary, as
-tests/test_compiled_lanes_combat.py does). While a captured call runs, numpy's ``Executor.fire``
-records each firing ("Start of Round", "End of Round", the status tick's "On Damage Taken", the
-settle's "On Death" and "On Enemy Death") instead of running it; the rows are compared with the
-compiled events game by game in order; after the comparison the recorded firings run and deaths
-settle. Those games therefore differ from unwrapped ones: the test checks the phases, not the games.
+Effects are NOT deferred: numpy's firings run where they run ("Start of Round", "End of Round",
+the status tick's "On Damage Taken" inside the pipeline, the settle's "On Death" and "On Enemy
+Death"), and the compiled phases drain at the same points (docs/compiled-core.md "How phases
+call the resolution machine").
 
 A second run crafts, before each call, what real games reach rarely: random decay and
 regeneration stacks on units and anchors (units left at 1 health), decaying statuses, temporary
@@ -26,15 +25,12 @@ from pathlib import Path
 import esper
 import numpy as np
 import pytest
-from compiled_phase_replay import compiled_rows, differences, fired_rows, lanes_engine, phase_copy, snapshot
+from compiled_replay import END, START, Replayer, lanes_engine, snapshot
 
 from battlesim.components.keywords import lanes as lanes_plugin
-from battlesim.ecs.compiled.damage_queue import OK, new_queue
+from battlesim.ecs.compiled.damage_queue import OK
 from battlesim.ecs.decisions import make_agent
-from battlesim.systems.lanes import deaths as numpy_deaths
-from battlesim.systems.lanes.compiled.round_end import end_of_round
-from battlesim.systems.lanes.compiled.round_layout import phase_columns, phase_view
-from battlesim.systems.lanes.compiled.round_start import start_of_round
+from battlesim.systems.lanes.compiled.round_layout import phase_columns, phase_fields, phase_view
 from battlesim.systems.lanes.round_end import EndOfRound
 from battlesim.systems.lanes.round_start import StartOfRound
 from battlesim.systems.lanes.vocabulary import EXECUTOR
@@ -44,24 +40,24 @@ PAIRS = [("green_black_rot", "black_covenant"), ("green_grove", "blue_tide"), ("
 GAMES = 48  # per pair
 
 
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory):
-    """The lanes engine (its damage dispatcher), built into a cache of this module's own."""
+@pytest.fixture(scope="module", name="engine")
+def _engine(tmp_path_factory):
     yield from lanes_engine(tmp_path_factory)
 
 
 class Replay:
     """Wraps ``StartOfRound.process`` and ``EndOfRound.process`` of one World: each call replayed
-    by the compiled twin on a copy taken before it, compared with what numpy left."""
+    by the compiled twin on a second World set to the state before it, compared with what numpy left."""
 
     def __init__(self, w, engine, m: pytest.MonkeyPatch, actions, craft=None, seed: int = 0) -> None:
-        self.w, self.engine, self.craft = w, engine, craft
+        self.w, self.craft = w, craft
         self.rng = np.random.default_rng(seed)
-        self.view = phase_view(w)
-        self.cols = phase_columns(self.view, actions, lanes_plugin.decaying())
-        self.dcols = engine.columns(self.view.layout())
+        self.rep = Replayer(engine, w.copy(), view_of=phase_view)
+        self.f = phase_fields(self.rep.world, self.rep.view)
+        self.cols = phase_columns(self.rep.view, actions, lanes_plugin.decaying())
+        self.row = np.zeros(1, dtype=np.bool_)
+        self.col = self.rep.view.columns
         self.capturing = False
-        self.fired: list = []
         self.expired: list = []
         self.seen: Counter = Counter()
         self.failures: list[str] = []
@@ -76,73 +72,57 @@ class Replay:
                     return process(system, world)
                 if self.craft is not None:
                     self.craft(self, cls)
-                before = snapshot(world, self.view)
-                self.capturing, self.fired, self.expired = True, [], []
+                before = snapshot(world)
+                self.capturing, self.expired = True, []
                 esper.set_handler("lanes.expired", self._expired_handler)
                 try:
                     process(system, world)
                 finally:
                     self.capturing = False
                     esper.remove_handler("lanes.expired", self._expired_handler)
-                self.compare(cls, before, snapshot(world, self.view))
-                for trigger, ctx, _ in self.fired:  # the effects, now (the trigger boundary)
-                    fire(world, trigger, ctx)
-                numpy_deaths.settle(world)
+                self.compare(cls, before, snapshot(world))
             return wrapped
 
-        def recording_fire(world, trigger, ctx):
-            if not self.capturing:
-                return fire(world, trigger, ctx)
-            ctx = ctx() if callable(ctx) else ctx
-            self.fired.append((trigger, ctx, world.serial[ctx.game, ctx.source].copy()))
+        def counting_fire(world, trigger, ctx):
+            if self.capturing and world is self.w and EXECUTOR.depth == 0:
+                ctx = ctx() if callable(ctx) else ctx
+                self.seen[f"event {trigger}"] += len(ctx)
+            return fire(world, trigger, ctx)
 
         m.setattr(StartOfRound, "process", wrap(StartOfRound))
         m.setattr(EndOfRound, "process", wrap(EndOfRound))
-        m.setattr(EXECUTOR, "fire", recording_fire)
+        m.setattr(EXECUTOR, "fire", counting_fire)
 
     def compare(self, cls, before: dict, after: dict) -> None:
-        w = self.w
-        start = {name: arr.copy() for name, arr in before.items()}
-        st, f = phase_copy(w, self.view, before)
-        queue, qlen, stack = new_queue(w.n_games, 512)
+        w, rep = self.w, self.rep
+        rep.set(before)
         expired = np.zeros(w.n_slots, dtype=np.int64)
         reported: dict[int, list[int]] = {}
+        kind = START if cls is StartOfRound else END
         for b in range(w.n_games):
-            if cls is StartOfRound:
-                status = start_of_round(st, f, self.cols, b, queue, qlen, stack, self.engine.module.run_damage,
-                                        self.dcols)
-            else:
-                status = end_of_round(st, f, self.cols, b, expired)
-                if status > 0:
-                    reported[b] = [int(s) for s in expired[:status]]
-            assert status >= OK, f"seed {w.seeds[b]}: {cls.__name__} returned {status}"
-            assert st.nevents[b] <= st.events.shape[1], f"seed {w.seeds[b]}: event queue full"
+            status = rep.module.round_step(rep.st, self.f, self.cols, b, rep.g, rep.rng, rep.m, kind, self.row,
+                                           expired)
+            assert status >= OK, f"seed {w.seeds[b]}: {cls.__name__} returned {status} ({rep.card_name()})"
+            if kind == END and status > 0:
+                reported[b] = [int(s) for s in expired[:status]]
         name = cls.__name__
         self.seen[f"{name} calls"] += 1
         self.seen[f"{name} games"] += int(before["active"].sum())
-        self.failures += [f"{name} round {int(before['g.round'].max())}: {d}" for d in differences(before, after)]
-        fired = fired_rows(self.fired)
-        for b in range(w.n_games):
-            if compiled_rows(st, b) != fired.get(b, []):
-                self.failures.append(f"{name} seed {w.seeds[b]}: events {compiled_rows(st, b)} != fired "
-                                     f"{fired.get(b, [])}")
+        self.seen[f"{name} rng draws"] += int((after["rng"] - before["rng"]).sum())
+        self.failures += [f"{name} round {int(before['g.round'].max())}: {d}" for d in rep.differences(after)]
         want: dict[int, list[int]] = {}
         for gb, gs in self.expired:
             for b, s in zip(gb, gs):
                 want.setdefault(int(b), []).append(int(s))
         if reported != want:
             self.failures.append(f"{name}: expired {reported} != numpy's lanes.expired {want}")
-        for trigger, ctx, _ in self.fired:
-            self.seen[f"event {trigger}"] += len(ctx)
-        self.count(name, start, after)
+        self.count(name, before, after)
 
     def count(self, name: str, before: dict, after: dict) -> None:
         """What the captured calls met (the test must have met each, else it could not fail there)."""
-        col = self.view.columns
-        i16, flags, x2 = (lambda n: before["i16"][col[n][1]]), (lambda n: before["flags"][col[n][1]]), \
-            (lambda n: before["i16x2"][col[n][1]])
+        i16 = flags = x2 = (lambda n: before[f"c.{n}"])
         live = before["alive"] & before["active"][:, None]
-        hp0, hp1 = i16("health"), after["i16"][col["health"][1]]
+        hp0, hp1 = i16("health"), after["c.health"]
         if name == "StartOfRound":
             unit = live & ~flags("anchor") & ~flags("improvement")
             self.seen["decay on a unit"] += int((unit & (i16("decay") > 0)).sum())
@@ -160,11 +140,11 @@ class Replay:
             self.seen["lane mana at its cap"] += int((after["g.lane_mana"][before["active"]] == mana).sum())
         else:
             for status in lanes_plugin.decaying():
-                self.seen["status stacks decayed"] += int((live & (i16(status) > after["i16"][col[status][1]])).sum())
+                self.seen["status stacks decayed"] += int((live & (i16(status) > after[f"c.{status}"])).sum())
             self.seen["temporary attack ended"] += int((live & (x2("temp_attack") != 0).any(axis=2)).sum())
             self.seen["temporary health ended"] += int((live & (x2("temp_health") != 0).any(axis=2)).sum())
             cd = live & (i16("cooldown") > 0)
-            ticked = after["i16"][col["cooldown"][1]] < i16("cooldown")
+            ticked = after["c.cooldown"] < i16("cooldown")
             self.seen["cooldown ticked"] += int((cd & ticked).sum())
             self.seen["cooldown kept (used this round)"] += int((cd & ~ticked & after["alive"]).sum())
             timed = live & flags("improvement") & (i16("timer") > 0)

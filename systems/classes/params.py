@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from battlesim.data import data_dir
-from battlesim.ecs.datafiles import DataError, did_you_mean, read_toml, validate
+from battlesim.ecs.datafiles import load_parameters
 from battlesim.systems.classes.board import LANES, ROWS, ROWS_MAX
 from battlesim.systems.classes.vocabulary import COOLDOWN_SLOTS, SHAPES
 
@@ -34,13 +34,4 @@ class ClassesParams(BaseModel):
 
 def load_params(path: Path | None = None, overrides: dict[str, Any] | None = None) -> ClassesParams:
     """Load the parameter file and apply ``overrides``; unknown keys are errors naming the valid ones."""
-    path = path or data_dir() / "rulesets" / "classes.toml"
-    raw, text = read_toml(path)
-    params = validate(ClassesParams, raw, path, text)
-    if not overrides:
-        return params
-    unknown = sorted(set(overrides) - set(ClassesParams.model_fields))
-    if unknown:
-        raise DataError(f"--param {unknown[0]}: unknown classes parameter"
-                        f"{did_you_mean(unknown[0], ClassesParams.model_fields)}; valid: {', '.join(ClassesParams.model_fields)}")
-    return validate(ClassesParams, {**raw, **overrides}, Path("--param"))
+    return load_parameters(ClassesParams, "classes", path or data_dir() / "rulesets" / "classes.toml", overrides)

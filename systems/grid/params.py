@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from battlesim.data import data_dir
-from battlesim.ecs.datafiles import DataError, did_you_mean, read_toml, validate
+from battlesim.ecs.datafiles import load_parameters
 
 # a board up to 16x16: cell ids fit int16, a cell count per game stays small for the compiled core
 MAX_SIDE = 16
@@ -57,13 +57,4 @@ class GridParams(BaseModel):
 
 def load_params(path: Path | None = None, overrides: dict[str, Any] | None = None) -> GridParams:
     """The parameter file with ``overrides`` applied; unknown keys are errors naming the valid ones."""
-    path = path or data_dir() / "rulesets" / "grid.toml"
-    raw, text = read_toml(path)
-    params = validate(GridParams, raw, path, text)
-    if not overrides:
-        return params
-    unknown = sorted(set(overrides) - set(GridParams.model_fields))
-    if unknown:
-        raise DataError(f"--param {unknown[0]}: unknown grid parameter"
-                        f"{did_you_mean(unknown[0], GridParams.model_fields)}; valid: {', '.join(GridParams.model_fields)}")
-    return validate(GridParams, {**raw, **overrides}, Path("--param"))
+    return load_parameters(GridParams, "grid", path or data_dir() / "rulesets" / "grid.toml", overrides)

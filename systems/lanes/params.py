@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from battlesim.data import data_dir
-from battlesim.ecs.datafiles import DataError, did_you_mean, read_toml, validate
+from battlesim.ecs.datafiles import load_parameters
 
 
 class LanesParams(BaseModel):
@@ -45,16 +45,4 @@ class LanesParams(BaseModel):
 
 def load_params(path: Path | None = None, overrides: dict[str, Any] | None = None) -> LanesParams:
     """Load the parameter file and apply ``overrides``; unknown keys are errors naming the valid ones."""
-    path = path or data_dir() / "rulesets" / "lanes.toml"
-    raw, text = read_toml(path)
-    params = validate(LanesParams, raw, path, text)
-    if not overrides:
-        return params
-    unknown = sorted(set(overrides) - set(LanesParams.model_fields))
-    if unknown:
-        raise DataError(
-            f"--param {unknown[0]}: unknown lanes parameter{did_you_mean(unknown[0], LanesParams.model_fields)}; "
-            f"valid: {', '.join(LanesParams.model_fields)}"
-        )
-    # the file is valid: what is wrong now is an override, so the error names --param, not the file
-    return validate(LanesParams, {**raw, **overrides}, Path("--param"))
+    return load_parameters(LanesParams, "lanes", path or data_dir() / "rulesets" / "lanes.toml", overrides)

@@ -29,6 +29,7 @@ from battlesim.ecs.compiled.damage_queue import OK
 from battlesim.ecs.compiled.events import push_event
 from battlesim.ecs.compiled.machine import Resolution, compiled_phase, drain
 from battlesim.ecs.compiled.world_view import WorldState
+from battlesim.systems.lanes.compiled.board import allocate
 from battlesim.systems.lanes.compiled.combat_layout import (
     C_ATTACK,
     C_AURA,
@@ -91,16 +92,9 @@ def spawn_hero(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, seat: 
                card: int, k: int) -> bool:
     """``board.spawn`` of one hero from its card (stats, keywords, aura tag, hero index, charges)
     at an empty cell; False when the game has no free slot (the caller stops it naming its seed)."""
-    s = -1
-    for j in range(st.alive.shape[1]):
-        if not st.alive[b, j]:
-            s = j
-            break
+    s = allocate(st, f, b)
     if s < 0:
         return False
-    st.alive[b, s] = True
-    st.serial[b, s] = f.next_serial[b]
-    f.next_serial[b] += 1
     st.i16[cols[C_CARD_ID], b, s] = card
     st.i8[cols[C_OWNER], b, s] = seat
     st.i8[cols[C_FACTION], b, s] = st.cat[cols[C_CARD_FACTION], card]

@@ -12,7 +12,7 @@ The phase for game b, driven by its caller (the round loop, or the step API for 
 
 ```python
 deploy_begin(st, f, cols, rng, b)                 # round 1: the sides draw (Stream.SIDES)
-while (seat := deploy_next(st, f, cols, b, row)) in (0, 1):   # row: that seat's legal row
+while (seat := deploy_next(st, f, cols, b, g, rng, m, row)) in (0, 1):   # row: that seat's legal row
     apply_deploy(st, f, cols, b, seat, agent(seat, row))
 # deploy_next returned DONE, or an error (< 0: the caller stops the game naming its seed)
 ```
@@ -26,7 +26,9 @@ What stays with the caller: the replay's ``lanes.deploy`` rows are ``f.chosen[b,
 hero, lane, position; ``n = f.deploy[b, N_CHOSEN]``), placed in that order. The trigger
 boundary: "On Play" of each placed hero whose card listens, then "On Ally Deploy" and "On Enemy
 Deploy" of the listening units and improvements (``listeners.deployed``), pushed where numpy
-fires them and drained where the code says ``# DRAIN``.
+fires them and drained (``# DRAIN``, the resolution machine's ``drain``) right there: ``deploy_next``
+and ``place_step`` reach the machine, so they are plain functions that the phase (or round loop)
+calling them gets rebound copies of (``codegen.rebind``); ``g, rng, m`` are the machine's.
 
 The phase's place in a game (step, seat asked, answers so far, the step's first choice, the
 choices) lives in ``PhaseFields.deploy`` / ``chosen``, scratch of the caller's allocated once per
@@ -42,9 +44,10 @@ from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import OK
 from battlesim.ecs.compiled.events import push_event
+from battlesim.ecs.compiled.machine import drain
 from battlesim.ecs.compiled.rng import integers
-from battlesim.systems.lanes.compiled.combat_layout import C_ANCHOR, C_CARD_ID, C_LANE, C_OWNER, C_POS
 from battlesim.systems.lanes.compiled.deaths import SLOTS_FULL, settle, spawn_hero
+from battlesim.systems.lanes.compiled.play_steps import notify
 from battlesim.systems.lanes.compiled.round_layout import (
     ASKED,
     C_LISTENS,
@@ -63,7 +66,6 @@ from battlesim.systems.lanes.compiled.round_layout import (
     STEP,
     STEP_START,
     T_ALLY_DEPLOY,
-    T_ENEMY_DEPLOY,
     T_ON_PLAY,
     TOGETHER,
 )
@@ -154,28 +156,12 @@ def apply_deploy(st, f, cols, b, seat, action) -> None:
     f.deploy[b, ASKED] += 1
 
 
-@njit(cache=False)
-def _notify_deployed(st, f, cols, b, side, slot) -> None:
-    """``listeners.deployed``: "On Ally Deploy", then "On Enemy Deploy", for every live unit or
-    improvement (not an anchor, not the deployed one) of the deploying side, resp. the other,
-    whose card listens; slot order; other = the deployed unit."""
-    for t in range(T_ALLY_DEPLOY, T_ENEMY_DEPLOY + 1):
-        listens = cols[C_LISTENS + t]
-        for s in range(st.alive.shape[1]):
-            card = st.i16[cols[C_CARD_ID], b, s]
-            if card < 0 or st.cat[listens, card] == 0 or not st.alive[b, s] or st.flags[cols[C_ANCHOR], b, s]:
-                continue
-            if s == slot or (st.i8[cols[C_OWNER], b, s] == side) != (t == T_ALLY_DEPLOY):
-                continue
-            push_event(st.events, st.nevents, b, st.params[cols[C_TRIGGER + t]], card, s, st.serial[b, s], slot,
-                       st.i8[cols[C_OWNER], b, s], st.i8[cols[C_LANE], b, s], st.i8[cols[C_POS], b, s])
-
-
-@njit(cache=False)
-def place_step(st, f, cols, b) -> int:
+def place_step(st, f, cols, b, g, rng, m) -> int:
     """``HeroDeployment.place`` of the step's choices for game b, in the order made: the hero
     spawned from its card (``board.spawn``), ON_BOARD, then "On Play - Triggers when this card is
-    played/deployed" and the deploy listeners. OK, or SLOTS_FULL when the game has no free slot."""
+    played/deployed" and the deploy listeners (``listeners.deployed``: "On Ally Deploy", "On Enemy
+    Deploy"), each drained where numpy fires it. OK, SLOTS_FULL when the game has no free slot, or
+    the machine's failure."""
     d = f.deploy
     for j in range(d[b, STEP_START], d[b, N_CHOSEN]):
         seat, k, lane, pos = f.chosen[b, j, 0], f.chosen[b, j, 1], f.chosen[b, j, 2], f.chosen[b, j, 3]
@@ -187,15 +173,18 @@ def place_step(st, f, cols, b) -> int:
         if st.cat[cols[C_LISTENS + T_ON_PLAY], card] != 0:
             push_event(st.events, st.nevents, b, st.params[cols[C_TRIGGER + T_ON_PLAY]], card, slot,
                        st.serial[b, slot], -1, seat, lane, pos)
-        # DRAIN (interpreter): "On Play", before the deploy listeners are found
-        _notify_deployed(st, f, cols, b, seat, slot)
-        # DRAIN (interpreter): "On Ally Deploy" / "On Enemy Deploy", before the next hero is placed
+            status = drain(st, g, rng, b, m)  # DRAIN: "On Play", before the deploy listeners are found
+            if status != OK:
+                return status
+        status = notify(st, cols, b, seat, slot, 0, 2, C_LISTENS + T_ALLY_DEPLOY, C_TRIGGER + T_ALLY_DEPLOY, g, rng,
+                        m)
+        if status != OK:  # drained inside, each trigger before the next; all before the next hero is placed
+            return status
     d[b, STEP_START] = d[b, N_CHOSEN]
     return OK
 
 
-@njit(cache=False)
-def deploy_next(st, f, cols, b, row) -> int:
+def deploy_next(st, f, cols, b, g, rng, m, row) -> int:
     """Game b's deployment up to its next decision: the seat to decide (its legal row in ``row``),
     or ``DONE`` once every step is placed and deaths settled ("deployed heroes' on-play effects may
     have destroyed something"), or an error (< 0) of placing or settling. A seat is asked once per
@@ -208,7 +197,7 @@ def deploy_next(st, f, cols, b, row) -> int:
             return DONE
         if step == SETTLE:
             d[b, STEP] = DONE_STEP
-            status = settle(st, f.combat, cols, b)
+            status = settle(st, f.combat, cols, b, g, rng, m)
             if status != OK:
                 return status
             continue
@@ -219,7 +208,7 @@ def deploy_next(st, f, cols, b, row) -> int:
                 return seat
             d[b, SEAT] = seat + 1
             d[b, ASKED] = 0
-        status = place_step(st, f, cols, b)
+        status = place_step(st, f, cols, b, g, rng, m)
         if status != OK:
             return status
         d[b, SEAT] = 0

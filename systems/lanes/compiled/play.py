@@ -7,7 +7,7 @@
         seat = play_actor(f, b)
         legal_play(st, f, legal_cols, b, seat, row)   # f serves both (play_layout)
         action = <the agent's choice>
-        code = apply_play(st, f, cols, b, seat, action)
+        code = apply_play(st, f, cols, b, seat, action, g, rng, m)
 
 lanes.md "Phase 2: Play Phase", "Initiative System": players strictly alternate, starting with
 the initiative holder; "Playing a card passes initiative to the opponent" (unless "Keep
@@ -21,15 +21,17 @@ first asks who casts it (CASTER).
 Arguments: ``st`` the ``WorldState`` of ``play_layout.play_view(w)``, ``f`` its
 ``PlayApplyFields``, ``cols`` ``play_columns(view, w)``; ``seat`` the player to act
 (``play_actor``), ``action`` an index of the action table (``actions.py``) the legal row allows.
-Numpy draws nothing here (only the effects it fires do), so no RNG state is taken.
+``g, rng, m``: the resolution machine's (``board.LanesFields``, the RNG state, the
+``Resolution``): the effects numpy fires here run through it, drawing from ``rng``.
 
 ``apply_play`` returns the replay tuple of ``play_steps`` (code, card, lane, pos, entity,
 bounced, bounced card): the caller posts the esper event numpy posts for the replay log; a
 negative code is an error naming no game (``deaths.CASCADE``, ``deaths.SLOTS_FULL``): the caller
 stops the game naming its seed. The deaths of a settle are not reported (as ``combat``'s are not).
 
-The trigger boundary: see ``play_steps``; ``# DRAIN`` marks where the interpreter must run the
-pushed events. Not kept (as elsewhere in the port): ``World.version`` and ``World.changes``
+The trigger boundary: see ``play_steps``; each ``# DRAIN`` runs the pushed events where numpy
+fires them. ``apply_play`` and what it calls that reaches the machine are plain functions: the
+phase (or round loop) calling them gets rebound compiled copies (``codegen.rebind``). Not kept (as elsewhere in the port): ``World.version`` and ``World.changes``
 (numpy's aura cache keys on ``changes["aura"]``; an improvement or unit that is an aura source
 is made here without bumping it).
 
@@ -54,7 +56,6 @@ from battlesim.systems.lanes.compiled.play_layout import (
     ABILITY_QUICKCAST,
     BUY_BASE,
     DEPLOY_BASE,
-    FIRING_EVENT,
     LEGAL,
     T_LANE,
     T_ON_ACTIVATION,
@@ -93,15 +94,14 @@ def play_actor(f, b) -> int:
     return np.int64(f.to_act[b])
 
 
-@njit(cache=False)
-def apply_play(st, f, cols, b, seat, action):
+def apply_play(st, f, cols, b, seat, action, g, rng, m):
     """``PlayPhase.apply`` for game b: "Pass - Skip your turn without playing a card" (two in a
     row end the phase; "Passing does NOT pass initiative"), or a hand card played (PLAY), a
     TARGET (or CASTER) answer, a hero's ABILITY, an improvement ACTIVATE; then, after any action
-    but a pass, "Deaths are processed immediately" (``settle``). Returns the replay tuple."""
+    but a pass, "Deaths are processed immediately" (``settle``). Returns the replay tuple (its
+    code negative: the machine's or settle's failure)."""
     lc = cols[LEGAL:LEGAL + lg.N_COLS]
     L, P, I = f.board.shape[2], f.board.shape[3], f.improvements.shape[3]
-    f.firing[b, FIRING_EVENT] = -1  # no own firing yet: a drained queue restarts at 0
     if action == 0:
         f.passes[b] += 1
         f.in_play[b] = f.passes[b] < 2
@@ -109,27 +109,26 @@ def apply_play(st, f, cols, b, seat, action):
         return replay(NOTHING)
     if lc[lg.PLAY_BASE] <= action < cols[DEPLOY_BASE]:
         i = action - lc[lg.PLAY_BASE]
-        out = play_card(st, f, cols, b, seat, i // (L * P), (i // P) % L, i % P)
+        out = play_card(st, f, cols, b, seat, i // (L * P), (i // P) % L, i % P, g, rng, m)
     elif lc[lg.TARGET_BASE] <= action < lc[lg.ABILITY_BASE]:
         i = action - lc[lg.TARGET_BASE]
-        out = choose_target(st, f, cols, b, seat, i // (L * P), (i // P) % L, i % P)
+        out = choose_target(st, f, cols, b, seat, i // (L * P), (i // P) % L, i % P, g, rng, m)
     elif lc[lg.ABILITY_BASE] <= action < lc[lg.ACTIVATE_BASE]:
         i = action - lc[lg.ABILITY_BASE]
-        out = use_ability(st, f, cols, b, seat, i // P, i % P)
+        out = use_ability(st, f, cols, b, seat, i // P, i % P, g, rng, m)
     elif lc[lg.ACTIVATE_BASE] <= action < cols[BUY_BASE]:
         i = action - lc[lg.ACTIVATE_BASE]
-        out = activate_improvement(st, f, cols, b, seat, i // I, i % I)
+        out = activate_improvement(st, f, cols, b, seat, i // I, i % I, g, rng, m)
     else:
         out = replay(NOTHING)  # not a play-phase action: numpy's apply does nothing with it
     if out[0] >= 0 and dying_in(st, cols, b):
-        status = settle(st, f, cols, b)
+        status = settle(st, f, cols, b, g, rng, m)
         if status != OK:
             return replay(status)
     return out
 
 
-@njit(cache=False)
-def use_ability(st, f, cols, b, seat, lane, pos):
+def use_ability(st, f, cols, b, seat, lane, pos, g, rng, m):
     """``PlayPhase.use_abilities``: "Select the hero with the ability; Pay any mana cost; Select
     targets (if required); Ability resolves immediately; Cooldown begins; Your turn ends (unless
     ability has Quickcast)"."""
@@ -137,11 +136,10 @@ def use_ability(st, f, cols, b, seat, lane, pos):
     hero = np.int64(f.board[b, seat, lane, pos])
     card = np.int64(st.i16[cols[C_CARD_ID], b, hero])
     f.lane_mana[b, seat, lane] -= st.cat[lc[lg.C_ABILITY_MANA], card]
-    return start_ability(st, f, cols, b, seat, hero, card, lane, lc[lg.P_ABILITY])
+    return start_ability(st, f, cols, b, seat, hero, card, lane, lc[lg.P_ABILITY], g, rng, m)
 
 
-@njit(cache=False)
-def activate_improvement(st, f, cols, b, seat, lane, i):
+def activate_improvement(st, f, cols, b, seat, lane, i, g, rng, m):
     """``PlayPhase.activate_improvements``: lanes.md "Activated Improvements": "Activating an
     Improvement costs your action (ends your turn like playing a card)"; "May have charges
     (limited number of uses before expiring)"; "Some activated effects are free actions ...
@@ -149,11 +147,10 @@ def activate_improvement(st, f, cols, b, seat, lane, i):
     lc = cols[LEGAL:LEGAL + lg.N_COLS]
     imp = np.int64(f.improvements[b, seat, lane, i])
     card = np.int64(st.i16[cols[C_CARD_ID], b, imp])
-    return start_ability(st, f, cols, b, seat, imp, card, lane, lc[lg.P_ACTIVATE])
+    return start_ability(st, f, cols, b, seat, imp, card, lane, lc[lg.P_ACTIVATE], g, rng, m)
 
 
-@njit(cache=False)
-def start_ability(st, f, cols, b, seat, src, card, lane, kind):
+def start_ability(st, f, cols, b, seat, src, card, lane, kind, g, rng, m):
     """``PlayPhase._start_ability``: used this round (ledger: once per round), "Cooldown X"
     starts, a charge is spent; it waits for a TARGET decision if it aims at a unit that exists,
     else resolves. Initiative stays (ledger: it is not playing a card)."""
@@ -167,27 +164,29 @@ def start_ability(st, f, cols, b, seat, src, card, lane, kind):
                   lane):
         wait_for_target(f, b, seat, kind, card, src, src, lane, quick, False)
     else:
-        resolve_ability(st, f, cols, b, seat, card, src, lane, -1)
+        status = resolve_ability(st, f, cols, b, seat, card, src, lane, -1, g, rng, m)
+        if status != OK:
+            return replay(status)
         end_action(f, b, seat, quick, False)
     return replay(ABILITY, card, lane, -1, src)
 
 
-@njit(cache=False)
-def resolve_ability(st, f, cols, b, seat, card, src, lane, chosen) -> None:
+def resolve_ability(st, f, cols, b, seat, card, src, lane, chosen, g, rng, m) -> int:
     """``PlayPhase.resolve_ability``: "On Activation" (the chosen target; the lane, when it
     targets a lane); an improvement whose last charge is spent expires ("May have charges
     (limited number of uses before expiring)")."""
     lc = cols[LEGAL:LEGAL + lg.N_COLS]
     chosen_lane = lane if st.cat[lc[lg.C_ABILITY_TARGET], card] == cols[T_LANE] else -1
-    fire_own(st, f, cols, b, T_ON_ACTIVATION, card, seat, lane, st.i8[cols[C_POS], b, src], src, src, chosen,
-             chosen_lane)
-    # DRAIN (interpreter): "On Activation" (f.firing[b]); numpy reads the charges below after its effects
+    status = fire_own(st, cols, b, T_ON_ACTIVATION, card, seat, lane, st.i8[cols[C_POS], b, src], src, src, chosen,
+                      chosen_lane, g, rng, m)  # drained: numpy reads the charges below after its effects
+    if status != OK:
+        return status
     if st.flags[cols[C_IMPROVEMENT], b, src] and st.i16[cols[C_CHARGES], b, src] == 0 and st.alive[b, src]:
         remove_improvement(st, f, b, src, cols[C_OWNER], cols[C_LANE])
+    return OK
 
 
-@njit(cache=False)
-def choose_target(st, f, cols, b, seat, side, lane, pos):
+def choose_target(st, f, cols, b, seat, side, lane, pos, g, rng, m):
     """``PlayPhase.choose_targets``: the answer to a pending CASTER decision casts the spell
     (``choose_casters``: initiative moved when it was played); the answer to a TARGET decision
     resolves the pending unit, spell or ability on the chosen unit, and the turn ends unless the
@@ -199,29 +198,22 @@ def choose_target(st, f, cols, b, seat, side, lane, pos):
     f.pending_kind[b] = lc[lg.P_NONE]
     if kind == lc[lg.P_CASTER]:
         caster = np.int64(f.board[b, seat, lane, pos])
-        return cast(st, f, cols, b, seat, card, lane, caster, quick, False)
+        return cast(st, f, cols, b, seat, card, lane, caster, quick, False, g, rng, m)
     chosen = np.int64(f.board[b, side, lane, pos])
     src = np.int64(f.pending_src[b])
     origin = np.int64(f.pending_lane[b])
+    status = OK
     if kind == lc[lg.P_UNIT]:
-        resolve_unit(st, f, cols, b, seat, card, src, chosen)
+        status = resolve_unit(st, f, cols, b, seat, card, src, chosen, g, rng, m)
     elif kind == lc[lg.P_SPELL]:
-        resolve_spell(st, f, cols, b, seat, card, np.int64(f.pending_caster[b]), origin, chosen)
+        status = resolve_spell(st, f, cols, b, seat, card, np.int64(f.pending_caster[b]), origin, chosen, g, rng, m)
     elif kind == lc[lg.P_ABILITY] or kind == lc[lg.P_ACTIVATE]:
-        resolve_ability(st, f, cols, b, seat, card, src, origin, chosen)
+        status = resolve_ability(st, f, cols, b, seat, card, src, origin, chosen, g, rng, m)
+    if status != OK:
+        return replay(status)
     f.passes[b] = 0
     f.to_act[b] = seat if quick else 1 - seat
     return replay(TARGETED, card, -1, -1, chosen)
-
-
-@njit(cache=False)
-def apply_rows(st, f, cols, games, seats, actions, out) -> None:
-    """``out[k]``: ``apply_play`` of game ``games[k]`` (the numpy apply's shape, for tests and
-    benches: one call from Python for a whole batch)."""
-    for k in range(games.size):
-        r = apply_play(st, f, cols, games[k], seats[k], actions[k])
-        for j in range(7):
-            out[k, j] = r[j]
 
 
 def replay_events(code: tuple[int, ...] | np.ndarray) -> list[tuple[str, tuple[int, ...]]]:

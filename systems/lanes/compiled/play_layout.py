@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from battlesim.ecs.compiled.interpreter import GROUP_CODES, NCTX
+from battlesim.ecs.compiled.interpreter import GROUP_CODES
 from battlesim.ecs.compiled.world_view import ViewError, WorldView, world_view
 from battlesim.systems.lanes.compiled import legal
 from battlesim.systems.lanes.compiled.board import IMPROVEMENT_READS, SPAWN_READS, game_fields
@@ -48,11 +48,6 @@ TRIGGER = LISTENS + len(PLAY_TRIGGERS)  # + T_*: param.trigger.<trigger>
 T_LANE, DEPLOY_BASE, BUY_BASE = range(TRIGGER + len(PLAY_TRIGGERS), TRIGGER + len(PLAY_TRIGGERS) + 3)
 IMPROVEMENT = BUY_BASE + 1  # IMPROVEMENT_READS from here
 SPAWN = IMPROVEMENT + len(IMPROVEMENT_READS)  # SPAWN_READS from here to the end
-
-# ``firing[b]``: the full ``Ctx`` row (the interpreter's ``C_*`` fields) of the action's own
-# firing ("On Play", "On Equip", "On Activation"), whose caster, chosen target and chosen lane an
-# event row cannot carry, and at ``FIRING_EVENT`` the index of its event in the game's queue
-FIRING_EVENT = NCTX
 
 
 class PlayApplyFields(NamedTuple):
@@ -90,7 +85,6 @@ class PlayApplyFields(NamedTuple):
     spawn_rows: np.ndarray
     present_rows: np.ndarray
     defaults: np.ndarray  # int64[4, K]: board.release's table (board.LanesFields)
-    firing: np.ndarray  # int64[B, NCTX + 1]: the action's own firing (FIRING_EVENT)
 
 
 def play_tables(w: Any) -> tuple[dict[str, np.ndarray], dict[str, int]]:
@@ -140,15 +134,10 @@ def play_columns(view: WorldView, w: Any) -> np.ndarray:
     return out
 
 
-def new_firing(n_games: int) -> np.ndarray:
-    """``firing``'s array for a batch (no action's firing yet: event index -1)."""
-    return np.full((n_games, NCTX + 1), -1, dtype=np.int64)
-
-
-def play_apply_fields(w: Any, view: WorldView, firing: np.ndarray | None = None) -> PlayApplyFields:
+def play_apply_fields(w: Any, view: WorldView) -> PlayApplyFields:
     """A World's ``PlayApplyFields``: its own arrays (no copy), settle's and board's release and
-    spawn tables, and ``firing`` (a fresh one unless given)."""
+    spawn tables."""
     c = combat_fields(w, view)
     per_game = [view.g[name] for name in PlayApplyFields._fields[:18]]
     return PlayApplyFields(*per_game, w.active, *c[2:7], w._next_serial, *c[9:],
-                           game_fields(w, view).defaults, new_firing(w.n_games) if firing is None else firing)
+                           game_fields(w, view).defaults)

@@ -4,11 +4,11 @@ unit to aim at (``PlayPhase._needs_target``), and the trigger boundary (the acti
 ``listeners.notify``), shared by ``play_cards.py`` and ``play.py``.
 
 The trigger boundary (docs/compiled-core.md "The play phase's apply, compiled"): where numpy
-fires, an event is pushed (``ecs/compiled/events.py``, the row ``combat.py`` pushes: trigger,
-card, source and its serial, other, owner, lane, pos); the action's own firing ("On Play", "On
-Equip", "On Activation") also carries a caster, a chosen target and a chosen lane, which an
-event row has no room for: its whole ``Ctx`` row goes to ``f.firing[b]`` (the interpreter's
-``C_*`` fields) with the index of its event in the queue (``FIRING_EVENT``).
+fires, the rows of that ``fire`` are pushed (``ecs/compiled/events.py``; the action's own firing,
+"On Play", "On Equip", "On Activation", with its caster, chosen target and chosen lane:
+``push_event_ctx``) and drained right there (``# DRAIN``, the resolution machine's ``drain``).
+The functions that drain are plain functions (``codegen.rebind`` makes the compiled copies for
+the phase that calls them); ``g, rng, m`` are the machine's.
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from battlesim.ecs.compiled import interpreter as ip
-from battlesim.ecs.compiled.events import push_event
+from battlesim.ecs.compiled.damage_queue import OK
+from battlesim.ecs.compiled.events import push_event, push_event_ctx
+from battlesim.ecs.compiled.machine import drain
 from battlesim.systems.lanes.compiled import legal as lg
 from battlesim.systems.lanes.compiled.combat_layout import C_ANCHOR, C_CARD_ID, C_LANE, C_OWNER, C_POS
-from battlesim.systems.lanes.compiled.play_layout import FIRING_EVENT, LEGAL, LISTENS, T_ON_ALLY_DEPLOY, TRIGGER
+from battlesim.systems.lanes.compiled.play_layout import LEGAL, LISTENS, T_ON_ALLY_DEPLOY, TRIGGER
 
 # what ``apply_play`` did, for the caller's replay log (the esper event numpy posts; fields
 # (code, card, lane, pos, entity, bounced, bounced card), -1 where a field means nothing):
@@ -101,40 +102,60 @@ def event(st, b, tid, card, source, other, owner, lane, pos) -> None:
     push_event(st.events, st.nevents, b, tid, card, source, serial, other, owner, lane, pos)
 
 
-@njit(cache=False)
-def fire_own(st, f, cols, b, t, card, owner, lane, pos, source, caster, chosen, chosen_lane) -> None:
-    """The action's own firing (play_layout ``T_ON_PLAY``, ``T_ON_EQUIP``, ``T_ON_ACTIVATION``):
-    ``Executor.fire`` keeps only a card with an effect on it, so only such a card is pushed; its
-    whole ``Ctx`` row goes to ``f.firing[b]``."""
+def fire_own(st, cols, b, t, card, owner, lane, pos, source, caster, chosen, chosen_lane, g, rng, m) -> int:
+    """The action's own firing (play_layout ``T_ON_PLAY``, ``T_ON_EQUIP``, ``T_ON_ACTIVATION``),
+    its whole ``Ctx`` row (caster, chosen target, chosen lane: ``push_event_ctx``), drained right
+    away, as numpy reads the state after its effects. ``Executor.fire`` keeps only a card with
+    an effect on it, so only such a card is pushed. OK or the machine's failure."""
     if st.cat[cols[LISTENS + t], card] == 0:
-        return
-    row = f.firing[b]
-    row[ip.C_CARD], row[ip.C_OWNER], row[ip.C_LANE], row[ip.C_POS] = card, owner, lane, pos
-    row[ip.C_SOURCE], row[ip.C_CASTER], row[ip.C_CHOSEN], row[ip.C_CHOSEN_LANE] = source, caster, chosen, chosen_lane
-    row[ip.C_OTHER] = -1
-    row[FIRING_EVENT] = st.nevents[b]
-    event(st, b, st.params[cols[TRIGGER + t]], card, source, -1, owner, lane, pos)
+        return OK
+    serial = st.serial[b, source] if source >= 0 else -1
+    push_event_ctx(st.events, st.nevents, b, st.params[cols[TRIGGER + t]], card, source, serial, -1, owner, lane, pos,
+                   caster, chosen, chosen_lane)
+    return drain(st, g, rng, b, m)  # DRAIN: the action's own firing, before its listeners are found
 
 
-@njit(cache=False)
-def notify(st, cols, b, side, other, deployed) -> None:
-    """``listeners.notify``: "On Ally Deploy", "On Enemy Deploy" (a unit played: ``deployed``),
-    "On Play Ally", "On Enemy Play", in that order; for each, every live entity (not an anchor,
-    not the event's own ``other``) of ``side`` (ally) or of the opponent (enemy) whose card
-    listens, in slot order (numpy's ``Ctx`` rows). Numpy picks the listeners of all four before
-    the first fires and reads their lane and position as each fires; pushed back to back here,
-    from the state before any of their effects (the drain runs between: # DRAIN)."""
+def notify_played(st, cols, b, side, other, deployed, g, rng, m) -> int:
+    """``listeners.deployed_and_played`` (a unit played: ``deployed``) or ``listeners.played``:
+    "On Ally Deploy", "On Enemy Deploy", "On Play Ally", "On Enemy Play" (``notify``)."""
+    return notify(st, cols, b, side, other, 0 if deployed else 2, 4, LISTENS + T_ON_ALLY_DEPLOY,
+                  TRIGGER + T_ON_ALLY_DEPLOY, g, rng, m)
+
+
+def notify(st, cols, b, side, other, first, last, listens, triggers, g, rng, m) -> int:
+    """``listeners.notify`` of the triggers ``first..last - 1`` of a block of contiguous rows
+    (``cols[listens + k]``: who listens; ``cols[triggers + k]``: the trigger id), even k an ally
+    trigger ("On Ally Deploy", "On Play Ally"), odd k an enemy one: every live entity (not an
+    anchor, not the event's own ``other``) of ``side`` (ally) or of the opponent (enemy) whose
+    card listens, in slot order (numpy's ``Ctx`` rows), each trigger one firing drained before
+    the next. As numpy: the listeners, their card, whether they are alive and on which side are
+    read once, before the first trigger fires; their owner, lane and position as each fires."""
     S = st.alive.shape[1]
-    for k in range(0 if deployed else 2, 4):
-        t = T_ON_ALLY_DEPLOY + k
+    found = np.empty((S, 3), dtype=np.int64)  # slot, card, of ``side``
+    n = 0
+    for s in range(S):
+        card = st.i16[cols[C_CARD_ID], b, s]
+        hears = False
+        for k in range(first, last):
+            if st.cat[cols[listens + k], card] != 0:
+                hears = True
+        if not hears or not st.alive[b, s] or st.flags[cols[C_ANCHOR], b, s] or s == other:
+            continue
+        found[n, 0], found[n, 1], found[n, 2] = s, card, st.i8[cols[C_OWNER], b, s] == side
+        n += 1
+    status = OK
+    for k in range(first, last):
         same = k % 2 == 0
-        tid = st.params[cols[TRIGGER + t]]
-        for s in range(S):
-            card = st.i16[cols[C_CARD_ID], b, s]
-            if st.cat[cols[LISTENS + t], card] == 0 or not st.alive[b, s] or st.flags[cols[C_ANCHOR], b, s]:
+        pushed = False
+        for j in range(n):
+            s, card = found[j, 0], found[j, 1]
+            if st.cat[cols[listens + k], card] == 0 or (found[j, 2] != 0) != same:
                 continue
-            owner = st.i8[cols[C_OWNER], b, s]
-            if s == other or (owner == side) != same:
-                continue
-            event(st, b, tid, card, s, other, owner, st.i8[cols[C_LANE], b, s], st.i8[cols[C_POS], b, s])
-        # DRAIN (interpreter): this trigger's rows, one firing (slot-major) before the next trigger
+            event(st, b, st.params[cols[triggers + k]], card, s, other, st.i8[cols[C_OWNER], b, s],
+                  st.i8[cols[C_LANE], b, s], st.i8[cols[C_POS], b, s])
+            pushed = True
+        if pushed:
+            status = drain(st, g, rng, b, m)  # DRAIN: this trigger's rows, one firing, before the next trigger
+            if status != OK:
+                return status
+    return status

@@ -38,8 +38,9 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from battlesim.ecs.compiled.events import push_event
+from battlesim.ecs.compiled.events import push_event_ctx
 from battlesim.ecs.compiled.world_view import ViewError, WorldView
+from battlesim.systems.lanes.compiled.board import allocate
 
 # positions in ``cols``: component rows (group, as the view files them)
 CARD_ID, OWNER, FACTION, ATTACK, HEALTH, MAX_HEALTH, LANE, POS, CREEP, ESSENCE, RUINED = range(11)
@@ -141,22 +142,14 @@ def round_trigger_rows(w: Any) -> tuple[dict[str, np.ndarray], dict[str, int]]:
     return cards, params
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=False, _nrt=False)
 def _spawn_creep(st, f, cols, b, side, lane, pos) -> bool:
-    """``board.spawn(..., creep=True)`` for one game: the first free slot (``World.allocate``),
+    """``board.spawn(..., creep=True)`` for one game: the first free slot (``board.allocate``),
     the creep's card, owner, faction, the ruleset's creep stats, lane and position (``World.add``,
     with their presence masks), the Creep tag, the board cell. False when no slot is free."""
-    S = st.alive.shape[1]
-    slot = -1
-    for s in range(S):
-        if not st.alive[b, s]:
-            slot = s
-            break
+    slot = allocate(st, f, b)
     if slot < 0:
         return False
-    st.alive[b, slot] = True
-    st.serial[b, slot] = f.next_serial[b]
-    f.next_serial[b] += 1
     card = f.creep_card[b, side]
     hp = st.params[cols[P_CREEP_HEALTH]]
     st.i16[cols[CARD_ID], b, slot] = card
@@ -175,7 +168,7 @@ def _spawn_creep(st, f, cols, b, side, lane, pos) -> bool:
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=False, _nrt=False)
 def creep_spawn(st, f, cols, b) -> int:
     """lanes.md "Creep Spawning": "Each player spawns 1 creep per lane (3 total per player)";
     "Creeps spawn at the leftmost empty position in each lane"; "If a lane is full, the creep for
@@ -344,14 +337,15 @@ def fire_round_trigger(st, f, cols, b, trigger, listens) -> None:
     Triggers at the beginning of each round" and "End of Round - Triggers at end of round". One
     event per live unit or improvement (not an anchor) whose card listens (``st.cat[listens]``),
     in slot order as numpy's rows are: ``TRIGGER`` (``trigger``, the id), ``CARD``, ``SOURCE``,
-    ``SERIAL``, ``OTHER`` -1, ``OWNER``, ``LANE``, ``POS``. Numpy's ``chosen_lane`` (the lane for an
-    improvement, else -1) is not in the row: the interpreter reads it from the source's
-    Improvement tag and lane. ``cache=False``: it calls ``ecs/compiled/events.py``."""
+    ``SERIAL``, ``OTHER`` -1, ``OWNER``, ``LANE``, ``POS``, ``CASTER`` (the source), ``CHOSEN`` -1 and
+    numpy's ``chosen_lane`` (the lane for an improvement, else -1; ``push_event_ctx``).
+    ``cache=False``: it calls ``ecs/compiled/events.py``."""
     if not f.active[b]:
         return
     for s in range(st.alive.shape[1]):
         card = st.i16[cols[CARD_ID], b, s]
         if card < 0 or not st.alive[b, s] or st.flags[cols[ANCHOR], b, s] or st.cat[listens, card] == 0:
             continue
-        push_event(st.events, st.nevents, b, trigger, card, s, st.serial[b, s], -1, st.i8[cols[OWNER], b, s],
-                   st.i8[cols[LANE], b, s], st.i8[cols[POS], b, s])
+        lane = st.i8[cols[LANE], b, s]
+        push_event_ctx(st.events, st.nevents, b, trigger, card, s, st.serial[b, s], -1, st.i8[cols[OWNER], b, s],
+                       lane, st.i8[cols[POS], b, s], s, -1, lane if st.flags[cols[IMPROVEMENT], b, s] else -1)

@@ -1,26 +1,29 @@
 """The end of round, compiled over one game: the twin of ``EndOfRound`` (``systems/lanes/
 round_end.py``): the end-of-round trigger, settle, then the round's temporary things run down.
 
-``end_of_round(st, f, cols, b, expired) -> int``: ``st`` the ``WorldState``, ``f`` the
-``PhaseFields`` and ``cols`` (``phase_columns``) of ``round_layout.py``; ``expired: int64[S]``
+``end_of_round(st, f, cols, b, g, rng, m, expired) -> int``: ``st`` the ``WorldState``, ``f`` the
+``PhaseFields`` and ``cols`` (``phase_columns``) of ``round_layout.py``; ``g``, ``rng``, ``m`` the
+resolution machine's (docs/compiled-core.md "How phases call the resolution machine"); ``expired: int64[S]``
 receives the slots of the timed improvements that expire, in slot order, before they are removed.
 Returns how many expired (>= 0; the caller dispatches ``lanes.expired`` for the replay log with
 them, as numpy does just before removing them) or settle's error (< 0: the caller stops the
 game naming its seed).
 
-The trigger boundary: "End of Round" is pushed by ``fire_round_trigger`` (round.py) and must be
-drained where the code says ``# DRAIN``. Not ``_nrt=False``: settle allocates small scratch.
-``cache=False``: the kernels call other files (``deaths.py``, ``round.py``, ``board.py``) and
-index ``round_layout.py``'s positions; numba's cache checks only the defining file (docs/compiled-core.md
-"Why stale machine code is impossible"). The generated engine is where they will be cached.
+The trigger boundary: "End of Round" is pushed by ``fire_round_trigger`` (round.py, an
+improvement's row with its lane as the chosen lane) and drained (``# DRAIN``) before the settle,
+as numpy's ``fire_all`` fires it. Not a registered phase itself: it reaches the machine, so the
+phase (or round loop) calling it gets a rebound copy (``codegen.rebind``).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
-from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import OK
+from battlesim.ecs.compiled.machine import Resolution, drain
+from battlesim.ecs.compiled.world_view import WorldState
 from battlesim.systems.lanes.compiled.board import remove_improvement
 from battlesim.systems.lanes.compiled.combat_layout import (
     C_HEALTH,
@@ -46,8 +49,8 @@ from battlesim.systems.lanes.compiled.round_layout import (
 )
 
 
-@njit(cache=False)
-def end_of_round(st, f, cols, b, expired) -> int:
+def end_of_round(st: WorldState, f: Any, cols: np.ndarray, b: int, g: Any, rng: np.ndarray, m: Resolution,
+                 expired: np.ndarray) -> int:
     """``EndOfRound.process`` for game b: lanes.md "End of Round - Triggers at end of round (after
     shop phase)", then deaths settle (over every game, finished ones too, as numpy's settle);
     then, in a running game, for every live entity: "Stun stacks decay by 1 at end of round" (and
@@ -60,8 +63,10 @@ def end_of_round(st, f, cols, b, expired) -> int:
     if active:
         fire_round_trigger(st, f.combat, cols[ROUND0:], b, st.params[cols[C_TRIGGER + T_END]],
                            cols[C_LISTENS + T_END])
-        # DRAIN (interpreter): "End of Round", before the settle
-    status = settle(st, f.combat, cols, b)
+        status = drain(st, g, rng, b, m)  # DRAIN: "End of Round", before the settle
+        if status != OK:
+            return status
+    status = settle(st, f.combat, cols, b, g, rng, m)
     if status != OK or not active:
         return status
     n = 0

@@ -1,27 +1,29 @@
 """The start of round, compiled over one game: the twin of ``StartOfRound`` (``systems/lanes/
 round_start.py``): the status tick, the lanes' mana, the start-of-round trigger, settle.
 
-``start_of_round(st, f, cols, b, queue, qlen, stack, run_damage, dcols) -> status``: ``st`` the
-``WorldState``, ``f`` the ``PhaseFields`` and ``cols`` (``phase_columns``) of ``round_layout.py``;
-``queue, qlen, stack`` the damage queue (``new_queue``), ``run_damage`` the lanes engine's
-generated dispatcher and ``dcols`` its column table, passed in as ``combat`` takes them. Returns
-``OK`` or the first error of the dispatcher or of settle (the caller stops the game naming its
-seed); a full event queue shows as ``nevents[b]`` past its capacity.
+``start_of_round(st, f, cols, b, g, rng, m) -> status``: ``st`` the ``WorldState``, ``f`` the
+``PhaseFields`` and ``cols`` (``phase_columns``) of ``round_layout.py``; ``g``, ``rng``, ``m`` the
+resolution machine's (``board.LanesFields``, the RNG state, the ``Resolution``: docs/compiled-core.md
+"How phases call the resolution machine"). Returns ``OK`` or the first failure of the machine or
+of settle (the caller stops the game naming its seed).
 
-The trigger boundary: "Start of Round" is pushed by ``fire_round_trigger`` (round.py), the
-"On Damage Taken" of the status tick's damage inside ``run_damage``; the interpreter drains them
-where the code says ``# DRAIN``. Not ``_nrt=False``: settle and the tick allocate small scratch.
-``cache=False``: the kernels call other files (``deaths.py``, ``round.py``, ``board.py``) and
-index ``round_layout.py``'s positions; numba's cache checks only the defining file (docs/compiled-core.md
-"Why stale machine code is impossible"). The generated engine is where they will be cached.
+The trigger boundary: the status tick's damage goes through ``resolve_damage`` ("On Damage
+Taken" fires inside it, before ``mark_dying``); "Start of Round" is pushed by
+``fire_round_trigger`` (round.py) and drained (``# DRAIN``) before the settle, as numpy's
+``fire_all`` fires it. Not a registered phase itself: it reaches the machine, so the phase (or
+the round loop) that calls it gets a rebound copy (``codegen.rebind``); its cost is one compile
+of the caller, not one of its own.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
-from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import OK, push
+from battlesim.ecs.compiled.machine import Resolution, drain, resolve_damage
+from battlesim.ecs.compiled.world_view import WorldState
 from battlesim.ecs.damage import STATUS
 from battlesim.systems.lanes.compiled.combat_layout import (
     C_ANCHOR,
@@ -47,8 +49,7 @@ from battlesim.systems.lanes.compiled.round_layout import (
 )
 
 
-@njit(cache=False)
-def status_tick(st, f, cols, b, queue, qlen, stack, run_damage, dcols) -> int:
+def status_tick(st: WorldState, f: Any, cols: np.ndarray, b: int, g: Any, rng: np.ndarray, m: Resolution) -> int:
     """``round_start.status_tick`` for game b, computed from the state at its start and applied
     together (DESIGN.md "Status tick"): "Decay (Poison) - Deals 1 damage per stack at the start of
     each round" (one STATUS row per unit, no source, in slot order, through the damage pipeline),
@@ -57,6 +58,7 @@ def status_tick(st, f, cols, b, queue, qlen, stack, run_damage, dcols) -> int:
     does not; a unit healed above 0 is no longer dying), so Regeneration 1 and Decay 1 cancel."""
     S = st.alive.shape[1]
     regen = np.zeros(S, dtype=np.int64)
+    queue, qlen = m.queue, m.qlen
     qlen[b] = 0
     for s in range(S):
         if not st.alive[b, s] or st.flags[cols[C_IMPROVEMENT], b, s]:
@@ -67,7 +69,7 @@ def status_tick(st, f, cols, b, queue, qlen, stack, run_damage, dcols) -> int:
         if d > 0 and not st.flags[cols[C_ANCHOR], b, s]:
             push(queue, qlen, b, -1, s, d, STATUS)
     if qlen[b] > 0:
-        status = run_damage(st, b, queue, qlen, 0, dcols, stack)  # DRAIN inside: "On Damage Taken"
+        status = resolve_damage(st, g, rng, b, m, 0)  # "On Damage Taken" drains inside, at its stage
         if status != OK:
             return status
     for s in range(S):
@@ -85,14 +87,13 @@ def status_tick(st, f, cols, b, queue, qlen, stack, run_damage, dcols) -> int:
     return OK
 
 
-@njit(cache=False)
-def start_of_round(st, f, cols, b, queue, qlen, stack, run_damage, dcols) -> int:
+def start_of_round(st: WorldState, f: Any, cols: np.ndarray, b: int, g: Any, rng: np.ndarray, m: Resolution) -> int:
     """``StartOfRound.process`` for game b: lanes.md "Start of Round - Triggers at the beginning of
     each round (after creep spawn, before play phase)". The status tick, then each lane's mana
     pool grows (ledger: hero abilities' "lane's mana pool", up to its cap), then start-of-round
     effects fire, then deaths settle (numpy's settle runs over every game, finished ones too)."""
     if f.combat.active[b]:
-        status = status_tick(st, f, cols, b, queue, qlen, stack, run_damage, dcols)
+        status = status_tick(st, f, cols, b, g, rng, m)
         if status != OK:
             return status
         per_round, cap = st.params[cols[C_MANA_PER_ROUND]], st.params[cols[C_MANA_CAP]]
@@ -101,5 +102,7 @@ def start_of_round(st, f, cols, b, queue, qlen, stack, run_damage, dcols) -> int
                 f.lane_mana[b, side, lane] = min(np.int64(f.lane_mana[b, side, lane]) + per_round, cap)
         fire_round_trigger(st, f.combat, cols[ROUND0:], b, st.params[cols[C_TRIGGER + T_START]],
                            cols[C_LISTENS + T_START])
-        # DRAIN (interpreter): "Start of Round", before the settle
-    return settle(st, f.combat, cols, b)
+        status = drain(st, g, rng, b, m)  # DRAIN: "Start of Round", before the settle
+        if status != OK:
+            return status
+    return settle(st, f.combat, cols, b, g, rng, m)
