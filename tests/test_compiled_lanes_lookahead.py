@@ -18,7 +18,6 @@ other seat; each must disagree with the compiled answer somewhere, so the compar
 from __future__ import annotations
 
 import importlib.util
-import inspect
 import time
 from pathlib import Path
 
@@ -33,13 +32,8 @@ from battlesim.systems.lanes import agents as numpy_agents
 from battlesim.systems.lanes.compiled.agents import agent_columns, agent_fields
 from battlesim.systems.lanes.compiled.lookahead import lookahead_view
 from battlesim.systems.lanes.compiled.lookahead_agent import new_memo
-from battlesim.systems.lanes.compiled.play import apply_play
 from battlesim.systems.lanes.compiled.play_layout import play_apply_fields, play_columns
 from battlesim.systems.lanes.compiled.rollout import rollout_game
-
-if "m" not in inspect.signature(apply_play).parameters:  # merge order only: inert once apply_play drains
-    pytest.skip("lookahead's rollouts need the draining apply_play(..., g, rng, m) (branch phases2)",
-                allow_module_level=True)
 
 CASES = ((("lookahead", "greedy"), 50_000, 64), (("greedy", "lookahead"), 51_000, 32))
 # planted in numpy's LookaheadAgent (systems/lanes/agents.py): (text replaced, by what)
