@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
+
+import numpy as np
 
 from battlesim.ecs.plugin import BUILT_IN, PluginError, current_source, loaded_plugins
 
@@ -40,10 +42,11 @@ RUNNING, PENDING, STOPPED, FINISHED = 0, 1, 2, 3
 UNCOMPILED = -50  # the game stands before a system with no compiled twin
 NO_STOP = -1  # ``stop``: run to the game's end
 NO_ACTION = -1  # ``actions[i]``: nothing to apply for this game
+ASK_PYTHON = -1  # ``decide``: a Python agent decides (below -1: the compiled agent's error)
 MAX_DECISIONS = 100_000  # per game and call: a phase that never ends is an error, not a hang
 LOOPING = -51
 
-MAX_THREADS = 8  # ``advance_threads`` takes this many ``LoopArgs`` (a tuple's length is part of its type)
+MAX_THREADS = 8  # ``--threads`` at most (the machine has 2 cores; more only costs memory)
 THREADS_ENV = "BATTLESIM_THREADS"  # ``--threads``: set by the CLI, so worker processes inherit it
 
 F = TypeVar("F", bound=Callable)
@@ -55,6 +58,27 @@ def threads() -> int:
         return max(1, min(MAX_THREADS, int(os.environ.get(THREADS_ENV, "1"))))
     except ValueError:
         return 1
+
+
+_POOL: list = []  # one thread pool per process, grown on demand
+
+
+def run_threads(advance: Callable, Ls: Sequence[Any], games: np.ndarray, stop: int, actions: np.ndarray) -> int:
+    """``advance`` on ``len(Ls)`` threads: thread t runs games t, t + n, ... with its own
+    ``Ls[t]`` (the same World, its own resolution machine, its own rollout game). A game touches
+    only its own rows, so the results are ``advance``'s for any number of threads (DESIGN.md
+    "Threads"). Why threads and not ``prange``: numba's parallel loop cannot take the per-thread
+    tuple of ``LoopArgs`` (a tuple of named tuples of arrays is not a gufunc argument), and a
+    second compile of the whole loop under ``parallel=True`` cost minutes; ``advance`` runs
+    without the GIL, so Python threads run it at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    n = len(Ls)
+    if not _POOL or _POOL[0]._max_workers < n:
+        _POOL[:] = [ThreadPoolExecutor(max_workers=n, thread_name_prefix="battlesim-advance")]
+    per = [actions[t::n] if actions.shape[0] == games.shape[0] else actions[:0] for t in range(n)]
+    futures = [_POOL[0].submit(advance, Ls[t], games[t::n], stop, per[t]) for t in range(n)]
+    return sum(int(f.result()) for f in futures)
 
 
 def set_threads(n: int) -> None:
@@ -105,7 +129,8 @@ def compiled_system(ruleset: str, name: str, apply: Callable | None = None) -> C
 
 
 def compiled_decide(ruleset: str) -> Callable[[F], F]:
-    """Decorator on ``decide(L, b, seat) -> action`` (-1: a Python agent decides): the ruleset's
+    """Decorator on ``decide(L, b, seat) -> action`` (``ASK_PYTHON``: a Python agent decides; below
+    it: an error status that stops the game): the ruleset's
     compiled agents, chosen by the per-seat codes the ruleset keeps in ``L``."""
     def deco(fn: F) -> F:
         _check(fn, "decide")
@@ -155,7 +180,7 @@ def loop_source(names: list[str], systems: list[CompiledSystem | None], decide: 
     for k, s in enumerate(systems):
         if s is not None and s.apply is not None:
             lines += [f"    if k == {k}:  # {s.name}", f"        return _apply_{k}(L, b, seat, action)"]
-    lines += ["    return _loop.UNCOMPILED", "", "", "import numpy as np", "from numba import prange", LOOP]
+    lines += ["    return _loop.UNCOMPILED", "", "", "import numpy as np", LOOP]
     return "\n".join(lines)
 
 
@@ -203,9 +228,12 @@ def _advance_games(L, games, stop, actions):
                     break
                 seat = pc[b, _loop.PC_ACTOR]
                 a = _decide(L, b, seat)
-                if a < 0:
+                if a == _loop.ASK_PYTHON:
                     status = _loop.PENDING
                     pending += 1
+                    break
+                if a < 0:  # the compiled agent failed (a lookahead rollout's error)
+                    status = a
                     break
                 r = _run_apply(k, L, b, seat, a)
                 if r < 0:
@@ -222,24 +250,10 @@ def _advance_games(L, games, stop, actions):
     return pending
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def advance(L, games, stop, actions):
     """Each listed game b runs from where ``L.pc[b]`` says (``_advance_games``); returns how
-    many wait for a Python agent."""
+    many wait for a Python agent. Without the GIL: ``--threads`` runs it on several threads at
+    once, each over its own games with its own resolution machine (``run_threads``)."""
     return _advance_games(L, games, stop, actions)
-
-
-@njit(cache=True, parallel=True)
-def advance_threads(Ls, games, stop, actions, threads):
-    """``advance`` on ``threads`` threads: thread t runs games t, t + threads, ... with its own
-    ``Ls[t]`` (the same World, its own resolution machine's frame stack and arena). Games share
-    nothing else, so the results are those of ``advance`` for any number of threads. Compiled on
-    first use only (a second compile of the machine): runs without ``--threads`` never pay it."""
-    n = games.shape[0]
-    pending = np.zeros(threads, dtype=np.int64)
-    for t in prange(threads):
-        mine = games[t::threads]
-        acts = actions[t::threads] if actions.shape[0] == n else actions[:0]
-        pending[t] = _advance_games(Ls[t], mine, stop, acts)
-    return pending.sum()
 '''

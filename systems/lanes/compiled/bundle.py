@@ -67,6 +67,7 @@ class Bundle:
             regroup(w)
             view = world_view(w, extra_cards=cards, extra_params=params)
         self.view: WorldView = view
+        self.tables = (cards, params)  # the view's extra rows: a scratch World's view takes the same
         self.st = view.state
         self.rng: np.ndarray = w.rng.packed
         self._w = weakref.ref(w)  # no cycle World -> cache -> bundle -> World: a chunk's World is freed at once

@@ -19,8 +19,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from battlesim.ecs.compiled.loop import DECIDE, DONE, PC_ACTOR, PC_SUB, compiled_decide, compiled_system
+from battlesim.ecs.compiled.loop import ASK_PYTHON, DECIDE, DONE, PC_ACTOR, PC_SUB, compiled_decide, compiled_system
 from battlesim.systems.lanes.compiled.agents import greedy_act, pass_act, random_act
+from battlesim.systems.lanes.compiled.lookahead_agent import lookahead_act
 from battlesim.systems.lanes.compiled.combat import combat
 from battlesim.systems.lanes.compiled.round import (
     creep_spawn,
@@ -34,8 +35,8 @@ from battlesim.systems.lanes.compiled.round import (
 from battlesim.systems.lanes.compiled.shop import apply_shop, legal_shop, shop_begin
 
 # agent codes (``L.agents[seat]``)
-PYTHON, PASS, RANDOM, GREEDY = 0, 1, 2, 3
-AGENT_CODES = {"pass": PASS, "random": RANDOM, "greedy": GREEDY}
+PYTHON, PASS, RANDOM, GREEDY, LOOKAHEAD = 0, 1, 2, 3, 4
+AGENT_CODES = {"pass": PASS, "random": RANDOM, "greedy": GREEDY, "lookahead": LOOKAHEAD}
 NO_SLOT = -60  # creep spawn found no free entity slot (the caller names the seed)
 
 
@@ -66,12 +67,17 @@ class LoopArgs(NamedTuple):
     pcols: np.ndarray
     lcols: np.ndarray  # legal.legal_columns
     expired: np.ndarray  # int64[B, S]: end of round's scratch
+    la_k: np.ndarray  # int64[2]: each lookahead seat's k (its candidates)
+    memo_on: np.ndarray  # bool[2]: the seat is lookahead against plain greedy (numpy's memo is kept)
+    memo: object  # lookahead_agent.Memo, per chunk
+    ro: object  # rollout.RolloutGame: the scratch game lookahead's rollouts play in
 
 
 @compiled_decide("lanes")
 def decide(L, b, seat):
-    """The seat's compiled agent (``PassAgent``, ``RandomAgent``, ``GreedyAgent``: agents.py,
-    identical choices and draws), or -1: a Python agent decides."""
+    """The seat's compiled agent (``PassAgent``, ``RandomAgent``, ``GreedyAgent``: agents.py;
+    ``LookaheadAgent``: lookahead_agent.py; identical choices and draws), or ``ASK_PYTHON``: a
+    Python agent decides."""
     code = L.agents[seat]
     row = L.legal[b]
     if code == RANDOM:
@@ -80,7 +86,10 @@ def decide(L, b, seat):
         return greedy_act(L.st, L.af, L.acols, L.rng, b, seat, row, L.scratch[b])
     if code == PASS:
         return pass_act(row)
-    return -1
+    if code == LOOKAHEAD:
+        return lookahead_act(L.st, L.af, L.acols, L.pa, L.pcols, L.rng, b, seat, row, L.la_k[seat],
+                             L.memo_on[seat], L.memo, L.ro)
+    return ASK_PYTHON
 
 
 @njit(cache=False, _nrt=False)

@@ -16,6 +16,11 @@ plays each game to its end.
 
 from __future__ import annotations
 
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -28,7 +33,9 @@ from battlesim.systems.lanes.compiled.agents import agent_columns, agent_fields,
 from battlesim.systems.lanes.compiled.board import game_fields
 from battlesim.systems.lanes.compiled.bundle import bundle
 from battlesim.systems.lanes.compiled.combat_layout import READS, combat_fields
+from battlesim.systems.lanes.compiled.lookahead_agent import new_memo
 from battlesim.systems.lanes.compiled.play_layout import play_apply_fields, play_columns
+from battlesim.systems.lanes.compiled.rollout import rollout_game
 from battlesim.systems.lanes.compiled.round_layout import phase_columns, phase_fields
 from battlesim.ecs.plugin import extend
 
@@ -87,11 +94,63 @@ def loop_args(w: Any, agents: Sequence[Any] | None = None) -> lg.LoopArgs:
             np.zeros(w.n_games, dtype=np.int64),
             phase_fields(w, view), phase_columns(view, actions, extend("lanes").decaying()),
             play_apply_fields(w, view), play_columns(view, w), lcols,
-            np.zeros((w.n_games, w.n_slots), dtype=np.int64))
+            np.zeros((w.n_games, w.n_slots), dtype=np.int64), np.ones(2, dtype=np.int64),
+            np.zeros(2, dtype=np.bool_), new_memo(w.n_games),
+            rollout_game(w, view, engine(), 1, k.rng, tables=k.tables))
         got = w.cache[KEY] = (k, args)
     args = got[1]
-    args.agents[:] = agent_codes(w.agents if agents is None else agents)
-    return args
+    agents = w.agents if agents is None else agents
+    args.agents[:] = agent_codes(agents)
+    return _lookahead(w, args, agents)
+
+
+def _lookahead(w: Any, L: lg.LoopArgs, agents: Sequence[Any]) -> lg.LoopArgs:
+    """Each lookahead seat's ``k`` and whether numpy keeps its memo (a plain greedy opponent:
+    ``LookaheadAgent._memo``); a rollout game with room for the largest ``k``."""
+    from battlesim.systems.lanes.agents import GreedyAgent
+
+    for seat, a in enumerate(agents):
+        L.la_k[seat] = getattr(a, "k", 1) if L.agents[seat] == lg.LOOKAHEAD else 1
+        L.memo_on[seat] = L.agents[seat] == lg.LOOKAHEAD and type(agents[1 - seat]) is GreedyAgent
+    if L.la_k.max() > L.ro.cand.shape[0]:
+        k = bundle(w)
+        L = L._replace(ro=rollout_game(w, k.view, engine(), int(L.la_k.max()), k.rng, tables=k.tables))
+        w.cache[KEY] = (k, L)
+    return L
+
+
+_NOTICED: set[str] = set()
+LOOP_MARKER = "loop.compiled"  # beside the engine module: its game loop was compiled once
+
+
+@contextmanager
+def first_compile_notice(module: Any) -> Iterator[None]:
+    """The first ``advance`` of a process: when the engine's loop was never compiled (no marker
+    beside the engine), say on stderr that it compiles now and how long it took (DESIGN.md
+    "Rules of the road": minutes of silence look like a hang), then leave the marker."""
+    if module.__name__ in _NOTICED:
+        yield
+        return
+    _NOTICED.add(module.__name__)
+    marker = Path(module.__file__).with_name(LOOP_MARKER)
+    first = not marker.exists()
+    if first:
+        print("compiling the lanes game loop (first run: a few minutes; cached for later runs)...",
+              end="", file=sys.stderr, flush=True)
+    t0 = time.perf_counter()
+    try:
+        yield
+    except BaseException:
+        if first:
+            print(" stopped", file=sys.stderr, flush=True)
+        raise
+    if first:
+        seconds = time.perf_counter() - t0
+        print(f" {seconds:.1f} s", file=sys.stderr, flush=True)
+        try:
+            marker.write_text(f"{seconds:.3f}\n")
+        except OSError:  # a read-only shared cache: nothing to record
+            pass
 
 
 def _bookkeeping(w: Any) -> None:
@@ -113,17 +172,20 @@ def _raise(w: Any, L: lg.LoopArgs, games: np.ndarray) -> None:
         raise RuntimeError(f"game with seed {int(w.seeds[b])} stopped with status {int(L.pc[b, cl.PC_STATUS])}")
 
 
-def thread_args(w: Any, n: int) -> tuple:
-    """``MAX_THREADS`` ``LoopArgs`` for ``advance_threads``: the World's, each of the first ``n``
-    with a resolution machine of its own (frame stack, arena, info; the damage queue is per game
-    already), the rest repeating the first (unused)."""
+def thread_args(w: Any, n: int) -> list:
+    """``n`` ``LoopArgs`` for ``cl.run_threads``: the World's, then n - 1 with a resolution
+    machine (frame stack, arena, info) and a rollout game of their own (the damage queue, the
+    memo and everything else are per game already)."""
     L = loop_args(w) if KEY not in w.cache else w.cache[KEY][1]
     got = w.cache.get(KEY + "_threads")
     if got is None or got[0] is not L or got[1] != n:
         m = L.m
+        k = bundle(w)
         own = [L] + [L._replace(m=m._replace(frames=np.zeros_like(m.frames), arena=np.zeros_like(m.arena),
-                                                info=np.full_like(m.info, -1))) for _ in range(n - 1)]
-        got = w.cache[KEY + "_threads"] = (L, n, tuple(own + [L] * (cl.MAX_THREADS - n)))
+                                                info=np.full_like(m.info, -1)),
+                                ro=rollout_game(w, k.view, engine(), L.ro.cand.shape[0], k.rng, tables=k.tables))
+                     for _ in range(n - 1)]
+        got = w.cache[KEY + "_threads"] = (L, n, own)
     return got[2]
 
 
@@ -136,14 +198,16 @@ def advance(w: Any, games: np.ndarray, stop: int = cl.NO_STOP, actions: np.ndarr
     games = np.asarray(games, dtype=np.int64)
     acts = np.full(0, cl.NO_ACTION, dtype=np.int64) if actions is None else np.asarray(actions, dtype=np.int64)
     n = min(cl.threads(), games.size)
-    if n > 1:
-        Ls = thread_args(w, n)
-        engine().module.advance_threads(Ls, games, stop, acts, n)
-        for t in range(n):  # the card of a failed firing, from the thread that met it
-            if Ls[t].m.info[0] >= 0:
-                L.m.info[:] = Ls[t].m.info
-    else:
-        engine().module.advance(L, games, stop, acts)
+    module = engine().module
+    with first_compile_notice(module):
+        if n > 1:
+            Ls = thread_args(w, n)
+            cl.run_threads(module.advance, Ls, games, stop, acts)
+            for t in range(n):  # the card of a failed firing, from the thread that met it
+                if Ls[t].m.info[0] >= 0:
+                    L.m.info[:] = Ls[t].m.info
+        else:
+            module.advance(L, games, stop, acts)
     _raise(w, L, games)
     return games[L.pc[games, cl.PC_STATUS] == cl.PENDING]
 

@@ -66,12 +66,15 @@ class RolloutGame(NamedTuple):
     ncap: np.ndarray  # int64[k]
 
 
-def rollout_game(w: Any, view: Any, engine: Any, k: int, real_rng: np.ndarray, games: int = 1) -> RolloutGame:
+def rollout_game(w: Any, view: Any, engine: Any, k: int, real_rng: np.ndarray, games: int = 1,
+                 tables: tuple[dict, dict] | None = None) -> RolloutGame:
     """The ``RolloutGame`` of World ``w`` (its ``WorldView`` ``view``: every row the agents, the
     play phase and the machine read, ``lookahead.lookahead_view``) for a lookahead of ``k``
     candidates; ``real_rng`` is the ``uint64[B, 2]`` the real game's kernels draw from. The
     scratch's column tables equal the real ones (same components, catalog and parameters): the
-    kernels get one ``cols`` for both, and a mismatch is an error here, not a wrong game."""
+    kernels get one ``cols`` for both, and a mismatch is an error here, not a wrong game.
+    ``tables``: the extra rows ``view`` was built with (default ``lookahead.view_tables``; the game
+    loop's view has more: ``bundle.Bundle.tables``)."""
     from battlesim.ecs.compiled.machine import new_resolution
     from battlesim.ecs.compiled.world_view import world_view
     from battlesim.systems.lanes.compiled.agents import agent_columns, agent_fields
@@ -82,7 +85,7 @@ def rollout_game(w: Any, view: Any, engine: Any, k: int, real_rng: np.ndarray, g
     from battlesim.systems.lanes.vocabulary import EXECUTOR
 
     s = scratch_world(w, games)
-    cards, params = view_tables(s)
+    cards, params = view_tables(s) if tables is None else tables
     sview = world_view(s, extra_cards=cards, extra_params=params)
     if not (np.array_equal(agent_columns(sview, s.actions), agent_columns(view, w.actions))
             and np.array_equal(play_columns(sview, s), play_columns(view, w))):
