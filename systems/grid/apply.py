@@ -202,13 +202,15 @@ def hit(w, cols, ct, b, t, base, mult2, bonus, dtype):
 def finish(f, pr, b, reason):
     """The game ends: more kill points wins, equal ones are a draw (spec §2 Victory)."""
     k0, k1 = f.g[b, KPTS], f.g[b, KPTS + 1]
+    finish_with(f, b, -1 if k0 == k1 else (0 if k0 > k1 else 1), reason)
+
+
+@njit(cache=True)
+def finish_with(f, b, winner, reason):
     f.g[b, GAME_OVER] = 1
     f.g[b, END_REASON] = reason
-    if k0 == k1:
-        f.g[b, DRAW] = 1
-        f.g[b, WINNER] = -1
-    else:
-        f.g[b, WINNER] = 0 if k0 > k1 else 1
+    f.g[b, WINNER] = winner
+    f.g[b, DRAW] = 1 if winner < 0 else 0
 
 
 @njit(cache=True)
@@ -498,8 +500,7 @@ def begin_turn(w, cols, f, bd, ct, pr, b, side):
         w.i8[cols[TURN_STATE], b, s] = OVER if stunned else READY
         w.i8[cols[MV_LEFT], b, s] = 0 if stunned else min(MV_CAP, eff_mv(w, cols, ct, b, s))
     if pr[P_ELIMINATION] > 0 and units == 0 and not can_hire(f, ct, b, side):
-        f.g[b, KPTS + 1 - side] = max(f.g[b, KPTS + 1 - side], f.g[b, KPTS + side] + 1)
-        finish(f, pr, b, END_ELIMINATION)
+        finish_with(f, b, 1 - side, END_ELIMINATION)
 
 
 @njit(cache=True)

@@ -14,13 +14,13 @@ def print_state(state: dict[str, Any]) -> None:
     from battlesim.ecs.datafiles import printable
 
     console = Console(markup=False, emoji=False, highlight=False)
-    head = (f"round {state['round']}   turn: side {state['turn']}   active unit {state['active_unit'] or '-'}   "
-            f"gold {state['gold']}   SE {state['se']}   kill points {state['kill_points']}")
+    head = f"round {state['round']}   turn: side {state['turn']}   active unit {state['active_unit'] or '-'}"
     if state["winner"] is not None:
         head += f"   winner: side {state['winner']}"
     elif state["draw"]:
         head += "   draw"
     console.print(Text(printable(head)))
+    console.print(f"gold {state['gold']}   SE {state['se']}   kill points {state['kill_points']}")
     for side in (0, 1):
         console.print(Text(printable(f"side {side}: hand {', '.join(state['hand'][side]) or '-'}; "
                                      f"deck {state['deck_size'][side]}; cemetery "
