@@ -15,11 +15,10 @@ from numba import njit
 
 from battlesim.ecs.compiled.rng import integers
 from battlesim.systems.grid import kernel_cache
-from battlesim.systems.grid.action_table import ATTACK, END_UNIT, HIDE, MOVE, PASS, PLAY, SELECT, USE, decode
+from battlesim.systems.grid.action_table import ATTACK, END_UNIT, HIDE, MOVE, PASS, SELECT, USE, decode
 from battlesim.systems.grid.board import INF, direction_of, move_costs, push_destination, rush_cells, step_cost
 from battlesim.systems.grid.damage import attack_base, hit_damage, stun_damage
 from battlesim.systems.grid.rules import (
-    concealed,
     eff_damage,
     eff_dtype,
     eff_mv,

@@ -62,7 +62,6 @@ from battlesim.systems.grid.state import (
     HIDING,
     INVISIBLE,
     ITEM,
-    K,
     MV,
     MV_LEFT,
     OP_ATTACK,
@@ -89,6 +88,7 @@ from battlesim.systems.grid.state import (
     T_UNIT,
     TURN,
     TURN_STATE,
+    K,
 )
 
 

@@ -16,11 +16,32 @@ from typing import Any
 import numpy as np
 
 from battlesim.data import data_dir
-from battlesim.systems.grid.action_table import ATTACK, END_UNIT, HIDE, MOVE, PASS, PLAY, SELECT, USE, encode, table_size
+from battlesim.systems.grid.action_table import (
+    ATTACK,
+    END_UNIT,
+    HIDE,
+    MOVE,
+    PASS,
+    PLAY,
+    SELECT,
+    USE,
+    encode,
+    table_size,
+)
 from battlesim.systems.grid.apply import apply_action
 from battlesim.systems.grid.cards import CardSpec, load_cards
 from battlesim.systems.grid.params import GridParams, load_params
-from battlesim.systems.grid.rules import eff_damage, eff_dtype, eff_mv, eff_range, eff_resist, flies, hides, legal_mask, parry_of
+from battlesim.systems.grid.rules import (
+    eff_damage,
+    eff_dtype,
+    eff_mv,
+    eff_range,
+    eff_resist,
+    flies,
+    hides,
+    legal_mask,
+    parry_of,
+)
 from battlesim.systems.grid.scenario_check import ScenarioPlan, load_scenario_plan
 from battlesim.systems.grid.scenario_error import ScenarioError
 from battlesim.systems.grid.scenario_spec import step_label

@@ -101,7 +101,7 @@ def test_heal_and_conceal_take_own_units_area_centres_no_own_unit(play, unit, st
 
 def test_search_reshuffles_the_deck_by_the_seed(play, unit, steps):
     # grid.md 4.3.12: "the player can search their deck to find a specific card and add it to their hand."
-    deck = ", ".join(['"Footman"', '"Haste"', '"Longbowman"', '"Vanish"', '"Longbow"', '"Iron Shield"', '"Sellsword"'])
+    deck = '"Footman", "Haste", "Longbowman", "Vanish", "Longbow", "Iron Shield", "Sellsword"'
 
     def after(seed: int) -> list[str]:
         p = play(f'seed = {seed}\n[players]\nhand = [["Scout\'s Eye"], []]\ndeck = [[{deck}], []]\n'

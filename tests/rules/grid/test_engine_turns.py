@@ -11,7 +11,6 @@ from battlesim.systems.grid.rules import legal_mask
 from battlesim.systems.grid.state import K
 
 
-
 def mask_kinds(p) -> list[tuple[int, int, int]]:
     r = p.run
     legal_mask(r.ws, r.cols, r.f, r.bd, r.ct, r.pr, 0, r.mask)
