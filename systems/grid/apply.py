@@ -158,6 +158,7 @@ def to_hand(f, pr, b, side, card):
 
 @njit(cache=True)
 def take_from_hand(f, b, side, h):
+    """Hand card h leaves the hand (grid.md 4.1.4: cards in hand are played to hire)."""
     card = f.hand[b, side, h]
     n = f.g[b, HAND_N + side]
     for i in range(h, n - 1):
@@ -169,6 +170,7 @@ def take_from_hand(f, b, side, h):
 
 @njit(cache=True)
 def take_from_deck(f, b, side, i):
+    """Card i leaves the draw pile (grid.md 4.1.4 "drawing a card"; 4.3.12 a search)."""
     card = f.deck[b, side, i]
     n = f.g[b, DECK_N + side]
     for j in range(i, n - 1):
@@ -180,7 +182,7 @@ def take_from_deck(f, b, side, i):
 
 @njit(cache=True)
 def shuffle_deck(f, b, side):
-    """Fisher-Yates with the game's counter RNG (seeded: DESIGN "Randomness")."""
+    """spec §3 op search: "deck reshuffled (seeded)": Fisher-Yates with the game's counter RNG."""
     n = f.g[b, DECK_N + side]
     for i in range(n - 1, 0, -1):
         j = integers(f.rng, b, i + 1, RNG_SEARCH)
@@ -206,6 +208,7 @@ def finish(f, pr, b, reason):
 
 @njit(cache=True)
 def finish_with(f, b, winner, reason):
+    """The game ends with ``winner`` (-1: a draw), spec §2 Victory."""
     f.g[b, GAME_OVER] = 1
     f.g[b, END_REASON] = reason
     f.g[b, WINNER] = winner
@@ -446,7 +449,8 @@ def spawn(w, cols, f, ct, pr, b, side, card, c):
 
 @njit(cache=True)
 def play_card(w, cols, f, bd, ct, pr, b, h, c):
-    """Hand card h at c: hire a unit (gold), put an item on an own unit (gold, not an action), set
+    """grid.md 4.1.4 "enough cards in the player's hand and gold available to hire"; spec §3 Spells,
+    Items; ledger Traps. Hand card h at c: hire a unit (gold), put an item on an own unit (gold, not an action), set
     a trap (gold), or have the active unit cast a spell (SE; its action or bonus action)."""
     side = f.g[b, TURN]
     card = take_from_hand(f, b, side, h)
@@ -504,6 +508,7 @@ def begin_turn(w, cols, f, bd, ct, pr, b, side):
 
 @njit(cache=True)
 def can_hire(f, ct, b, side):
+    """grid.md 4.1.4: "enough cards in the player's hand and gold available to hire more units or heroes"."""
     for h in range(f.g[b, HAND_N + side]):
         card = f.hand[b, side, h]
         if (ct.card[card, C_TYPE] == T_UNIT or ct.card[card, C_TYPE] == T_HERO) and \

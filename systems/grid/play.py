@@ -74,14 +74,14 @@ def setup_game(w, cols, f, bd, ct, pr, b, decks, deck_n, heroes, hero_cells, sta
 
 @njit(cache=True)
 def random_action(w, cols, f, bd, ct, pr, b, mask):
-    """The random agent: one legal action, uniformly (DESIGN "Decisions and agents": a compiled agent)."""
+    """spec §4: one decision maker, a legal action of the table. The random agent: one legal action, uniformly (DESIGN "Decisions and agents": a compiled agent)."""
     legal_mask(w, cols, f, bd, ct, pr, b, mask)
     return choice(f.rng, b, mask, RNG_AGENT)
 
 
 @njit(cache=True)
 def violation(w, cols, f, bd, ct, pr, b):
-    """The first invariant the game breaks now (an index of ``INVARIANTS``), 0 if none."""
+    """issue 16 invariants (grid.md 4.2.4, 4.2.7, 4.3.3, spec §2 Victory): the first invariant the game breaks now (an index of ``INVARIANTS``), 0 if none."""
     cells = bd.wall.shape[0]
     seen = np.zeros(cells, dtype=np.bool_)
     for s in range(w.alive.shape[1]):
@@ -121,7 +121,7 @@ def violation(w, cols, f, bd, ct, pr, b):
 
 @njit(cache=True)
 def play_game(w, cols, f, bd, ct, pr, b, mask, max_actions, check):
-    """Random vs random until the game ends: (actions taken, the first invariant broken or 0).
+    """grid.md 4.1.4: player turns alternate until the victory rule (spec §2) ends the game. Random vs random: (actions taken, the first invariant broken or 0).
     ``max_actions`` only guards the test: a player turn always ends (each unit has one turn of
     bounded MV and actions; hires, items and spells spend the hand)."""
     n = 0

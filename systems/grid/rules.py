@@ -95,7 +95,7 @@ from battlesim.systems.grid.state import (
 # -- the values the rules read: the unit's own plus its item's grants (spec §5 "card + item") --------
 @njit(cache=True)
 def grant(w, cols, ct, b, s, field):
-    """The item's grant ``field`` for unit s (0 without an item)."""
+    """The item's grant ``field`` for unit s, 0 without an item (spec §3 Items: "`grants` while held")."""
     item = w.i16[cols[ITEM], b, s]
     return np.int64(ct.card[item, field]) if item >= 0 else np.int64(0)
 
@@ -136,16 +136,19 @@ def eff_dtype(w, cols, ct, b, s):
 
 @njit(cache=True)
 def flies(w, cols, ct, b, s):
+    """grid.md 4.2.9: "Flying creatures are not affected by web obstacles." (the card's keyword or its item's)."""
     return w.flags[cols[FLYING], b, s] or grant(w, cols, ct, b, s, G_FLYING) > 0
 
 
 @njit(cache=True)
 def hides(w, cols, ct, b, s):
+    """grid.md 4.2.14: "Units or heroes with the hiding ability can move and then hide"."""
     return w.flags[cols[HIDING], b, s] or grant(w, cols, ct, b, s, G_HIDING) > 0
 
 
 @njit(cache=True)
 def parry_of(w, cols, ct, b, s):
+    """grid.md 4.4.4: "Attacks can be nullified by using abilities such as parry": Parry N (ledger)."""
     return np.int64(w.i8[cols[PARRY], b, s]) + grant(w, cols, ct, b, s, G_PARRY)
 
 
@@ -176,6 +179,7 @@ def occupancy(w, cols, b, cells):
 
 @njit(cache=True)
 def free_slot(w, b):
+    """A free entity slot for a hire (grid.md 4.1.4 "hire more units or heroes"), -1 if the game is full."""
     for s in range(w.alive.shape[1]):
         if not w.alive[b, s]:
             return s
@@ -184,6 +188,7 @@ def free_slot(w, b):
 
 @njit(cache=True)
 def deck_has(f, b, side, card):
+    """grid.md 4.3.12: "search their deck to find a specific card": is a copy there?"""
     for i in range(f.g[b, DECK_N + side]):
         if f.deck[b, side, i] == card:
             return True
@@ -200,7 +205,8 @@ def slot_free(w, cols, b, s, bonus):
 
 @njit(cache=True)
 def target_ok(w, cols, f, bd, ct, b, s, row, c, occ, who, dist):
-    """May unit s use the ability ``row`` aimed at cell c (its target's cell, destination, area
+    """grid.md 4.3.1: "An “action” is defined as using an ability listed on the card": may unit s
+    use the ability ``row`` aimed at cell c (its target's cell, destination, area
     centre; its own cell for self abilities)? ``dist`` is s's LoS distance map."""
     op = row[A_OP]
     start = w.i16[cols[CELL], b, s]
@@ -327,7 +333,7 @@ def legal_mask(w, cols, f, bd, ct, pr, b, out):
 
 @njit(cache=True)
 def hide_index(cells):
-    """The index of the HIDE action."""
+    """The index of the HIDE action (spec §4; grid.md 4.2.14 "can move and then hide")."""
     return encode(HIDE, -1, 0, cells, K)
 
 

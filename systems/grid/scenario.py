@@ -243,7 +243,12 @@ class GridScenarioRun:
             side = int(self.f.g[B, TURN])
             if step.side is not None and step.side != side:
                 raise Illegal(f"it is side {side}'s turn, not side {step.side}'s")
-            caster = self._activate(step.unit) if step.unit is not None else int(self.f.g[B, ACTIVE])
+            if step.unit is None:
+                caster = int(self.f.g[B, ACTIVE])
+            elif do == "play" and self.plan.cards[step.card].type == "spell":
+                caster = self._activate(step.unit)  # spec §3: the active own unit casts a spell
+            else:
+                caster = self._slot(step.unit)  # an item's holder: putting it on is not the unit's turn
             card = self.card_id[step.card]
             hand = [int(x) for x in self.f.hand[B, side, :int(self.f.g[B, HAND_N + side])]]
             if card not in hand:

@@ -112,3 +112,13 @@ def test_search_reshuffles_the_deck_by_the_seed(play, unit, steps):
 
     draws = {after(s)[0] for s in range(12)}
     assert after(3) == after(3) and len(draws) > 1  # seeded, and the top card does change with the seed
+
+
+def test_an_item_put_on_a_named_unit_does_not_start_its_turn(play, unit, steps):
+    # spec §3 Items: "put on an own unit (any time in the own turn, not an action)"
+    p = play('[players]\ngold = [3, 0]\nhand = [["Longbow"], []]\n' + unit("A", 0, 0, 0, "Footman")
+             + unit("Bow", 0, 3, 0, "Longbowman")
+             + steps({"do": "move", "unit": "A", "to": [0, 1]}, {"do": "play", "card": "Longbow", "unit": "Bow"},
+                     {"do": "move", "unit": "A", "to": [0, 2]}))
+    assert p.error is None, p.error
+    assert p.unit("Bow")["range"] == 4 and p.unit("Bow")["has_turn"] and p.state["active_unit"] == "A"
