@@ -16,7 +16,7 @@ from numba import njit
 from battlesim.ecs.compiled.rng import integers
 from battlesim.systems.grid import kernel_cache
 from battlesim.systems.grid.action_table import ATTACK, END_UNIT, HIDE, MOVE, PASS, SELECT, USE, decode
-from battlesim.systems.grid.board import INF, direction_of, move_costs, push_destination, rush_cells, step_cost
+from battlesim.systems.grid.board import INF, direction_of, move_costs_within, push_destination, rush_cells, step_cost
 from battlesim.systems.grid.damage import attack_base, hit_damage, stun_damage
 from battlesim.systems.grid.rules import (
     eff_damage,
@@ -305,7 +305,8 @@ def walk(w, cols, f, bd, ct, pr, b, s, dest):
     occ, _ = occupancy(w, cols, b, cells)
     start = w.i16[cols[CELL], b, s]
     fl = flies(w, cols, ct, b, s)
-    cost = move_costs(bd.neighbours, bd.wall, bd.web, occ, start, side, passes_walls(w, cols, ct, b, s), fl)
+    cost = move_costs_within(bd.neighbours, bd.wall, bd.web, occ, start, side, passes_walls(w, cols, ct, b, s), fl,
+                            np.int64(w.i8[cols[MV_LEFT], b, s]))
     path = np.empty(cells, dtype=np.int64)
     n = 0
     cur = dest

@@ -16,10 +16,9 @@ from battlesim.systems.grid import kernel_cache
 from battlesim.systems.grid.action_table import ATTACK, END_UNIT, HIDE, MOVE, PASS, PLAY, SELECT, USE, encode
 from battlesim.systems.grid.board import (
     EMPTY,
-    direction_of,
     jump_landing,
     los_distance,
-    move_costs,
+    move_costs_within,
     push_destination,
     reachable,
     rush_cells,
@@ -204,59 +203,72 @@ def slot_free(w, cols, b, s, bonus):
 
 
 @njit(cache=True)
-def target_ok(w, cols, f, bd, ct, b, s, row, c, occ, who, dist):
-    """grid.md 4.3.1: "An “action” is defined as using an ability listed on the card": may unit s
-    use the ability ``row`` aimed at cell c (its target's cell, destination, area
-    centre; its own cell for self abilities)? ``dist`` is s's LoS distance map."""
+def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, out, offset):
+    """grid.md 4.3.1: "An “action” is defined as using an ability listed on the card": sets
+    ``out[offset + c]`` for every cell c unit s may aim the ability ``row`` at (its target's cell,
+    destination, area centre; its own cell for self abilities). ``dist`` is s's LoS distance map.
+    Each op looks only at the cells it can reach (own cell, the four directions, units)."""
     op = row[A_OP]
     start = w.i16[cols[CELL], b, s]
     side = w.i8[cols[SIDE], b, s]
     mv_left = np.int64(w.i8[cols[MV_LEFT], b, s])
-    t = who[c]
+    cells = occ.shape[0]
     if op == OP_ATTACK:
         # grid.md 4.4.4: "A rogue must be hidden to perform a back stab."
         if row[A_REQUIRES_HIDDEN] > 0 and not concealed(w, cols, b, s):
-            return False
+            return
         r = np.int64(row[A_RANGE]) if row[A_RANGE] >= 0 else eff_range(w, cols, ct, b, s)
-        if bd.wall[c] or dist[c] > r:  # grid.md 4.4.1: "must have a line of sight (LoS)"
-            return False
-        enemy = t >= 0 and occ[c] != side and not concealed(w, cols, b, t)
-        if row[A_AREA] >= 0:  # an area's centre: a visible enemy or an empty cell
-            return t < 0 or enemy
-        return enemy
-    if op == OP_EXTRA_MV:
-        return c == start
-    if op == OP_JUMP:
+        area = row[A_AREA] >= 0
+        for c in range(cells):
+            if bd.wall[c] or dist[c] > r:  # grid.md 4.4.1: "must have a line of sight (LoS)"
+                continue
+            t = who[c]
+            if t >= 0:
+                out[offset + c] = occ[c] != side and not concealed(w, cols, b, t)
+            else:
+                out[offset + c] = area  # an area's centre: a visible enemy or an empty cell
+    elif op == OP_EXTRA_MV:
+        out[offset + start] = True
+    elif op == OP_GATHER:
+        out[offset + start] = bd.mana[start]
+    elif op == OP_SEARCH:
+        out[offset + start] = deck_has(f, b, side, row[A_CARD])
+    elif op == OP_JUMP:
+        pw, fl = passes_walls(w, cols, ct, b, s), flies(w, cols, ct, b, s)
         for d in range(4):
-            if jump_landing(bd.neighbours, bd.wall, bd.web, occ, start, d, mv_left,
-                            passes_walls(w, cols, ct, b, s), flies(w, cols, ct, b, s)) == c:
-                return True
-        return False
-    if op == OP_TELEPORT:
-        return c != start and bd.manhattan[start, c] <= row[A_RANGE] and occ[c] == EMPTY and not bd.wall[c]
-    if op == OP_PUSH:
-        if t < 0 or t == s or (occ[c] != side and concealed(w, cols, b, t)):
-            return False
-        return push_destination(bd.neighbours, bd.wall, occ, start, c, np.int64(row[A_AMOUNT]),
-                                passes_walls(w, cols, ct, b, t)) >= 0
-    if op == OP_RUSH:
-        d = direction_of(bd.neighbours, start, c)
-        if d < 0:
-            return False
-        shoved_passes = passes_walls(w, cols, ct, b, t) if t >= 0 else False
-        to, _ = rush_cells(bd.neighbours, bd.wall, bd.web, occ, start, d, mv_left, passes_walls(w, cols, ct, b, s),
-                           flies(w, cols, ct, b, s), shoved_passes)
-        return to >= 0
-    if op == OP_HEAL:
-        return t >= 0 and occ[c] == side and dist[c] <= row[A_RANGE]
-    if op == OP_GATHER:
-        return c == start and bd.mana[c]
-    if op == OP_SEARCH:
-        return c == start and deck_has(f, b, side, row[A_CARD])
-    if op == OP_CONCEAL:
-        return (t >= 0 and occ[c] == side and dist[c] <= row[A_RANGE]
-                and (row[A_ONLY_CLASS] < 0 or w.i8[cols[CLS], b, t] == row[A_ONLY_CLASS]))
-    return False
+            land = jump_landing(bd.neighbours, bd.wall, bd.web, occ, start, d, mv_left, pw, fl)
+            if land >= 0:
+                out[offset + land] = True
+    elif op == OP_TELEPORT:
+        for c in range(cells):
+            out[offset + c] = (c != start and bd.manhattan[start, c] <= row[A_RANGE] and occ[c] == EMPTY
+                               and not bd.wall[c])
+    elif op == OP_PUSH:
+        for d in range(4):
+            c = bd.neighbours[start, d]
+            if c < 0 or who[c] < 0 or (occ[c] != side and concealed(w, cols, b, who[c])):
+                continue
+            if push_destination(bd.neighbours, bd.wall, occ, start, c, np.int64(row[A_AMOUNT]),
+                                passes_walls(w, cols, ct, b, who[c])) >= 0:
+                out[offset + c] = True
+    elif op == OP_RUSH:
+        pw, fl = passes_walls(w, cols, ct, b, s), flies(w, cols, ct, b, s)
+        for d in range(4):
+            c = bd.neighbours[start, d]
+            if c < 0:
+                continue
+            shoved_passes = passes_walls(w, cols, ct, b, who[c]) if who[c] >= 0 else False
+            to, _ = rush_cells(bd.neighbours, bd.wall, bd.web, occ, start, d, mv_left, pw, fl, shoved_passes)
+            if to >= 0:
+                out[offset + c] = True
+    elif op == OP_HEAL or op == OP_CONCEAL:
+        for t in range(w.alive.shape[1]):
+            if not w.alive[b, t] or w.i8[cols[SIDE], b, t] != side:
+                continue
+            c = w.i16[cols[CELL], b, t]
+            if dist[c] <= row[A_RANGE] and (op == OP_HEAL or row[A_ONLY_CLASS] < 0
+                                            or w.i8[cols[CLS], b, t] == row[A_ONLY_CLASS]):
+                out[offset + c] = True
 
 
 @njit(cache=True)
@@ -293,12 +305,12 @@ def legal_mask(w, cols, f, bd, ct, pr, b, out):
             elif typ == T_TRAP:  # ledger: Traps: an empty non-wall cell of the own half
                 ok = (cost <= gold and bd.half[c] == side and occ[c] == EMPTY and not bd.wall[c]
                       and f.trap[b, c, 0] < 0)
-            elif typ == T_SPELL and a >= 0:  # cast by the active unit (spec §3 Spells)
-                row = ct.abil[card, 0]
-                ok = (cost <= f.g[b, SE + side] and slot_free(w, cols, b, a, row[A_BONUS] > 0)
-                      and target_ok(w, cols, f, bd, ct, b, a, row, c, occ, who, dist))
             if ok:
                 out[encode(PLAY, h, c, cells, K)] = True
+        row = ct.abil[card, 0]
+        if typ == T_SPELL and a >= 0 and cost <= f.g[b, SE + side] and slot_free(w, cols, b, a, row[A_BONUS] > 0):
+            # cast by the active unit (spec §3 Spells), aimed as its own ability would be
+            mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, out, encode(PLAY, h, 0, cells, K))
     if a < 0 or w.i8[cols[TURN_STATE], b, a] != ACTIVE_TURN:
         return
     out[END_UNIT] = True
@@ -306,7 +318,8 @@ def legal_mask(w, cols, f, bd, ct, pr, b, out):
     mv_left = np.int64(w.i8[cols[MV_LEFT], b, a])
     pw = passes_walls(w, cols, ct, b, a)
     if mv_left > 0:  # grid.md 4.2.1: "A unit or hero can move any number of spaces in a turn as they have MV points."
-        cost = move_costs(bd.neighbours, bd.wall, bd.web, occ, start, side, pw, flies(w, cols, ct, b, a))
+        cost = move_costs_within(bd.neighbours, bd.wall, bd.web, occ, start, side, pw, flies(w, cols, ct, b, a),
+                                 mv_left)
         can = reachable(cost, bd.wall, occ, mv_left, pw)
         for c in range(cells):
             if can[c]:
@@ -326,9 +339,7 @@ def legal_mask(w, cols, f, bd, ct, pr, b, out):
         # grid.md 4.3.7: "Each unit or hero can only use actions if the player has enough SE."
         if row[A_OP] < 0 or row[A_SE] > f.g[b, SE + side] or not slot_free(w, cols, b, a, row[A_BONUS] > 0):
             continue
-        for c in range(cells):
-            if target_ok(w, cols, f, bd, ct, b, a, row, c, occ, who, dist):
-                out[encode(USE, k, c, cells, K)] = True
+        mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, out, encode(USE, k, 0, cells, K))
 
 
 @njit(cache=True)
