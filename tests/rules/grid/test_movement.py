@@ -281,7 +281,7 @@ def test_costs_within_a_limit_are_the_least_costs(picture):
     """)
     b = p.board
     full = costs(p, "A")
-    for limit in range(0, 9):
+    for limit in range(9):
         part = move_costs_within(b.neighbours, b.wall, b.web, p.occ, p.at("A"), 0, False, False, limit)
         near = full <= limit
         assert (part[near] == full[near]).all() and (part[~near] > limit).all()
