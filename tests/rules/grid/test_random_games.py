@@ -34,6 +34,15 @@ def test_random_games_keep_every_invariant_and_end(tables, card_set):
             assert max(r["kill_points"]) >= tables.params.kill_points_to_win
 
 
+def test_every_shipped_map_keeps_the_invariants(params, card_set):
+    # grid.md 4.2.7 (walls), 4.2.8 (webs): the other maps, one of them 10x10 (spec §2 Board, Map)
+    for overrides in ({"map": "webwood"}, {"map": "citadel", "width": 10, "height": 10}):
+        tables = GridTables(params.model_copy(update=overrides), card_set)
+        results = [play_one_game(tables, seed, ("shadow_court", "green_rangers"), check=True) for seed in range(80)]
+        assert [r for r in results if r["violation"]] == [], overrides
+        assert all(r["end_reason"] in ("kill_points", "round_limit") for r in results)
+
+
 def test_kill_points_end_games_with_a_low_threshold(params, card_set):
     # grid.md 4.4.4: "their kill points count towards the victory condition"
     low = GridTables(params.model_copy(update={"kill_points_to_win": 1}), card_set)
