@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from battlesim.systems.grid import apply, kernel_cache, play, rules
+from battlesim.systems.grid import apply, kernel_cache, outcome, play, rules
 
 
 def test_every_engine_kernel_cites_its_rule():
-    for module in (rules, apply, play):
+    for module in (rules, outcome, apply, play):
         for fn in kernel_cache.kernels_of(vars(module), module.__name__):
             doc = fn.py_func.__doc__ or ""
             assert "grid.md" in doc or "spec §" in doc, f"{module.__name__}.{fn.__name__}"
@@ -28,4 +28,4 @@ def test_the_digest_covers_the_column_table_and_the_kernel_files(monkeypatch):
     before = kernel_cache.layout_digest()
     monkeypatch.setattr(kernel_cache.state, "COLUMNS", (*kernel_cache.state.COLUMNS, "grid_new_keyword"))
     assert kernel_cache.layout_digest() != before
-    assert {"rules.py", "apply.py", "play.py", "board.py", "damage.py"} <= set(kernel_cache.KERNEL_FILES)
+    assert {"rules.py", "outcome.py", "apply.py", "play.py", "board.py", "damage.py"} <= set(kernel_cache.KERNEL_FILES)
