@@ -50,28 +50,39 @@ class GridTables:
         self.pr = param_table(p, self.board.width, self.board.height)
 
 
-def play_one_game(tables: GridTables, seed: int, decks: tuple[str, str], check: bool = False,
-                  max_actions: int = 100_000) -> dict[str, Any]:
-    """Random vs random, one game (state -> legal actions -> random choice -> apply, until the
-    game ends): its result, and with ``check`` the first invariant broken (``violation``)."""
+def play_games(tables: GridTables, seeds: list[int], decks: tuple[str, str], check: bool = False,
+               max_actions: int = 100_000) -> list[dict[str, Any]]:
+    """Random vs random, one game per seed in one World of ``len(seeds)`` games, each played alone
+    through the compiled kernels (state -> legal actions -> random choice -> apply, until the game
+    ends): the results, and with ``check`` the first invariant each game broke (``violation``).
+    The core's generated loop will batch this (issue 16, after issue 13)."""
     p, board = tables.params, tables.board
-    w = new_world(1, board.cells, p.hand_limit, np.array([seed]))
+    w = new_world(len(seeds), board.cells, p.hand_limit, np.array(seeds))
     view = view_of(w)
     ws, cols, f = view.state, columns(view), fields(w)
     dk = [tables.cards.deck(d) for d in decks]
     main = np.full((2, DECK_MAX), -1, dtype=np.int16)
     for side, d in enumerate(dk):
         main[side, :len(d.main)] = d.main[:DECK_MAX]
-    setup_game(ws, cols, f, tables.bd, tables.ct, tables.pr, 0, main,
-               np.array([min(len(d.main), DECK_MAX) for d in dk], dtype=np.int64),
-               np.array([d.hero for d in dk], dtype=np.int64),
-               np.array([hero_start(s, board.width, board.height) for s in (0, 1)], dtype=np.int64),
-               np.array([p.starting_hand, p.gold_start, p.se_start], dtype=np.int64))
+    sizes = np.array([min(len(d.main), DECK_MAX) for d in dk], dtype=np.int64)
+    heroes = np.array([d.hero for d in dk], dtype=np.int64)
+    cells = np.array([hero_start(s, board.width, board.height) for s in (0, 1)], dtype=np.int64)
+    start = np.array([p.starting_hand, p.gold_start, p.se_start], dtype=np.int64)
     mask = np.zeros(table_size(board.cells, K, p.hand_limit), dtype=np.bool_)
-    n, bad = play_game(ws, cols, f, tables.bd, tables.ct, tables.pr, 0, mask, max_actions, check)
-    g = f.g[0]
-    return {"seed": seed, "actions": int(n), "violation": INVARIANTS[bad], "winner": int(g[WINNER]),
-            "rounds": int(g[ROUND]), "end_reason": END_REASONS[int(g[END_REASON])],
-            "kill_points": [int(g[KPTS]), int(g[KPTS + 1])], "gold": [int(g[GOLD]), int(g[GOLD + 1])],
-            "se": [int(g[SE]), int(g[SE + 1])],
-            "units_left": [int((w.alive[0] & (w.c.grid_side[0] == s)).sum()) for s in (0, 1)]}
+    out = []
+    for b, seed in enumerate(seeds):
+        setup_game(ws, cols, f, tables.bd, tables.ct, tables.pr, b, main, sizes, heroes, cells, start)
+        n, bad = play_game(ws, cols, f, tables.bd, tables.ct, tables.pr, b, mask, max_actions, check)
+        g = f.g[b]
+        out.append({"seed": int(seed), "actions": int(n), "violation": INVARIANTS[bad], "winner": int(g[WINNER]),
+                    "rounds": int(g[ROUND]), "end_reason": END_REASONS[int(g[END_REASON])],
+                    "kill_points": [int(g[KPTS]), int(g[KPTS + 1])], "gold": [int(g[GOLD]), int(g[GOLD + 1])],
+                    "se": [int(g[SE]), int(g[SE + 1])],
+                    "units_left": [int((w.alive[b] & (w.c.grid_side[b] == s)).sum()) for s in (0, 1)]})
+    return out
+
+
+def play_one_game(tables: GridTables, seed: int, decks: tuple[str, str], check: bool = False,
+                  max_actions: int = 100_000) -> dict[str, Any]:
+    """One random game (``play_games`` of one seed)."""
+    return play_games(tables, [seed], decks, check, max_actions)[0]

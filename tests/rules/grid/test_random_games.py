@@ -10,7 +10,7 @@ import itertools
 
 import pytest
 
-from battlesim.systems.grid.game import GridTables, play_one_game
+from battlesim.systems.grid.game import GridTables, play_games, play_one_game
 from battlesim.systems.grid.play import INVARIANTS, violation
 
 
@@ -58,6 +58,10 @@ def test_a_game_depends_only_on_its_seed(tables):
     assert a[0] == a[2]
     other = [{k: v for k, v in r.items() if k != "seed"} for r in a[:2]]
     assert other[0] != other[1]
+    # ... never on batch size or batch mates: the same seeds in one World of several games
+    seeds = [9, 5, 6, 5]
+    alone = [play_one_game(tables, s, ("arcane_circle", "green_rangers")) for s in seeds]
+    assert play_games(tables, seeds, ("arcane_circle", "green_rangers")) == alone
 
 
 def test_the_invariant_check_sees_a_broken_state(play, unit):
