@@ -39,7 +39,8 @@ class Ruleset(Protocol):
 # The package's own rulesets, as pyproject.toml declares them: found even when the installed
 # metadata predates one (an editable install made before the ruleset was added); an installed
 # entry point of the same name wins.
-OWN_RULESETS = {"lanes": "battlesim.systems.lanes.ruleset:RULESET", "hex": "battlesim.systems.hex.ruleset:RULESET"}
+OWN_RULESETS = {"lanes": "battlesim.systems.lanes.ruleset:RULESET", "hex": "battlesim.systems.hex.ruleset:RULESET",
+                "grid": "battlesim.systems.grid.ruleset:RULESET"}
 
 
 def available_rulesets() -> dict[str, Any]:
