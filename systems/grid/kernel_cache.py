@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from battlesim.ecs.compiled import kernel_stamp
-from battlesim.ecs.compiled.kernel_stamp import kernels_of  # noqa: F401  (the kernel files call it through here)
+from battlesim.ecs import kernel_stamp
+from battlesim.ecs.kernel_stamp import kernels_of  # noqa: F401  (the kernel files call it through here)
 from battlesim.systems.grid import state
 
 KERNEL_FILES = ("state.py", "board.py", "damage.py", "action_table.py", "rules.py", "outcome.py", "apply.py",

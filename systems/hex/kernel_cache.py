@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from battlesim.ecs.compiled import kernel_stamp
+from battlesim.ecs import kernel_stamp
 from battlesim.systems.hex import state
 
 KERNEL_FILES = ("state.py", "board.py", "battle.py", "turn.py", "damage_stages.py")
