@@ -47,9 +47,9 @@ def test_play(benchmark, game, agents, n, rounds, path):
 def test_threads(benchmark, game, threads, monkeypatch):
     """``--threads``: the same chunk (random vs random, B = 4,096) on 1 and 2 threads of one
     process (``advance`` without the GIL); the ratio of the two medians is the threads' gain."""
-    from battlesim.ecs.compiled import loop as cl
+    from battlesim.ecs.threads import THREADS_ENV
 
-    monkeypatch.setenv(cl.THREADS_ENV, str(threads))
+    monkeypatch.setenv(THREADS_ENV, str(threads))
     ll.engine()
 
     def setup():

@@ -14,6 +14,7 @@ from battlesim.ecs.compiled import loop as cl
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.plugin import extend
 from battlesim.ecs.rng import Stream
+from battlesim.ecs.threads import THREADS_ENV, threads
 from battlesim.systems.lanes.compiled import loop as ll
 from battlesim.systems.lanes.ruleset import RULESET
 
@@ -137,8 +138,8 @@ def test_results_do_not_depend_on_the_number_of_threads(game, monkeypatch):
     seeds = np.arange(40, 61, dtype=np.int64)
     tables = []
     for n in (1, 2, 3):
-        monkeypatch.setenv(cl.THREADS_ENV, str(n))
-        assert cl.threads() == n
+        monkeypatch.setenv(THREADS_ENV, str(n))
+        assert threads() == n
         w = game.new_world(seeds, decks, agents)
         ll.play_batch(game, w)
         tables.append((_tables(game, w, decks, agents), w.rng.counter.copy()))

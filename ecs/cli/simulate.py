@@ -24,7 +24,7 @@ from battlesim.ecs.cli.app import (
     warn,
 )
 from battlesim.ecs.cli.progress import run_progress
-from battlesim.ecs.compiled.loop import MAX_THREADS, set_threads
+from battlesim.ecs.threads import MAX_THREADS, set_threads
 from battlesim.ecs.datafiles import DataError
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.runs.runner import (

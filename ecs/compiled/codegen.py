@@ -202,7 +202,7 @@ def _is_library(file: str) -> bool:
 _REBOUND: dict[int, tuple[dict, dict, dict]] = {}  # id(machine) -> (machine: kept alive, reaches, copies)
 
 
-def rebind(fn: Callable, machine: dict[str, Callable]) -> Callable:
+def rebind(fn: Callable, machine: dict[str, Callable], inline: bool = False) -> Callable:
     """``fn`` compiled (``cache=False``: its machine code is cached with the engine module's
     wrapper that calls it) with its calls to the machine's stubs (``machine.STUBS``) bound to the
     engine's ``machine`` functions, and, the same way, every function it calls that reaches a stub.
@@ -234,9 +234,9 @@ def rebind(fn: Callable, machine: dict[str, Callable]) -> Callable:
             reaches[key] = found
         return reaches[key]
 
-    def copy(f: Callable) -> Callable:
+    def copy(f: Callable, top: bool = False) -> Callable:
         py = getattr(f, "py_func", f)
-        if id(py) in done:
+        if id(py) in done and not top:
             return done[id(py)]
         glb = dict(py.__globals__)
         for name in _global_names(py.__code__):
@@ -249,7 +249,9 @@ def rebind(fn: Callable, machine: dict[str, Callable]) -> Callable:
         new.__module__, new.__qualname__, new.__doc__ = py.__module__, py.__qualname__, py.__doc__
         # a function of its own: it reaches the machine through an unlinked caller, so linking
         # it links none of the machine (ecs/compiled/unlinked.py)
+        if top and inline:  # a loop step: inlined, so the loop never passes the whole LoopArgs in a call
+            return njit(cache=False, inline="always")(new)
         compiled = done[id(py)] = njit(cache=False)(new)
         return compiled
 
-    return copy(fn)
+    return copy(fn, top=True)

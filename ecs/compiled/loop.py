@@ -23,12 +23,9 @@ caller runs its numpy Processor over the batch (mixed runs while phases are bein
 from __future__ import annotations
 
 import inspect
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
-
-import numpy as np
+from typing import TypeVar
 
 from battlesim.ecs.plugin import BUILT_IN, PluginError, current_source, loaded_plugins
 
@@ -46,44 +43,7 @@ ASK_PYTHON = -1  # ``decide``: a Python agent decides (below -1: the compiled ag
 MAX_DECISIONS = 100_000  # per game and call: a phase that never ends is an error, not a hang
 LOOPING = -51
 
-MAX_THREADS = 8  # ``--threads`` at most (the machine has 2 cores; more only costs memory)
-THREADS_ENV = "BATTLESIM_THREADS"  # ``--threads``: set by the CLI, so worker processes inherit it
-
 F = TypeVar("F", bound=Callable)
-
-
-def threads() -> int:
-    """Threads each process plays a chunk on (``--threads``, DESIGN.md "Threads"): 1 unless set."""
-    try:
-        return max(1, min(MAX_THREADS, int(os.environ.get(THREADS_ENV, "1"))))
-    except ValueError:
-        return 1
-
-
-_POOL: list = []  # one thread pool per process, grown on demand
-
-
-def run_threads(advance: Callable, Ls: Sequence[Any], games: np.ndarray, stop: int, actions: np.ndarray) -> int:
-    """``advance`` on ``len(Ls)`` threads: thread t runs games t, t + n, ... with its own
-    ``Ls[t]`` (the same World, its own resolution machine, its own rollout game). A game touches
-    only its own rows, so the results are ``advance``'s for any number of threads (DESIGN.md
-    "Threads"). Why threads and not ``prange``: numba's parallel loop cannot take the per-thread
-    tuple of ``LoopArgs`` (a tuple of named tuples of arrays is not a gufunc argument), and a
-    second compile of the whole loop under ``parallel=True`` cost minutes; ``advance`` runs
-    without the GIL, so Python threads run it at once."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    n = len(Ls)
-    if not _POOL or _POOL[0]._max_workers < n:
-        _POOL[:] = [ThreadPoolExecutor(max_workers=n, thread_name_prefix="battlesim-advance")]
-    per = [actions[t::n] if actions.shape[0] == games.shape[0] else actions[:0] for t in range(n)]
-    futures = [_POOL[0].submit(advance, Ls[t], games[t::n], stop, per[t]) for t in range(n)]
-    return sum(int(f.result()) for f in futures)
-
-
-def set_threads(n: int) -> None:
-    """``--threads n`` for this process and the worker processes it starts."""
-    os.environ[THREADS_ENV] = str(int(n))
 
 
 @dataclass(frozen=True)
@@ -163,15 +123,15 @@ def loop_source(names: list[str], systems: list[CompiledSystem | None], decide: 
              "from battlesim.ecs.compiled import loop as _loop",
              f"SYSTEMS = {tuple(names)!r}",
              f"N_SYSTEMS = {len(names)}",
-             f"_decide = _rebind(getattr(importlib.import_module({decide.__module__!r}), {decide.__name__!r}), _MACHINE)"]
+             f"_decide = _rebind(getattr(importlib.import_module({decide.__module__!r}), {decide.__name__!r}), _MACHINE, inline=True)"]
     for k, s in enumerate(systems):
         if s is None:
             continue
         lines.append(f"_step_{k} = _rebind(getattr(importlib.import_module({s.step.__module__!r}), "
-                     f"{s.step.__name__!r}), _MACHINE)  # {s.name}")
+                     f"{s.step.__name__!r}), _MACHINE, inline=True)  # {s.name}")
         if s.apply is not None:
             lines.append(f"_apply_{k} = _rebind(getattr(importlib.import_module({s.apply.__module__!r}), "
-                         f"{s.apply.__name__!r}), _MACHINE)")
+                         f"{s.apply.__name__!r}), _MACHINE, inline=True)")
     lines += ["", "", "@njit(inline='always')", "def _run_step(k, L, b):"]
     for k, s in enumerate(systems):
         if s is not None:

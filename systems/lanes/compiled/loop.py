@@ -18,16 +18,18 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from battlesim.ecs.compiled import loop as cl
 from battlesim.ecs.compiled.interpreter import check
 from battlesim.ecs.compiled.machine import new_resolution
+from battlesim.ecs.plugin import extend
+from battlesim.ecs.threads import run_threads, threads
 from battlesim.systems.lanes.compiled import game as lg
 from battlesim.systems.lanes.compiled.agents import agent_columns, agent_fields, scratch_size
 from battlesim.systems.lanes.compiled.board import game_fields
@@ -37,7 +39,6 @@ from battlesim.systems.lanes.compiled.lookahead_agent import new_memo
 from battlesim.systems.lanes.compiled.play_layout import play_apply_fields, play_columns
 from battlesim.systems.lanes.compiled.rollout import rollout_game
 from battlesim.systems.lanes.compiled.round_layout import phase_columns, phase_fields
-from battlesim.ecs.plugin import extend
 
 KEY = "compiled_loop"
 
@@ -173,7 +174,7 @@ def _raise(w: Any, L: lg.LoopArgs, games: np.ndarray) -> None:
 
 
 def thread_args(w: Any, n: int) -> list:
-    """``n`` ``LoopArgs`` for ``cl.run_threads``: the World's, then n - 1 with a resolution
+    """``n`` ``LoopArgs`` for ``run_threads``: the World's, then n - 1 with a resolution
     machine (frame stack, arena, info) and a rollout game of their own (the damage queue, the
     memo and everything else are per game already)."""
     L = loop_args(w) if KEY not in w.cache else w.cache[KEY][1]
@@ -197,12 +198,12 @@ def advance(w: Any, games: np.ndarray, stop: int = cl.NO_STOP, actions: np.ndarr
     L = loop_args(w) if KEY not in w.cache else w.cache[KEY][1]
     games = np.asarray(games, dtype=np.int64)
     acts = np.full(0, cl.NO_ACTION, dtype=np.int64) if actions is None else np.asarray(actions, dtype=np.int64)
-    n = min(cl.threads(), games.size)
+    n = min(threads(), games.size)
     module = engine().module
     with first_compile_notice(module):
         if n > 1:
             Ls = thread_args(w, n)
-            cl.run_threads(module.advance, Ls, games, stop, acts)
+            run_threads(module.advance, Ls, games, stop, acts)
             for t in range(n):  # the card of a failed firing, from the thread that met it
                 if Ls[t].m.info[0] >= 0:
                     L.m.info[:] = Ls[t].m.info

@@ -1,0 +1,55 @@
+"""``--threads``: a chunk played by the compiled game loop on several threads of one process.
+
+DESIGN.md "Threads": results identical for any number of threads. The engine's ``advance`` runs
+without the GIL (``nogil=True``), so Python threads run it at once, each over its own games with
+its own resolution machine (the ruleset's ``thread_args``). Python-side only: nothing here is
+compiled (the engine's name hashes every file of ``ecs/compiled/``, and this is not its business).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+MAX_THREADS = 8  # ``--threads`` at most (the machine has 2 cores; more only costs memory)
+THREADS_ENV = "BATTLESIM_THREADS"  # ``--threads``: set by the CLI, so worker processes inherit it
+
+
+def threads() -> int:
+    """Threads each process plays a chunk on (``--threads``, DESIGN.md "Threads"): 1 unless set."""
+    try:
+        return max(1, min(MAX_THREADS, int(os.environ.get(THREADS_ENV, "1"))))
+    except ValueError:
+        return 1
+
+
+def set_threads(n: int) -> None:
+    """``--threads n`` for this process and the worker processes it starts."""
+    os.environ[THREADS_ENV] = str(int(n))
+
+
+_POOL: list = []  # one thread pool per process, grown on demand
+
+
+def run_threads(advance: Callable, Ls: Sequence[Any], games: np.ndarray, stop: int, actions: np.ndarray) -> int:
+    """``advance`` on ``len(Ls)`` threads: thread t runs games t, t + n, ... with its own
+    ``Ls[t]`` (the same World, its own resolution machine, its own rollout game). A game touches
+    only its own rows, so the results are ``advance``'s for any number of threads (DESIGN.md
+    "Threads"). Why threads and not ``prange``: numba's parallel loop cannot take the per-thread
+    tuple of ``LoopArgs`` (a tuple of named tuples of arrays is not a gufunc argument), and a
+    second compile of the whole loop under ``parallel=True`` cost minutes; ``advance`` runs
+    without the GIL, so Python threads run it at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    n = len(Ls)
+    if not _POOL or _POOL[0]._max_workers < n:
+        _POOL[:] = [ThreadPoolExecutor(max_workers=n, thread_name_prefix="battlesim-advance")]
+    # contiguous copies: a strided slice is another array type to numba (a second compile of advance)
+    mine = [np.ascontiguousarray(games[t::n]) for t in range(n)]
+    per = [np.ascontiguousarray(actions[t::n]) if actions.shape[0] == games.shape[0] else actions[:0]
+           for t in range(n)]
+    futures = [_POOL[0].submit(advance, Ls[t], mine[t], stop, per[t]) for t in range(n)]
+    return sum(int(f.result()) for f in futures)
