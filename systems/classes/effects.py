@@ -69,6 +69,7 @@ from battlesim.systems.classes.state import (
     P_SUMMONED,
     T_INTERSECTION,
     T_LANE,
+    T_NONE,
     T_PLAYER,
     U_ANTIMAGIC,
     U_ATTACK,
@@ -152,6 +153,8 @@ def targets(G, b, job, sel, reach, out):
     n = 0
     if sel == SEL_CHOSEN:
         t = job[J_TARGET]
+        if t == T_NONE and job[J_TRIGGER] == TR_SUMMON:
+            t = summon_target(G, b, owner)
         if 0 <= t < FIELDS and G.u[b, t, U_PRESENT]:
             out[0] = t
             n = 1
@@ -168,6 +171,18 @@ def targets(G, b, job, sel, reach, out):
             out[n] = f
             n += 1
     return n
+
+
+@njit(cache=True)
+def summon_target(G, b, owner):
+    """The target of a unit's "When summoned" text that names one (Warlock: "kill an enemy
+    unit"): a summon step names the card and the lane, not a second target, so the engine takes
+    the first foe in the owner's acting order that cards may target (ledger E3)."""
+    for i in range(FIELDS):
+        f = ACTING_ORDER[owner, i]
+        if G.u[b, f, U_PRESENT] and team(G, b, f) != owner and G.u[b, f, U_ANTIMAGIC] == 0:
+            return f
+    return T_NONE
 
 
 @njit(cache=True)
