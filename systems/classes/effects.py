@@ -127,6 +127,8 @@ def run_jobs(G, R, b):
 def run_job(G, R, b, k):
     job = G.jobs[b, k].copy()
     for e in range(job[J_START], job[J_START] + job[J_N]):
+        if G.g[b, G_ENDED]:
+            return
         if R.effects[e, F_TRIGGER] == job[J_TRIGGER]:
             apply(G, R, b, job, e)
     if job[J_AFTER] == AFTER_UNLEASH:
