@@ -29,9 +29,9 @@ def mana(**kw: int) -> dict[str, int]:
     return {**NONE5, **kw}
 
 
-def play(tmp_path: Path, body: str, limit: int | None = None) -> dict[str, Any]:
+def play(tmp_path: Path, body: str, limit: int | None = None, active: int = 0) -> dict[str, Any]:
     path = tmp_path / "s.toml"
-    path.write_text(HEAD + body, encoding="utf-8")
+    path.write_text(HEAD.replace("active = 0", f"active = {active}") + body, encoding="utf-8")
     sc = run_file(path)
     if limit is not None:
         sc.G.g[0, G_TURN_LIMIT] = limit
@@ -600,3 +600,107 @@ def test_the_turn_limit_is_a_draw(tmp_path: Path) -> None:
     # choice 21: "a turn limit (parameter, default 60 player turns) = draw, so batches end"
     s = play(tmp_path, '[[steps]]\ndo = "end_phase"\n[[steps]]\ndo = "end_phase"\n', limit=4)
     assert (s["turn"], s["winner"], s["draw"]) == (5, None, True)
+
+
+# -- more rules the files leave unpinned ---------------------------------------------------
+def test_an_attack_needs_an_attack_value_and_a_valid_target(tmp_path: Path) -> None:
+    # classes.md: "A unit can only attack if it has an Attack value or Attack dice. It also needs a
+    # valid target within its range."
+    body = '''
+[[units]]
+side = 0
+lane = 2
+row = 1
+name = "U"
+health = 2
+%s
+[[steps]]
+do = "act"
+lane = 2
+row = 1
+action = "attack"
+'''
+    assert illegal(tmp_path, body % "").endswith("no Attack value")
+    assert illegal(tmp_path, body % "attack = 1").endswith("no valid attack target")
+
+
+def test_a_spell_counts_range_from_an_intersection(tmp_path: Path) -> None:
+    # classes.md "Range": "When the origin is an intersection, all fields whose corners are part of
+    # that intersection count as being at range 1." Consecration: 2 damage to each enemy within 1.
+    foes = "".join(f'[[units]]\nside = 1\nlane = {lane}\nrow = {row}\nname = "F{lane}{row}"\nhealth = 5\n'
+                   for lane, row in ((1, 2), (2, 3), (3, 3), (1, 4), (0, 2)))
+    s = play(tmp_path, foes + '''
+[players]
+pool = [{ white = 2, blue = 1 }, {}]
+hand = [["Consecration"], []]
+[[units]]
+side = 0
+lane = 2
+row = 2
+name = "Mine"
+health = 5
+[[steps]]
+do = "cast"
+card = "Consecration"
+intersection = [1, 2]
+''')
+    # intersection [1, 2] touches (1,2) (2,2) (1,3) (2,3): those are range 1; (3,3), (1,4), (0,2) range 2
+    hp = {(u["lane"], u["row"]): u["health"] for u in s["units"]}
+    assert hp == {(1, 2): 3, (2, 3): 3, (3, 3): 5, (1, 4): 5, (0, 2): 5, (2, 2): 5}
+
+
+def test_a_card_without_hp_is_summoned_with_one(tmp_path: Path) -> None:
+    # classes.md: "If no HP is specified, set a single die set to 1."; "After you summon a card, you gain 1 exp."
+    s = play(tmp_path, '''
+[[cards]]
+name = "Test Banner"
+type = "Follower"
+[players]
+class = ["Paladin", "none"]
+pool = [{ summoning = 1 }, {}]
+hand = [["Test Banner"], []]
+[[steps]]
+do = "class_ability"
+power = "Call to Arms"
+card = "Test Banner"
+lane = 4
+''')
+    banner = unit(s, 4, 0)
+    assert (banner["health"], banner["base_health"], banner["attack"]) == (1, 1, None)
+    assert s["players"][0]["experience"] == 1
+
+
+def test_a_token_may_go_outside_the_level_tree_once_its_dependency_holds_one(tmp_path: Path) -> None:
+    # classes.md: "You may also use it on any power that is defined outside the level tree."
+    s = play(tmp_path, LEVELS % '"power:Devotion", "red"' + '''
+[[powers]]
+side = 0
+name = "Path of Mercy"
+tokens = 1
+''')
+    p = s["players"][0]
+    assert {"name": "Devotion", "tokens": 1, "unlocked": True} in p["powers"]
+    assert p["pool"] == mana(blue=1, red=1)
+
+
+def test_kill_takes_credit(tmp_path: Path) -> None:
+    # classes.md: "Kill (a unit) – Reduce its HP to 0. Take credit for its death." Maw of the Deep:
+    # "When summoned, kill an enemy unit" (ledger E3: the first foe in its owner's acting order)
+    s = play(tmp_path, '''
+[players]
+class = ["none", "Warlock"]
+pool = [{}, { summoning = 1, purple = 1 }]
+hand = [[], ["Rift", "Maw of the Deep"]]
+[[units]]
+side = 0
+lane = 0
+row = 1
+card = "Guard"
+[[steps]]
+do = "cast"
+side = 1
+card = "Rift"
+lane = 2
+''', active=1)
+    assert unit(s, 0, 1) is None and unit(s, 2, 5)["name"] == "Maw of the Deep"
+    assert s["players"][1]["experience"] == 2 and s["players"][0]["nether"] == ["Guard"]
