@@ -153,12 +153,10 @@ def end_phase(G, b):
 
 
 @njit(cache=True)
-def cast(G, R, b, side, card, prepared, target, choice, pay):
-    """classes.md "Casting a spell": "You can only cast a spell that is either prepared or in your
-    hand. To do so, you must first pay its cost ... Then, place that spell in your play area and
-    resolve its text. ... If its text contains an Aura or Enchantment text, leave it in your play
-    area ... Otherwise, the Spell is moved into the Nether after being cast." A prepared spell
-    "cannot be cast on the same turn it was prepared on"; its mana is consumed (choice 14)."""
+def cast_error(G, R, b, side, card, prepared, target, choice, pay):
+    """Whether ``side`` may cast ``card`` now (E_OK) or why not: classes.md "You can only cast a
+    spell that is either prepared or in your hand"; "You cannot cast a spell if you cannot pay its
+    cost"; a prepared spell "cannot be cast on the same turn it was prepared on". Changes nothing."""
     if G.g[b, G_ENDED]:
         return E_OVER
     if prepared:
@@ -181,19 +179,31 @@ def cast(G, R, b, side, card, prepared, target, choice, pay):
     err = check_summons(G, R, b, side, R.cards[card, C_EFF_START], R.cards[card, C_EFF_N], choice)
     if err != E_OK:
         return err
+    if R.cards[card, C_DURATION] >= 0 and free_shape(G, b, side) < 0:
+        return E_SHAPE  # choice 18: no free shape, no cast
+    if not prepared:
+        out = np.zeros(NCOL, np.int64)
+        if not payment(G, b, side, R.cards[card, C_COST:C_COST + NCOST], pay, out):
+            return E_PAY
+    return E_OK
+
+
+@njit(cache=True)
+def cast(G, R, b, side, card, prepared, target, choice, pay):
+    """classes.md "Casting a spell": "you must first pay its cost ... Then, place that spell in your
+    play area and resolve its text. ... If its text contains an Aura or Enchantment text, leave it
+    in your play area ... Otherwise, the Spell is moved into the Nether after being cast." A
+    prepared spell's mana is consumed (choice 14)."""
+    err = cast_error(G, R, b, side, card, prepared, target, choice, pay)
+    if err != E_OK:
+        return err
     duration = R.cards[card, C_DURATION]
-    shape = NONE
-    if duration >= 0:
-        shape = free_shape(G, b, side)
-        if shape < 0:
-            return E_SHAPE  # choice 18: no free shape, no cast
+    shape = free_shape(G, b, side) if duration >= 0 else NONE
     if prepared:
         consume_prepared(G, b, side)
         G.pl[b, side, P_PREP] = NONE
     else:
-        err = spend(G, b, side, R.cards[card, C_COST:C_COST + NCOST], pay, False)
-        if err != E_OK:
-            return err
+        spend(G, b, side, R.cards[card, C_COST:C_COST + NCOST], pay, False)
         take_card(G.hand, b, side, card)
     stays = duration >= 0 or R.cards[card, C_AURA] == 1
     if stays:
@@ -208,11 +218,8 @@ def cast(G, R, b, side, card, prepared, target, choice, pay):
 
 
 @njit(cache=True)
-def prepare(G, R, b, side, card, pay):
-    """classes.md "Preparing a spell": "Instead of paying its cost, place necessary Mana on top of
-    that spell"; "You may only have one spell prepared at any time. You may choose to prepare a
-    different spell by discarding the old one (moving it into the Nether), and consuming the Mana
-    that was on top of it." """
+def prepare_error(G, R, b, side, card, pay):
+    """Whether ``side`` may prepare ``card`` now (E_OK) or why not. Changes nothing."""
     if G.g[b, G_ENDED]:
         return E_OVER
     if side != G.g[b, G_ACTIVE]:
@@ -224,6 +231,18 @@ def prepare(G, R, b, side, card, pay):
     out = np.zeros(NCOL, np.int64)
     if not payment(G, b, side, R.cards[card, C_COST:C_COST + NCOST], pay, out):
         return E_PAY
+    return E_OK
+
+
+@njit(cache=True)
+def prepare(G, R, b, side, card, pay):
+    """classes.md "Preparing a spell": "Instead of paying its cost, place necessary Mana on top of
+    that spell"; "You may only have one spell prepared at any time. You may choose to prepare a
+    different spell by discarding the old one (moving it into the Nether), and consuming the Mana
+    that was on top of it." """
+    err = prepare_error(G, R, b, side, card, pay)
+    if err != E_OK:
+        return err
     old = G.pl[b, side, P_PREP]
     if old >= 0:
         add_card(G.nether, b, side, old)
@@ -236,11 +255,11 @@ def prepare(G, R, b, side, card, pay):
 
 
 @njit(cache=True)
-def class_ability(G, R, b, side, p, a, target, choice, pay):
+def ability_error(G, R, b, side, p, a, target, choice, pay):
     """classes.md "Using a Class Ability": "Each text containing an arrow ► is its own ability. The
     text on the left side contains requirements that need to be paid or fulfilled to receive the
     benefit on the right side"; "a clock icon ⌚ ... limits usage of that ability to once per player
-    turn"; a non-innate power needs a power token first (locked otherwise)."""
+    turn"; a non-innate power needs a power token first (locked otherwise). Changes nothing."""
     if G.g[b, G_ENDED]:
         return E_OVER
     if side != G.g[b, G_ACTIVE]:
@@ -265,9 +284,22 @@ def class_ability(G, R, b, side, p, a, target, choice, pay):
     for e in range(start, start + n):
         if R.effects[e, F_OP] == OP_ADD_TOKEN and G.pw[b, side, p, W_TOKENS] >= R.powers[pid, PW_SLOTS]:
             return E_FULL_POWER  # "Place 1 token on this power up to number of [slots]"
-    err = spend(G, b, side, R.powers[pid, base + AB_COST:base + AB_COST + NCOST], pay, False)
+    out = np.zeros(NCOL, np.int64)
+    if not payment(G, b, side, R.powers[pid, base + AB_COST:base + AB_COST + NCOST], pay, out):
+        return E_PAY
+    return E_OK
+
+
+@njit(cache=True)
+def class_ability(G, R, b, side, p, a, target, choice, pay):
+    """Use ability ``a`` of power ``p`` (``ability_error`` says when it may be used)."""
+    err = ability_error(G, R, b, side, p, a, target, choice, pay)
     if err != E_OK:
         return err
+    pid = G.pw[b, side, p, W_ID]
+    base = PW_AB + a * NAB
+    start, n = R.powers[pid, base + AB_START], R.powers[pid, base + AB_N]
+    spend(G, b, side, R.powers[pid, base + AB_COST:base + AB_COST + NCOST], pay, False)
     if R.powers[pid, base + AB_CLOCK] == 1:
         G.pw[b, side, p, W_CLOCK + a] = 1
     push(G, b, start, n, TR_CAST, side, NONE, NONE, NONE, target, choice, 0, 0, p, AFTER_NOTHING)

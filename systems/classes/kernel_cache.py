@@ -13,7 +13,7 @@ import hashlib
 from pathlib import Path
 
 KERNEL_FILES = ("state.py", "rules.py", "board.py", "vocabulary.py", "jobs.py", "mana.py", "progress.py",
-                "units.py", "effects.py", "legal.py", "acting.py", "actions.py")
+                "units.py", "effects.py", "legal.py", "acting.py", "actions.py", "invariants.py", "agent.py")
 _checked = False
 
 

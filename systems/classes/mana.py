@@ -12,6 +12,7 @@ from battlesim.systems.classes.state import (
     E_PAY,
     NCOL,
     P_CURRENT,
+    P_GAINED,
     P_POOL,
     P_PREP_MANA,
     P_TRACK,
@@ -97,6 +98,7 @@ def mana_step(G, b, side):
 def gain_mana(G, b, side, colour, amount):
     """classes.md "Gain (mana) – Expand your mana pool with a mana of the listed color." """
     G.pl[b, side, P_POOL + colour] += amount
+    G.pl[b, side, P_GAINED] += amount
 
 
 @njit(cache=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from numba import njit
 
 from battlesim.systems.classes.jobs import fail, push_simple
+from battlesim.systems.classes.mana import gain_mana
 from battlesim.systems.classes.rules import PW_INNATE, PW_LEVEL, PW_REQUIRES, PW_SLOTS, PW_TOK, TR_CAST
 from battlesim.systems.classes.state import (
     ANSWER_POWER,
@@ -79,7 +80,7 @@ def take_bonus(G, R, b, side, level):
             if a == NONE:
                 a = 0  # spec §14: gain white
             if 0 <= a < ANSWER_REPLACE:
-                G.pl[b, side, P_POOL + a] += 1
+                gain_mana(G, b, side, a, 1)
             elif ANSWER_REPLACE <= a < ANSWER_POWER and G.pl[b, side, P_POOL + a - ANSWER_REPLACE] > 0:
                 G.pl[b, side, P_POOL + a - ANSWER_REPLACE] -= 1
                 G.pl[b, side, P_POOL + SUMMONING] += 1

@@ -55,7 +55,7 @@ NU = U_ENCH + 2 * NSHAPES
 
 # -- a player: pl[b, side, column] ---------------------------------------------------------
 PLAYER_FIELDS = ("life", "level", "experience", "levels", "pool", "track", "current", "prepared", "prepared_mana",
-                 "prepared_turn", "answer", "answers", "cast", "summoned", "kills")
+                 "prepared_turn", "answer", "answers", "cast", "summoned", "kills", "gained")
 P_LIFE, P_LEVEL, P_EXP, P_NLEVELS = 0, 1, 2, 3
 P_POOL = 4  # + colour
 P_TRACK = P_POOL + NCOL  # + slot * NCOL + colour
@@ -68,7 +68,8 @@ P_NANSWERS = P_ANSWER + 1
 P_CAST = P_NANSWERS + 1
 P_SUMMONED = P_CAST + 1
 P_KILLS = P_SUMMONED + 1
-NP = P_KILLS + 1
+P_GAINED = P_KILLS + 1  # mana gained for good ("Gain (mana)", level-up Mana): the conservation invariant's tally
+NP = P_GAINED + 1
 
 # -- a play-area card: area[b, side, k, field], oldest first -------------------------------
 A_CARD, A_SHAPE, A_TOKENS = 0, 1, 2

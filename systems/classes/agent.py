@@ -1,0 +1,189 @@
+"""The compiled random agent and one whole game (state -> legal actions -> random choice ->
+apply, until the end), over the engine's own action functions.
+
+The agent's decisions: each Main Phase action, uniformly among the legal ones and passing (spec
+§13: cast from hand with a target, prepare, cast the prepared spell, a class ability with a
+target). Left defaulted (ledger "Left"): each unit's act (the default policy, choice 7), Haste
+(choice 10), level-up answers (spec §14's defaults), the card a summon takes (the first of its
+type in hand), reaction windows for prepared spells (a prepared spell is cast in its owner's
+Main Phase only). Random numbers come from the counter RNG (``ecs/compiled/rng.py``), so a game
+depends only on its seed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from battlesim.ecs.compiled.rng import integers
+from battlesim.systems.classes.acting import battle_phase
+from battlesim.systems.classes.actions import (
+    ability_error,
+    begin_phase,
+    cast,
+    cast_error,
+    class_ability,
+    end_phase,
+    prepare,
+    prepare_error,
+)
+from battlesim.systems.classes.board import FIELDS, INTERSECTIONS, LANES
+from battlesim.systems.classes.invariants import violation
+from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER
+from battlesim.systems.classes.rules import AB_TARGET, C_SPELL, C_TARGET, NAB, PW_AB, PW_NAB
+from battlesim.systems.classes.state import (
+    E_OK,
+    G_ACTIVE,
+    G_ENDED,
+    HAND,
+    NCOL,
+    NONE,
+    P_PREP,
+    POWERS,
+    T_INTERSECTION,
+    T_LANE,
+    T_NONE,
+    T_PLAYER,
+    W_ID,
+)
+
+CANDIDATES = 4096  # legal main-phase actions listed at once (hand 40 x targets 52 would be more; never reached)
+MAIN_ACTIONS = 12  # main-phase actions a random player takes at most per turn (then it passes)
+STREAM = 7  # the agent's RNG stream
+K_CAST, K_PREPARE, K_CAST_PREPARED, K_ABILITY = 0, 1, 2, 3
+INVARIANT_ACTION = 99  # a listed legal action that the engine then refused
+
+
+@njit(cache=True)
+def targets_of(kind, out):
+    """Every target a choice of ``kind`` may name (spec §13 TARGET: 30 fields, 2 players, 20
+    intersections; a summon: the 5 first-row lanes); legality is the action's check."""
+    if kind == K_NONE:
+        out[0] = T_NONE
+        return 1
+    if kind == K_PLAYER:
+        out[0], out[1] = T_PLAYER, T_PLAYER + 1
+        return 2
+    if kind == K_INTERSECTION:
+        for i in range(INTERSECTIONS):
+            out[i] = T_INTERSECTION + i
+        return INTERSECTIONS
+    if kind == K_FIRST_ROW:
+        for i in range(LANES):
+            out[i] = T_LANE + i
+        return LANES
+    for f in range(FIELDS):  # unit kinds and K_FIELD
+        out[f] = f
+    return FIELDS
+
+
+@njit(cache=True)
+def legal_actions(G, R, b, side, out):
+    """The legal Main Phase actions of ``side`` as rows (kind, card or power, ability, target);
+    returns the count. Each is checked by the action's own ``*_error`` function."""
+    pay = np.full(NCOL, -1, np.int64)
+    t = np.empty(FIELDS + 2, np.int64)
+    n = 0
+    for k in range(HAND):
+        c = G.hand[b, side, k]
+        if c < 0 or R.cards[c, C_SPELL] == 0:
+            continue
+        seen = False
+        for j in range(k):
+            seen = seen or G.hand[b, side, j] == c
+        if seen:
+            continue
+        for i in range(targets_of(R.cards[c, C_TARGET], t)):
+            if n < CANDIDATES and cast_error(G, R, b, side, c, False, t[i], NONE, pay) == E_OK:
+                out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_CAST, c, 0, t[i]
+                n += 1
+        if n < CANDIDATES and prepare_error(G, R, b, side, c, pay) == E_OK:
+            out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_PREPARE, c, 0, T_NONE
+            n += 1
+    c = G.pl[b, side, P_PREP]
+    if c >= 0:
+        for i in range(targets_of(R.cards[c, C_TARGET], t)):
+            if n < CANDIDATES and cast_error(G, R, b, side, c, True, t[i], NONE, pay) == E_OK:
+                out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_CAST_PREPARED, c, 0, t[i]
+                n += 1
+    for p in range(POWERS):
+        pid = G.pw[b, side, p, W_ID]
+        if pid < 0:
+            continue
+        for a in range(R.powers[pid, PW_NAB]):
+            for i in range(targets_of(R.powers[pid, PW_AB + a * NAB + AB_TARGET], t)):
+                if n < CANDIDATES and ability_error(G, R, b, side, p, a, t[i], NONE, pay) == E_OK:
+                    out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_ABILITY, p, a, t[i]
+                    n += 1
+    return n
+
+
+@njit(cache=True)
+def apply_action(G, R, b, side, row):
+    pay = np.full(NCOL, -1, np.int64)
+    if row[0] == K_CAST:
+        return cast(G, R, b, side, row[1], False, row[3], NONE, pay)
+    if row[0] == K_PREPARE:
+        return prepare(G, R, b, side, row[1], pay)
+    if row[0] == K_CAST_PREPARED:
+        return cast(G, R, b, side, row[1], True, row[3], NONE, pay)
+    return class_ability(G, R, b, side, row[1], row[2], row[3], NONE, pay)
+
+
+@njit(cache=True)
+def random_main_phase(G, R, b, rng, rows, check, start):
+    """classes.md "Main Phase": any number of actions until the player passes: the random agent
+    picks uniformly among the legal actions and passing (at most MAIN_ACTIONS per turn)."""
+    side = G.g[b, G_ACTIVE]
+    for _ in range(MAIN_ACTIONS):
+        n = legal_actions(G, R, b, side, rows)
+        pick = integers(rng, b, n + 1, STREAM)
+        if pick == n:
+            return 0
+        if apply_action(G, R, b, side, rows[pick]) != E_OK:
+            return INVARIANT_ACTION
+        if check:
+            v = violation(G, R, b, start)
+            if v:
+                return v
+        if G.g[b, G_ENDED]:
+            return 0
+    return 0
+
+
+@njit(cache=True)
+def play_game(G, R, b, rng, rows, check, start):
+    """One game from its set-up state to the end (a life at 0 or the turn limit), turn by turn:
+    Begin Phase, the random Main Phase, the Battle Phase (default acts), End Phase (spec §2).
+    With ``check``, the invariants (``invariants.violation``) after every step; returns the first
+    violation's code (0: none)."""
+    empty = np.zeros(1, np.int64)
+    no_orders = np.full((1, 4), NONE, np.int64)
+    while not G.g[b, G_ENDED]:
+        if begin_phase(G, R, b, empty, 0) != E_OK:
+            return INVARIANT_ACTION
+        if check and violation(G, R, b, start):
+            return violation(G, R, b, start)
+        if G.g[b, G_ENDED]:
+            break
+        v = random_main_phase(G, R, b, rng, rows, check, start)
+        if v:
+            return v
+        if G.g[b, G_ENDED]:
+            break
+        if battle_phase(G, R, b, no_orders, 0) != E_OK:
+            return INVARIANT_ACTION
+        if check and violation(G, R, b, start):
+            return violation(G, R, b, start)
+        if G.g[b, G_ENDED]:
+            break
+        end_phase(G, b)
+    return violation(G, R, b, start) if check else 0
+
+
+@njit(cache=True)
+def play_batch(G, R, rng, check, start, out):
+    """Every game of the batch to its end; ``out[b]`` = its violation code (0: none)."""
+    rows = np.empty((CANDIDATES, 4), np.int64)
+    for b in range(G.g.shape[0]):
+        out[b] = play_game(G, R, b, rng, rows, check, start)
