@@ -12,7 +12,7 @@ from battlesim.systems.classes.board import ADJACENT, FIELDS
 from battlesim.systems.classes.effects import run_jobs
 from battlesim.systems.classes.jobs import push
 from battlesim.systems.classes.legal import check_target
-from battlesim.systems.classes.mana import spend
+from battlesim.systems.classes.mana import payment, spend
 from battlesim.systems.classes.progress import gain_experience
 from battlesim.systems.classes.rules import (
     C_AB_CLOCK,
@@ -34,6 +34,7 @@ from battlesim.systems.classes.state import (
     E_NOT_OWN,
     E_OK,
     E_OVER,
+    E_PAY,
     G_ACTIVE,
     G_ATTACKER,
     G_ENDED,
@@ -124,10 +125,10 @@ def attack(G, R, b, f, t):
 
 
 @njit(cache=True)
-def use_ability(G, R, b, f, target, pay):
-    """classes.md "Action - Unit Ability": "Just like class abilities, unit abilities work in the
-    same way. Left side shows the cost ... You cannot use an ability if you cannot pay its cost."
-    Its owner pays; a ⌚ ability once per player turn."""
+def ability_error(G, R, b, f, target, pay):
+    """Whether the unit on ``f`` may use its ability on ``target`` now (E_OK) or why not: classes.md
+    "You cannot use an ability if you cannot pay its cost"; a unit ability is a card's, so an
+    Antimagic unit cannot be its target (choice 12); a ⌚ ability once per player turn. Changes nothing."""
     card = G.u[b, f, U_CARD]
     if card < 0 or R.cards[card, C_HAS_ABILITY] == 0:
         return E_NO_ABILITY
@@ -137,9 +138,23 @@ def use_ability(G, R, b, f, target, pay):
     err = check_target(G, b, owner, R.cards[card, C_AB_TARGET], target, True)
     if err != E_OK:
         return err
-    err = spend(G, b, owner, R.cards[card, C_AB_COST:C_AB_COST + NCOST], pay, False)
+    out = np.zeros(5, np.int64)
+    if not payment(G, b, owner, R.cards[card, C_AB_COST:C_AB_COST + NCOST], pay, out):
+        return E_PAY
+    return E_OK
+
+
+@njit(cache=True)
+def use_ability(G, R, b, f, target, pay):
+    """classes.md "Action - Unit Ability": "Just like class abilities, unit abilities work in the
+    same way. Left side shows the cost of the ability while the right side is resolved as a
+    benefit." Its owner pays."""
+    err = ability_error(G, R, b, f, target, pay)
     if err != E_OK:
         return err
+    card = G.u[b, f, U_CARD]
+    owner = G.u[b, f, U_SIDE]
+    spend(G, b, owner, R.cards[card, C_AB_COST:C_AB_COST + NCOST], pay, False)
     G.u[b, f, U_ABILITY_USED] = 1
     push(G, b, R.cards[card, C_AB_EFF_START], R.cards[card, C_AB_EFF_N], TR_CAST, owner, card, G.u[b, f, U_UID], NONE,
          target, NONE, 0, 1, NONE, AFTER_NOTHING)
@@ -169,22 +184,48 @@ def action(G, R, b, f, kind, target, pay):
 
 
 @njit(cache=True)
-def act(G, R, b, f, first, kind, target, pay):
-    """classes.md "Each unit will move (Advance) and perform one action. The unit can choose to
-    advance before or after taking an action." Choice 8: its Defend ends as its act starts.
-    Choice 7 (the default policy, ``first`` and ``kind`` 0): with a valid target attack then
-    advance; else advance, then attack if that gave a target, else defend. Returns an error code."""
+def act_error(G, b, f):
+    """Whether the unit on ``f`` may act now: the game goes on, and it is the active player's
+    (classes.md "all units belonging to the current player will take their turn")."""
     if G.g[b, G_ENDED]:
         return E_OVER
     if not (0 <= f < FIELDS) or not G.u[b, f, U_PRESENT]:
         return E_NO_UNIT
     if G.u[b, f, U_SIDE] != G.g[b, G_ACTIVE]:
         return E_NOT_OWN
-    uid = G.u[b, f, U_UID]
+    return E_OK
+
+
+@njit(cache=True)
+def act_begin(G, b, f):
+    """The act starts: its Defend ends (choice 8: "until the unit's first action in the following
+    Battle phase"); returns the unit's identity."""
     G.u[b, f, U_DEFENDING] = 0
     G.u[b, f, U_MOVES] = 0
-    G.g[b, G_ATTACKER] = uid
-    err = E_OK
+    G.g[b, G_ATTACKER] = G.u[b, f, U_UID]
+    return G.u[b, f, U_UID]
+
+
+@njit(cache=True)
+def act_end(G, b, uid):
+    """The act is over: Momentum's gain ends ("for as long as it is still acting")."""
+    f = find_uid(G, b, uid)
+    if f >= 0:
+        G.u[b, f, U_MOVES] = 0
+        G.u[b, f, U_ACTED] = 1
+    G.g[b, G_ATTACKER] = NONE
+
+
+@njit(cache=True)
+def act(G, R, b, f, first, kind, target, pay):
+    """classes.md "Each unit will move (Advance) and perform one action. The unit can choose to
+    advance before or after taking an action." Choice 7 (the default policy, ``first`` and
+    ``kind`` 0): with a valid target attack then advance; else advance, then attack if that gave a
+    target, else defend. Returns an error code."""
+    err = act_error(G, b, f)
+    if err != E_OK:
+        return err
+    uid = act_begin(G, b, f)
     if first == FIRST_DEFAULT and kind == ACT_DEFAULT:
         if find_target(G, b, f) != NONE:
             err = action(G, R, b, f, ACT_ATTACK, target, pay)
@@ -205,12 +246,24 @@ def act(G, R, b, f, first, kind, target, pay):
             f = find_uid(G, b, uid)
             if err == E_OK and f >= 0 and not G.g[b, G_ENDED]:
                 f = advance(G, b, f)
-    f = find_uid(G, b, uid)
-    if f >= 0:
-        G.u[b, f, U_MOVES] = 0  # Momentum: "for as long as it is still acting"
-        G.u[b, f, U_ACTED] = 1
-    G.g[b, G_ATTACKER] = NONE
+    act_end(G, b, uid)
     return err
+
+
+@njit(cache=True)
+def snapshot(G, b, p, uids, start):
+    """Choice 5: the Act Step's order is a snapshot of ``p``'s units (their identities and fields)
+    taken as it starts; returns the count."""
+    fields = np.empty(FIELDS, np.int64)
+    n = units_in_order(G, b, p, fields)
+    m = 0
+    for i in range(n):
+        if G.u[b, fields[i], U_SIDE] == p:
+            uids[m] = G.u[b, fields[i], U_UID]
+            start[m] = fields[i]
+            G.u[b, fields[i], U_ACTED] = 0
+            m += 1
+    return m
 
 
 @njit(cache=True)
@@ -220,17 +273,9 @@ def act_step(G, R, b, orders, n_orders):
     snapshot; one act per unit; a unit that died first is skipped; choice 11: a unit with Turnover
     acts in its owner's step. ``orders[i]`` = (field at the step's start, first, action, target)."""
     p = G.g[b, G_ACTIVE]
-    fields = np.empty(FIELDS, np.int64)
-    n = units_in_order(G, b, p, fields)
     uids = np.empty(FIELDS, np.int64)
     start = np.empty(FIELDS, np.int64)
-    m = 0
-    for i in range(n):
-        if G.u[b, fields[i], U_SIDE] == p:
-            uids[m] = G.u[b, fields[i], U_UID]
-            start[m] = fields[i]
-            G.u[b, fields[i], U_ACTED] = 0
-            m += 1
+    m = snapshot(G, b, p, uids, start)
     pay = np.full(5, -1, np.int64)
     for i in range(m):
         if G.g[b, G_ENDED]:
@@ -278,13 +323,10 @@ def haste(G, R, b):
 
 
 @njit(cache=True)
-def battle_phase(G, R, b, orders, n_orders):
-    """classes.md "Battle phase": the Act Step, Haste (choice 10), "Gain Experience Step: At the end
-    of Battle, the player gains +1 experience"; choice 11: the active player's units' Turnover
-    tokens are discarded at the end of its Battle phase."""
-    err = act_step(G, R, b, orders, n_orders)
-    if err != E_OK or G.g[b, G_ENDED]:
-        return err
+def battle_end(G, R, b):
+    """What follows the Act Step: Haste (choice 10), "Gain Experience Step: At the end of Battle,
+    the player gains +1 experience", and (choice 11) the active player's units' Turnover tokens
+    are discarded at the end of its Battle phase."""
     haste(G, R, b)
     if G.g[b, G_ENDED]:
         return E_OK
@@ -295,3 +337,13 @@ def battle_phase(G, R, b, orders, n_orders):
         if G.u[b, f, U_PRESENT] and G.u[b, f, U_SIDE] == p:
             G.u[b, f, U_TURNOVER] = 0
     return G.g[b, G_ERROR]
+
+
+@njit(cache=True)
+def battle_phase(G, R, b, orders, n_orders):
+    """classes.md "Battle phase": "This is a phase where units on the battlefield act, and heroes
+    gain experience from the battle": the Act Step, then ``battle_end``."""
+    err = act_step(G, R, b, orders, n_orders)
+    if err != E_OK or G.g[b, G_ENDED]:
+        return err
+    return battle_end(G, R, b)

@@ -1,12 +1,14 @@
 """The compiled random agent and one whole game (state -> legal actions -> random choice ->
 apply, until the end), over the engine's own action functions.
 
-The agent's decisions: each Main Phase action, uniformly among the legal ones and passing (spec
-§13: cast from hand with a target, prepare, cast the prepared spell, a class ability with a
-target). Left defaulted (ledger "Left"): each unit's act (the default policy, choice 7), Haste
-(choice 10), level-up answers (spec §14's defaults), the card a summon takes (the first of its
-type in hand), reaction windows for prepared spells (a prepared spell is cast in its owner's
-Main Phase only). Random numbers come from the counter RNG (``ecs/compiled/rng.py``), so a game
+The agent's decisions, each uniform among the legal options (spec §13): every Main Phase action
+and passing (cast from hand with a target, prepare, cast the prepared spell, a class ability
+with a target); each unit's act (advance first or action first, then attack, defend or its
+ability with a target); the reaction windows of choice 14 (the opponent's prepared spell after
+the active player's Begin Phase, after each of its Main Phase actions, before its Act Step and
+after each of its unit acts: cast it with a target, or pass). Left defaulted (ledger "Left"):
+Haste (choice 10), level-up answers (spec §14's defaults), the card a summon takes (the first of
+its type in hand), the active player's own prepared spell between its unit acts. Random numbers come from the counter RNG (``ecs/compiled/rng.py``), so a game
 depends only on its seed.
 """
 
@@ -16,7 +18,17 @@ import numpy as np
 from numba import njit
 
 from battlesim.ecs.compiled.rng import integers
-from battlesim.systems.classes.acting import battle_phase
+from battlesim.systems.classes.acting import (
+    ACT_ABILITY,
+    ACT_ATTACK,
+    ACT_DEFEND,
+    act_begin,
+    act_end,
+    action,
+    battle_end,
+    snapshot,
+)
+from battlesim.systems.classes.acting import ability_error as unit_ability_error
 from battlesim.systems.classes.actions import (
     ability_error,
     begin_phase,
@@ -30,7 +42,7 @@ from battlesim.systems.classes.actions import (
 from battlesim.systems.classes.board import FIELDS, INTERSECTIONS, LANES
 from battlesim.systems.classes.invariants import violation
 from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER
-from battlesim.systems.classes.rules import AB_TARGET, C_SPELL, C_TARGET, NAB, PW_AB, PW_NAB
+from battlesim.systems.classes.rules import AB_TARGET, C_AB_TARGET, C_HAS_ABILITY, C_SPELL, C_TARGET, NAB, PW_AB, PW_NAB
 from battlesim.systems.classes.state import (
     E_OK,
     G_ACTIVE,
@@ -44,8 +56,12 @@ from battlesim.systems.classes.state import (
     T_LANE,
     T_NONE,
     T_PLAYER,
+    U_ACTED,
+    U_CARD,
+    U_HAS_ATTACK,
     W_ID,
 )
+from battlesim.systems.classes.units import advance, find_target, find_uid
 
 CANDIDATES = 4096  # legal main-phase actions listed at once (hand 40 x targets 52 would be more; never reached)
 MAIN_ACTIONS = 12  # main-phase actions a random player takes at most per turn (then it passes)
@@ -131,6 +147,86 @@ def apply_action(G, R, b, side, row):
 
 
 @njit(cache=True)
+def reaction(G, R, b, rng, rows):
+    """A reaction window (choice 14): the non-active player may cast its prepared spell (prepared on
+    an earlier turn) with a legal target, or pass; uniformly. classes.md: "A prepared spell may be
+    cast at any time, even during opponent's turn"."""
+    side = 1 - G.g[b, G_ACTIVE]
+    c = G.pl[b, side, P_PREP]
+    if c < 0 or G.g[b, G_ENDED]:
+        return E_OK
+    pay = np.full(NCOL, -1, np.int64)
+    t = np.empty(FIELDS + 2, np.int64)
+    n = 0
+    for i in range(targets_of(R.cards[c, C_TARGET], t)):
+        if cast_error(G, R, b, side, c, True, t[i], NONE, pay) == E_OK:
+            rows[n, 0] = t[i]
+            n += 1
+    if n == 0:
+        return E_OK
+    pick = integers(rng, b, n + 1, STREAM)
+    if pick == n:
+        return E_OK
+    return cast(G, R, b, side, c, True, rows[pick, 0], NONE, pay)
+
+
+@njit(cache=True)
+def random_act(G, R, b, f, rng, rows):
+    """One unit's act with random choices (classes.md "The unit can choose to advance before or
+    after taking an action"; "There are 3 types of actions a unit can perform"): the order, then
+    one legal action at that moment (Attack if it has a valid target, Defend, its ability on a
+    legal target)."""
+    pay = np.full(NCOL, -1, np.int64)
+    t = np.empty(FIELDS + 2, np.int64)
+    uid = act_begin(G, b, f)
+    advance_first = integers(rng, b, 2, STREAM) == 1
+    if advance_first:
+        f = advance(G, b, f)
+    n = 0
+    if G.u[b, f, U_HAS_ATTACK] and find_target(G, b, f) != NONE:
+        rows[n, 0], rows[n, 1] = ACT_ATTACK, NONE
+        n += 1
+    rows[n, 0], rows[n, 1] = ACT_DEFEND, NONE
+    n += 1
+    card = G.u[b, f, U_CARD]
+    if card >= 0 and R.cards[card, C_HAS_ABILITY] == 1:
+        for i in range(targets_of(R.cards[card, C_AB_TARGET], t)):
+            if unit_ability_error(G, R, b, f, t[i], pay) == E_OK:
+                rows[n, 0], rows[n, 1] = ACT_ABILITY, t[i]
+                n += 1
+    pick = integers(rng, b, n, STREAM)
+    err = action(G, R, b, f, rows[pick, 0], rows[pick, 1], pay)
+    if not advance_first:
+        f = find_uid(G, b, uid)
+        if f >= 0 and not G.g[b, G_ENDED]:
+            advance(G, b, f)
+    act_end(G, b, uid)
+    return err
+
+
+@njit(cache=True)
+def random_act_step(G, R, b, rng, rows, check, start):
+    """The Act Step (classes.md: "all units belonging to the current player will take their turn",
+    choice 5's snapshot), each act chosen at random, a reaction window after each."""
+    uids = np.empty(FIELDS, np.int64)
+    first = np.empty(FIELDS, np.int64)
+    m = snapshot(G, b, G.g[b, G_ACTIVE], uids, first)
+    for i in range(m):
+        if G.g[b, G_ENDED]:
+            return 0
+        f = find_uid(G, b, uids[i])
+        if f < 0 or G.u[b, f, U_ACTED]:
+            continue
+        if random_act(G, R, b, f, rng, rows) != E_OK or reaction(G, R, b, rng, rows) != E_OK:
+            return INVARIANT_ACTION
+        if check:
+            v = violation(G, R, b, start)
+            if v:
+                return v
+    return 0
+
+
+@njit(cache=True)
 def random_main_phase(G, R, b, rng, rows, check, start):
     """classes.md "Main Phase": any number of actions until the player passes: the random agent
     picks uniformly among the legal actions and passing (at most MAIN_ACTIONS per turn)."""
@@ -140,7 +236,7 @@ def random_main_phase(G, R, b, rng, rows, check, start):
         pick = integers(rng, b, n + 1, STREAM)
         if pick == n:
             return 0
-        if apply_action(G, R, b, side, rows[pick]) != E_OK:
+        if apply_action(G, R, b, side, rows[pick]) != E_OK or reaction(G, R, b, rng, rows) != E_OK:
             return INVARIANT_ACTION
         if check:
             v = violation(G, R, b, start)
@@ -154,13 +250,13 @@ def random_main_phase(G, R, b, rng, rows, check, start):
 @njit(cache=True)
 def play_game(G, R, b, rng, rows, check, start):
     """One game from its set-up state to the end (a life at 0 or the turn limit), turn by turn:
-    Begin Phase, the random Main Phase, the Battle Phase (default acts), End Phase (spec §2).
+    Begin Phase, the random Main Phase, the Battle Phase (random acts), End Phase (spec §2), with
+    the reaction windows of choice 14 between them.
     With ``check``, the invariants (``invariants.violation``) after every step; returns the first
     violation's code (0: none)."""
     empty = np.zeros(1, np.int64)
-    no_orders = np.full((1, 4), NONE, np.int64)
     while not G.g[b, G_ENDED]:
-        if begin_phase(G, R, b, empty, 0) != E_OK:
+        if begin_phase(G, R, b, empty, 0) != E_OK or reaction(G, R, b, rng, rows) != E_OK:
             return INVARIANT_ACTION
         if check and violation(G, R, b, start):
             return violation(G, R, b, start)
@@ -171,7 +267,14 @@ def play_game(G, R, b, rng, rows, check, start):
             return v
         if G.g[b, G_ENDED]:
             break
-        if battle_phase(G, R, b, no_orders, 0) != E_OK:
+        if reaction(G, R, b, rng, rows) != E_OK:
+            return INVARIANT_ACTION
+        v = random_act_step(G, R, b, rng, rows, check, start)
+        if v:
+            return v
+        if G.g[b, G_ENDED]:
+            break
+        if battle_end(G, R, b) != E_OK:
             return INVARIANT_ACTION
         if check and violation(G, R, b, start):
             return violation(G, R, b, start)
