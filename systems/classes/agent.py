@@ -42,7 +42,19 @@ from battlesim.systems.classes.actions import (
 from battlesim.systems.classes.board import FIELDS, INTERSECTIONS, LANES
 from battlesim.systems.classes.invariants import violation
 from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER
-from battlesim.systems.classes.rules import AB_TARGET, C_AB_TARGET, C_HAS_ABILITY, C_SPELL, C_TARGET, NAB, PW_AB, PW_NAB
+from battlesim.systems.classes.mana import payment
+from battlesim.systems.classes.rules import (
+    AB_TARGET,
+    C_AB_TARGET,
+    C_COST,
+    C_HAS_ABILITY,
+    C_SPELL,
+    C_TARGET,
+    NAB,
+    NCOST,
+    PW_AB,
+    PW_NAB,
+)
 from battlesim.systems.classes.state import (
     E_OK,
     G_ACTIVE,
@@ -98,6 +110,7 @@ def legal_actions(G, R, b, side, out):
     """The legal Main Phase actions of ``side`` as rows (kind, card or power, ability, target);
     returns the count. Each is checked by the action's own ``*_error`` function."""
     pay = np.full(NCOL, -1, np.int64)
+    spare = np.empty(NCOL, np.int64)
     t = np.empty(FIELDS + 2, np.int64)
     n = 0
     for k in range(HAND):
@@ -107,8 +120,8 @@ def legal_actions(G, R, b, side, out):
         seen = False
         for j in range(k):
             seen = seen or G.hand[b, side, j] == c
-        if seen:
-            continue
+        if seen or not payment(G, b, side, R.cards[c, C_COST:C_COST + NCOST], pay, spare):
+            continue  # neither castable nor preparable: skip its targets
         for i in range(targets_of(R.cards[c, C_TARGET], t)):
             if n < CANDIDATES and cast_error(G, R, b, side, c, False, t[i], NONE, pay) == E_OK:
                 out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_CAST, c, 0, t[i]

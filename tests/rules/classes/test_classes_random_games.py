@@ -5,12 +5,15 @@ size, batch mates")."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
 from battlesim.systems.classes import games, invariants
 from battlesim.systems.classes.ruleset import RULESET
-from battlesim.systems.classes.state import G_WINNER, P_CAST, P_KILLS, P_POOL
+from battlesim.systems.classes.state import G_WINNER, P_CAST, P_EXP, P_KILLS, P_LEVEL, P_LIFE, P_POOL, W_ID, W_TOKENS
+from battlesim.systems.classes.vocabulary import COLOURS
 
 PAIRS = [("paladin_vanguard", "warlock_pact"), ("warlock_legion", "paladin_bulwark"),
          ("paladin_bulwark", "paladin_vanguard"), ("warlock_pact", "warlock_legion")]
@@ -64,3 +67,24 @@ def test_the_invariant_check_can_fail(game) -> None:
     G.hand[0, 1, 39] = -1
     G.g[0, G_WINNER] = 1  # a winner while both live
     assert invariants.violation(G, compiled.rules, 0, start) == invariants.WINNER
+
+
+def test_a_game_is_set_up_from_its_decks(game) -> None:
+    # classes.md "Setup": "life points tracker set to 20"; "Mark Level 1 as current level and take
+    # its bonus (power token, starting cards and Mana)"
+    G, compiled, _ = games.set_up(game, ("paladin_vanguard", "warlock_pact"), 1)
+    for side, deck_id in enumerate(("paladin_vanguard", "warlock_pact")):
+        deck = game.decks[deck_id]
+        board = game.boards[deck.class_name]
+        hand = Counter(compiled.card_names[c] for c in G.hand[0, side] if c >= 0)
+        upgrade = Counter(compiled.card_names[c] for c in G.upgrade[0, side] if c >= 0)
+        # the starting cards, plus what level 1's token took from the upgrade deck (Demonology: an Imp)
+        assert hand - Counter(deck.hand) == Counter(deck.upgrade) - upgrade and not Counter(deck.hand) - hand
+        assert {c: int(G.pl[0, side, P_POOL + k]) for k, c in enumerate(COLOURS) if G.pl[0, side, P_POOL + k]} == board.pool
+        assert (G.pl[0, side, P_LIFE], G.pl[0, side, P_LEVEL], G.pl[0, side, P_EXP]) == (20, 1, 0)
+        # level 1's power token on the first legal power in board order (spec §14's default)
+        tokens = {compiled.power_names[G.pw[0, side, k, W_ID]]: int(G.pw[0, side, k, W_TOKENS])
+                  for k in range(len(board.powers))}
+        assert sum(tokens.values()) == 1
+        first = next(p.name for p in board.powers if p.slots > 0 and p.level <= 1 and p.requires is None)
+        assert tokens[first] == 1
