@@ -12,7 +12,7 @@ from battlesim.systems.classes.board import ADJACENT, FIELDS
 from battlesim.systems.classes.effects import run_jobs
 from battlesim.systems.classes.jobs import push
 from battlesim.systems.classes.legal import check_target
-from battlesim.systems.classes.mana import payment, spend
+from battlesim.systems.classes.mana import can_pay, spend
 from battlesim.systems.classes.progress import gain_experience
 from battlesim.systems.classes.rules import (
     C_AB_CLOCK,
@@ -138,8 +138,7 @@ def ability_error(G, R, b, f, target, pay):
     err = check_target(G, b, owner, R.cards[card, C_AB_TARGET], target, True)
     if err != E_OK:
         return err
-    out = np.zeros(5, np.int64)
-    if not payment(G, b, owner, R.cards[card, C_AB_COST:C_AB_COST + NCOST], pay, out):
+    if not can_pay(G, b, owner, R.cards[card, C_AB_COST:C_AB_COST + NCOST], pay):
         return E_PAY
     return E_OK
 

@@ -12,7 +12,7 @@ from battlesim.systems.classes.board import FIELDS
 from battlesim.systems.classes.effects import area_add, area_find, free_shape, run_jobs, unleash
 from battlesim.systems.classes.jobs import push
 from battlesim.systems.classes.legal import check_summons, check_target
-from battlesim.systems.classes.mana import consume_prepared, mana_step, payment, spend
+from battlesim.systems.classes.mana import can_pay, consume_prepared, mana_step, spend
 from battlesim.systems.classes.progress import unlocked
 from battlesim.systems.classes.rules import (
     AB_CLOCK,
@@ -66,7 +66,6 @@ from battlesim.systems.classes.state import (
     G_TURN,
     G_TURN_LIMIT,
     HAND,
-    NCOL,
     NONE,
     P_CAST,
     P_PREP,
@@ -181,10 +180,8 @@ def cast_error(G, R, b, side, card, prepared, target, choice, pay):
         return err
     if R.cards[card, C_DURATION] >= 0 and free_shape(G, b, side) < 0:
         return E_SHAPE  # choice 18: no free shape, no cast
-    if not prepared:
-        out = np.zeros(NCOL, np.int64)
-        if not payment(G, b, side, R.cards[card, C_COST:C_COST + NCOST], pay, out):
-            return E_PAY
+    if not prepared and not can_pay(G, b, side, R.cards[card, C_COST:C_COST + NCOST], pay):
+        return E_PAY
     return E_OK
 
 
@@ -228,8 +225,7 @@ def prepare_error(G, R, b, side, card, pay):
         return E_HAND
     if R.cards[card, C_SPELL] == 0:
         return E_NOT_SPELL
-    out = np.zeros(NCOL, np.int64)
-    if not payment(G, b, side, R.cards[card, C_COST:C_COST + NCOST], pay, out):
+    if not can_pay(G, b, side, R.cards[card, C_COST:C_COST + NCOST], pay):
         return E_PAY
     return E_OK
 
@@ -284,8 +280,7 @@ def ability_error(G, R, b, side, p, a, target, choice, pay):
     for e in range(start, start + n):
         if R.effects[e, F_OP] == OP_ADD_TOKEN and G.pw[b, side, p, W_TOKENS] >= R.powers[pid, PW_SLOTS]:
             return E_FULL_POWER  # "Place 1 token on this power up to number of [slots]"
-    out = np.zeros(NCOL, np.int64)
-    if not payment(G, b, side, R.powers[pid, base + AB_COST:base + AB_COST + NCOST], pay, out):
+    if not can_pay(G, b, side, R.powers[pid, base + AB_COST:base + AB_COST + NCOST], pay):
         return E_PAY
     return E_OK
 

@@ -42,8 +42,9 @@ from battlesim.systems.classes.actions import (
 from battlesim.systems.classes.board import FIELDS, INTERSECTIONS, LANES
 from battlesim.systems.classes.invariants import violation
 from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER
-from battlesim.systems.classes.mana import payment
+from battlesim.systems.classes.mana import can_pay
 from battlesim.systems.classes.rules import (
+    AB_COST,
     AB_TARGET,
     C_AB_TARGET,
     C_COST,
@@ -110,7 +111,6 @@ def legal_actions(G, R, b, side, out):
     """The legal Main Phase actions of ``side`` as rows (kind, card or power, ability, target);
     returns the count. Each is checked by the action's own ``*_error`` function."""
     pay = np.full(NCOL, -1, np.int64)
-    spare = np.empty(NCOL, np.int64)
     t = np.empty(FIELDS + 2, np.int64)
     n = 0
     for k in range(HAND):
@@ -120,7 +120,7 @@ def legal_actions(G, R, b, side, out):
         seen = False
         for j in range(k):
             seen = seen or G.hand[b, side, j] == c
-        if seen or not payment(G, b, side, R.cards[c, C_COST:C_COST + NCOST], pay, spare):
+        if seen or not can_pay(G, b, side, R.cards[c, C_COST:C_COST + NCOST], pay):
             continue  # neither castable nor preparable: skip its targets
         for i in range(targets_of(R.cards[c, C_TARGET], t)):
             if n < CANDIDATES and cast_error(G, R, b, side, c, False, t[i], NONE, pay) == E_OK:
@@ -140,7 +140,10 @@ def legal_actions(G, R, b, side, out):
         if pid < 0:
             continue
         for a in range(R.powers[pid, PW_NAB]):
-            for i in range(targets_of(R.powers[pid, PW_AB + a * NAB + AB_TARGET], t)):
+            base = PW_AB + a * NAB
+            if not can_pay(G, b, side, R.powers[pid, base + AB_COST:base + AB_COST + NCOST], pay):
+                continue  # no target makes it payable: skip them
+            for i in range(targets_of(R.powers[pid, base + AB_TARGET], t)):
                 if n < CANDIDATES and ability_error(G, R, b, side, p, a, t[i], NONE, pay) == E_OK:
                     out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_ABILITY, p, a, t[i]
                     n += 1

@@ -55,6 +55,28 @@ def payment(G, b, side, cost, pay, out):
 
 
 @njit(cache=True)
+def can_pay(G, b, side, cost, pay):
+    """``payment``'s answer without its colours (no array: the legality checks call it often)."""
+    pl = G.pl
+    total = 0
+    for c in range(NCOL + 1):
+        total += cost[c]
+    if pay[0] >= 0:
+        given = 0
+        for c in range(NCOL):
+            given += pay[c]
+            if pay[c] < cost[c] or pay[c] > pl[b, side, P_POOL + c]:
+                return False
+        return given == total
+    spare = 0
+    for c in range(NCOL):
+        if pl[b, side, P_POOL + c] < cost[c]:
+            return False
+        spare += pl[b, side, P_POOL + c] - cost[c]
+    return spare >= cost[WILD]
+
+
+@njit(cache=True)
 def spend(G, b, side, cost, pay, onto_prepared):
     """Pay ``cost``: the mana leaves the pool for the current slot (classes.md "Each time you spend
     mana, it goes to the current slot on the cooldown tracker"), or, preparing, onto the spell
