@@ -152,6 +152,7 @@ def legal_actions(G, R, b, side, out):
 
 @njit(cache=True)
 def apply_action(G, R, b, side, row):
+    """Take one listed Main Phase action (a row of ``legal_actions``) with the default payer."""
     pay = np.full(NCOL, -1, np.int64)
     if row[0] == K_CAST:
         return cast(G, R, b, side, row[1], False, row[3], NONE, pay)

@@ -125,6 +125,8 @@ def run_jobs(G, R, b):
 
 @njit(cache=True)
 def run_job(G, R, b, k):
+    """Resolve job ``k``: its effects with its trigger, in the card's order (classes.md "resolve
+    its text"), then, after an unleash, the duration token."""
     job = G.jobs[b, k].copy()
     for e in range(job[J_START], job[J_START] + job[J_N]):
         if G.g[b, G_ENDED]:
@@ -327,6 +329,7 @@ def area_find(G, b, side, card, shape):
 
 @njit(cache=True)
 def area_add(G, b, side, card, shape, tokens):
+    """classes.md "Then, place that spell in your play area"; the entry goes last (oldest first)."""
     for k in range(AREA):
         if G.area[b, side, k, A_CARD] < 0:
             G.area[b, side, k, A_CARD] = card

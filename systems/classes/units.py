@@ -125,6 +125,7 @@ def aura_gain(G, R, b, f, stat):
 
 @njit(cache=True)
 def _aura_of(G, R, b, card, f, stat, owner, src_uid, shape):
+    """What one aura card gives unit ``f`` (its ``aura`` gains whose selector takes ``f``)."""
     total = 0
     start = R.cards[card, C_EFF_START]
     for e in range(start, start + R.cards[card, C_EFF_N]):
@@ -179,6 +180,7 @@ def move(G, b, f, to):
 
 @njit(cache=True)
 def clear(G, b, f):
+    """Field ``f`` holds no unit (classes.md "it is removed from the battlefield")."""
     for k in range(NU):
         G.u[b, f, k] = 0
     G.u[b, f, U_CARD] = NONE
@@ -218,6 +220,8 @@ def damage_player(G, b, side, amount):
 
 @njit(cache=True)
 def check_end(G, b):
+    """Choice 21: "The game ends at once when a player's life is <= 0: the other player wins";
+    both at once: a draw."""
     if G.g[b, G_ENDED]:
         return
     dead0, dead1 = G.pl[b, 0, P_LIFE] <= 0, G.pl[b, 1, P_LIFE] <= 0
@@ -282,6 +286,7 @@ def take_card(pile, b, side, card):
 
 @njit(cache=True)
 def holds(pile, b, side, card):
+    """``card`` is in the pile (classes.md "You can only cast a spell that is either prepared or in your hand")."""
     for k in range(HAND):
         if pile[b, side, k] == card:
             return True
