@@ -66,6 +66,7 @@ from battlesim.systems.classes.units import (
     find_target,
     find_uid,
     hostile,
+    sync_health_auras,
     units_in_order,
 )
 
@@ -335,6 +336,7 @@ def battle_end(G, R, b):
     for f in range(FIELDS):
         if G.u[b, f, U_PRESENT] and G.u[b, f, U_SIDE] == p:
             G.u[b, f, U_TURNOVER] = 0
+    sync_health_auras(G, R, b)  # a unit back on its owner's side is under other auras
     return G.g[b, G_ERROR]
 
 

@@ -26,7 +26,6 @@ from battlesim.systems.classes.rules import (
     C_DURATION,
     C_EFF_N,
     C_EFF_START,
-    C_HP_AURA,
     C_SPELL,
     C_TARGET,
     F_OP,
@@ -45,7 +44,6 @@ from battlesim.systems.classes.state import (
     E_CLOCK,
     E_FULL_POWER,
     E_HAND,
-    E_HP_AURA,
     E_LOCKED,
     E_NOT_ACTIVE,
     E_NOT_PREPARED,
@@ -170,8 +168,6 @@ def cast_error(G, R, b, side, card, prepared, target, choice, pay):
             return E_HAND
     if R.cards[card, C_SPELL] == 0:
         return E_NOT_SPELL
-    if R.cards[card, C_HP_AURA] == 1:
-        return E_HP_AURA
     err = check_target(G, b, side, R.cards[card, C_TARGET], target, True)
     if err != E_OK:
         return err

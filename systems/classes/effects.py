@@ -73,6 +73,7 @@ from battlesim.systems.classes.state import (
     T_PLAYER,
     U_ANTIMAGIC,
     U_ATTACK,
+    U_AURA_HEALTH,
     U_BASE_ATTACK,
     U_BASE_HEALTH,
     U_CARD,
@@ -96,6 +97,7 @@ from battlesim.systems.classes.units import (
     first_of_type,
     kill,
     selects,
+    sync_health_auras,
     take_card,
     team,
 )
@@ -121,6 +123,7 @@ def run_jobs(G, R, b):
         run_job(G, R, b, k)
         k += 1
     G.g[b, G_NJOBS] = 0
+    sync_health_auras(G, R, b)
 
 
 @njit(cache=True)
@@ -260,7 +263,7 @@ def apply(G, R, b, job, e):
             kill(G, R, b, f, owner)
         elif op == OP_HEAL:
             # "To heal – ... only up to its base HP. Healing a unit that has equal or more HP than its base HP value has no effect."
-            base = G.u[b, f, U_BASE_HEALTH]
+            base = G.u[b, f, U_BASE_HEALTH] + G.u[b, f, U_AURA_HEALTH]  # choice 20: an HP aura raises the maximum
             if G.u[b, f, U_HEALTH] < base:
                 G.u[b, f, U_HEALTH] = min(G.u[b, f, U_HEALTH] + amount, base)
         elif op == OP_GAIN:

@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 
 from battlesim.ecs.datafiles import read_toml
-from battlesim.systems.classes import acting, actions, kernel_cache, mana, progress
+from battlesim.systems.classes import acting, actions, kernel_cache, mana, progress, units
 from battlesim.systems.classes.board import LANES
-from battlesim.systems.classes.rules import Compiled, compile_rules
+from battlesim.systems.classes.rules import ST_HEALTH, Compiled, compile_rules
 from battlesim.systems.classes.scenario_check import Scenario, load_scenario
 from battlesim.systems.classes.scenario_error import ScenarioError
 from battlesim.systems.classes.scenario_expect import compare
@@ -61,6 +61,7 @@ from battlesim.systems.classes.state import (
     T_NONE,
     T_PLAYER,
     U_ATTACK,
+    U_AURA_HEALTH,
     U_BASE_ATTACK,
     U_BASE_HEALTH,
     U_CARD,
@@ -164,6 +165,9 @@ class ClassesScenarioRun:
             G.area[B, entry.side, k, A_TOKENS] = tokens
         for u in sp.units:
             self._unit(G, u)
+        for f in range(G.u.shape[1]):  # a unit's `health` is its current HP, the auras in play included
+            if G.u[B, f, U_PRESENT]:
+                G.u[B, f, U_AURA_HEALTH] = units.aura_gain(G, self.R, B, f, ST_HEALTH)
         return G
 
     def _unit(self, G: Game, u: Any) -> None:

@@ -40,11 +40,11 @@ NSHAPES = len(SHAPES)
 
 # -- a unit: u[b, field, column] (each column a classes_ component) -------------------------
 _UNIT = ("present", "side", "card", "uid", "health", "attack", "has_attack", "base_health", "base_attack", "range",
-         "defending", "acted", "moves", "ability_used", *KEYWORDS, *CONDITIONS)
+         "defending", "acted", "moves", "ability_used", "aura_health", *KEYWORDS, *CONDITIONS)
 UNIT_COLUMNS = (*(PREFIX + w for w in _UNIT), *(f"{PREFIX}enchanted_{p}_{s}" for p in (0, 1) for s in SHAPES))
 (U_PRESENT, U_SIDE, U_CARD, U_UID, U_HEALTH, U_ATTACK, U_HAS_ATTACK, U_BASE_HEALTH, U_BASE_ATTACK, U_RANGE,
- U_DEFENDING, U_ACTED, U_MOVES, U_ABILITY_USED) = range(14)
-U_KEYWORD = 14
+ U_DEFENDING, U_ACTED, U_MOVES, U_ABILITY_USED, U_AURA_HEALTH) = range(15)
+U_KEYWORD = 15
 U_SHIELD, U_FEROCIOUS, U_GROUNDED, U_MOMENTUM, U_ETHEREAL = (U_KEYWORD + list(KEYWORDS).index(k) for k in
                                                             ("shield", "ferocious", "grounded", "momentum", "ethereal"))
 U_CONDITION = U_KEYWORD + len(KEYWORDS)
@@ -113,11 +113,11 @@ ERRORS = ("", "cannot pay its cost", "not in hand", "the prepared spell cannot b
           "no valid attack target", "no free enchantment shape", "nothing prepared with that name",
           "not a spell", "no card of that type in hand", "the power needs more tokens", "the power has no free slot",
           "illegal level-up answer", "no unit there", "not the active player's unit", "the unit has no ability",
-          "the game is over", "not built: a health aura (spec choice 20)", "too many effects at once",
+          "the game is over", "too many effects at once",
           "the play area is full", "the hand is full", "not the active player")
 (E_OK, E_PAY, E_HAND, E_SAME_TURN, E_OCCUPIED, E_CLOCK, E_LOCKED, E_ANTIMAGIC, E_TARGET, E_NO_ATTACK, E_NO_VALID,
  E_SHAPE, E_NOT_PREPARED, E_NOT_SPELL, E_NO_TYPE, E_TOKENS, E_FULL_POWER, E_ANSWER, E_NO_UNIT, E_NOT_OWN,
- E_NO_ABILITY, E_OVER, E_HP_AURA, E_JOBS, E_AREA, E_HAND_FULL, E_NOT_ACTIVE) = range(len(ERRORS))
+ E_NO_ABILITY, E_OVER, E_JOBS, E_AREA, E_HAND_FULL, E_NOT_ACTIVE) = range(len(ERRORS))
 
 
 class Game(NamedTuple):

@@ -16,6 +16,7 @@ from battlesim.systems.classes.rules import (
     C_DEATH,
     C_EFF_N,
     C_EFF_START,
+    C_HP_AURA,
     C_SPELL,
     C_TYPE_BITS,
     F_AMOUNT,
@@ -25,6 +26,8 @@ from battlesim.systems.classes.rules import (
     F_TRIGGER,
     OP,
     SEL,
+    ST_ATTACK,
+    ST_HEALTH,
     TR_AURA,
     TR_DEATH,
 )
@@ -45,6 +48,8 @@ from battlesim.systems.classes.state import (
     P_LIFE,
     T_PLAYER,
     U_ATTACK,
+    U_AURA_HEALTH,
+    U_BASE_HEALTH,
     U_CARD,
     U_ENCH,
     U_GROUNDED,
@@ -137,10 +142,40 @@ def _aura_of(G, R, b, card, f, stat, owner, src_uid, shape):
 
 
 @njit(cache=True)
+def sync_health_auras(G, R, b):
+    """Spec choice 20: "an HP aura raises current and maximum HP; when it ends HP drops to at most
+    the new maximum but not below 1" (an aura ending is not damage: it never kills). Each unit's
+    applied HP aura (``classes_aura_health``) is brought to what the auras in play give now;
+    called after every effect list and every change of allegiance."""
+    any_aura = False
+    for f in range(FIELDS):
+        if G.u[b, f, U_PRESENT] and (G.u[b, f, U_AURA_HEALTH] != 0 or
+                                     (G.u[b, f, U_CARD] >= 0 and R.cards[G.u[b, f, U_CARD], C_HP_AURA] == 1)):
+            any_aura = True
+    for side in range(2):
+        for k in range(AREA):
+            c = G.area[b, side, k, A_CARD]
+            if c >= 0 and R.cards[c, C_HP_AURA] == 1:
+                any_aura = True
+    if not any_aura:
+        return
+    for f in range(FIELDS):
+        if not G.u[b, f, U_PRESENT]:
+            continue
+        now = aura_gain(G, R, b, f, ST_HEALTH)
+        was = G.u[b, f, U_AURA_HEALTH]
+        if now > was:
+            G.u[b, f, U_HEALTH] += now - was
+        elif now < was:
+            G.u[b, f, U_HEALTH] = max(1, min(G.u[b, f, U_HEALTH], G.u[b, f, U_BASE_HEALTH] + now))
+        G.u[b, f, U_AURA_HEALTH] = now
+
+
+@njit(cache=True)
 def attack_value(G, R, b, f):
     """classes.md "Apply Modifiers – adjust the attacking unit's Attack value by applying any active
     effects and modifiers": its Attack, +1 per move while acting (Momentum), the auras."""
-    return G.u[b, f, U_ATTACK] + G.u[b, f, U_MOVES] + aura_gain(G, R, b, f, 0)
+    return G.u[b, f, U_ATTACK] + G.u[b, f, U_MOVES] + aura_gain(G, R, b, f, ST_ATTACK)
 
 
 @njit(cache=True)

@@ -704,3 +704,94 @@ lane = 2
 ''', active=1)
     assert unit(s, 0, 1) is None and unit(s, 2, 5)["name"] == "Maw of the Deep"
     assert s["players"][1]["experience"] == 2 and s["players"][0]["nether"] == ["Guard"]
+
+
+# -- HP auras (choice 20) -----------------------------------------------------------------
+def test_an_hp_aura_raises_current_and_maximum_hp(tmp_path: Path) -> None:
+    # choice 20: "an HP aura raises current and maximum HP"; classes.md "Auras": "active while the
+    # spell is in your play area"; a heal then reaches the raised maximum
+    s = play(tmp_path, '''
+[[cards]]
+name = "Test Vigil"
+type = "Aura Spell"
+cost = { white = 1 }
+effects = [{ trigger = "aura", op = "gain", select = "allied_units", stat = "health", amount = 1 }]
+[[cards]]
+name = "Test Mend"
+type = "Spell"
+cost = { white = 1 }
+target = "allied_unit"
+effects = [{ op = "heal", select = "chosen", amount = 5 }]
+[players]
+pool = [{ white = 2 }, {}]
+hand = [["Test Vigil", "Test Mend"], []]
+[[units]]
+side = 0
+lane = 0
+row = 1
+name = "Whole"
+health = 2
+[[units]]
+side = 0
+lane = 1
+row = 1
+name = "Hurt"
+health = 1
+base_health = 3
+[[units]]
+side = 1
+lane = 2
+row = 4
+name = "Theirs"
+health = 2
+[[steps]]
+do = "cast"
+card = "Test Vigil"
+[[steps]]
+do = "cast"
+card = "Test Mend"
+target = [1, 1]
+''')
+    assert (unit(s, 0, 1)["health"], unit(s, 0, 1)["base_health"]) == (3, 2)
+    assert unit(s, 1, 1)["health"] == 4  # healed up to base 3 + the aura's 1
+    assert unit(s, 2, 4)["health"] == 2  # not an ally
+
+
+def test_when_an_hp_aura_ends_hp_drops_to_the_new_maximum_not_below_one(tmp_path: Path) -> None:
+    # choice 20: "when it ends HP drops to at most the new maximum but not below 1" (an aura ending
+    # is not damage); classes.md: "If a summoned unit has an Aura, it is active for as long as that
+    # unit is on the battleground"
+    s = play(tmp_path, BOLT + '''
+[[cards]]
+name = "Test Standard"
+type = "Follower"
+effects = [{ trigger = "aura", op = "gain", select = "other_allied_units", stat = "health", amount = 2 }]
+[players]
+pool = [{ red = 1 }, {}]
+hand = [["Test Bolt"], []]
+[[units]]
+side = 0
+lane = 0
+row = 1
+card = "Test Standard"
+[[units]]
+side = 0
+lane = 1
+row = 1
+name = "Fresh"
+health = 4
+base_health = 2
+[[units]]
+side = 0
+lane = 2
+row = 1
+name = "Battered"
+health = 1
+base_health = 2
+[[steps]]
+do = "cast"
+card = "Test Bolt"
+target = [0, 1]
+''')
+    assert unit(s, 0, 1) is None
+    assert unit(s, 1, 1)["health"] == 2 and unit(s, 2, 1)["health"] == 1
