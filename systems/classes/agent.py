@@ -4,11 +4,11 @@ apply, until the end), over the engine's own action functions.
 The agent's decisions, each uniform among the legal options (spec §13): every Main Phase action
 and passing (cast from hand with a target, prepare, cast the prepared spell, a class ability
 with a target); each unit's act (advance first or action first, then attack, defend or its
-ability with a target); the reaction windows of choice 14 (the opponent's prepared spell after
-the active player's Begin Phase, after each of its Main Phase actions, before its Act Step and
-after each of its unit acts: cast it with a target, or pass). Left defaulted (ledger "Left"):
-Haste (choice 10), level-up answers (spec §14's defaults), the card a summon takes (the first of
-its type in hand), the active player's own prepared spell between its unit acts. Random numbers come from the counter RNG (``ecs/compiled/rng.py``), so a game
+ability with a target); each Haste token (attack or advance); the windows of choice 14 (the
+opponent's prepared spell after the active player's Begin Phase, after each of its Main Phase
+actions, before its Act Step and after each of its unit acts; the active player's own between
+its unit acts: cast it with a target, or pass). Left defaulted (ledger "Left"): level-up answers
+(spec §14's defaults), the card a summon takes (the first of its type in hand). Random numbers come from the counter RNG (``ecs/compiled/rng.py``), so a game
 depends only on its seed.
 """
 
@@ -25,6 +25,7 @@ from battlesim.systems.classes.acting import (
     act_begin,
     act_end,
     action,
+    attack,
     battle_end,
     snapshot,
 )
@@ -72,6 +73,8 @@ from battlesim.systems.classes.state import (
     U_ACTED,
     U_CARD,
     U_HAS_ATTACK,
+    U_HASTE,
+    U_MOVES,
     W_ID,
 )
 from battlesim.systems.classes.units import advance, find_target, find_uid
@@ -165,10 +168,15 @@ def apply_action(G, R, b, side, row):
 
 @njit(cache=True)
 def reaction(G, R, b, rng, rows):
-    """A reaction window (choice 14): the non-active player may cast its prepared spell (prepared on
-    an earlier turn) with a legal target, or pass; uniformly. classes.md: "A prepared spell may be
-    cast at any time, even during opponent's turn"."""
-    side = 1 - G.g[b, G_ACTIVE]
+    """A reaction window (choice 14): the non-active player may cast its prepared spell."""
+    return window(G, R, b, rng, rows, 1 - G.g[b, G_ACTIVE])
+
+
+@njit(cache=True)
+def window(G, R, b, rng, rows, side):
+    """``side`` may cast its prepared spell (prepared on an earlier turn) with a legal target, or
+    pass; uniformly. classes.md: "A prepared spell may be cast at any time, even during opponent's
+    turn"; choice 14: "the active player may also cast its own prepared spell between its unit acts"."""
     c = G.pl[b, side, P_PREP]
     if c < 0 or G.g[b, G_ENDED]:
         return E_OK
@@ -236,11 +244,40 @@ def random_act_step(G, R, b, rng, rows, check, start):
             continue
         if random_act(G, R, b, f, rng, rows) != E_OK or reaction(G, R, b, rng, rows) != E_OK:
             return INVARIANT_ACTION
+        if window(G, R, b, rng, rows, G.g[b, G_ACTIVE]) != E_OK:
+            return INVARIANT_ACTION
         if check:
             v = violation(G, R, b, start)
             if v:
                 return v
     return 0
+
+
+@njit(cache=True)
+def random_haste(G, R, b, rng):
+    """classes.md "Haste": "Each haste token causes a unit to perform an additional Advance or
+    Attack at the end of its next Battle phase" (choice 10: after the Act Step, acting order): each
+    token, Attack (when it has a valid target) or Advance, uniformly; then the tokens are used up."""
+    p = G.g[b, G_ACTIVE]
+    uids = np.empty(FIELDS, np.int64)
+    first = np.empty(FIELDS, np.int64)
+    m = snapshot(G, b, p, uids, first)
+    for i in range(m):
+        f = find_uid(G, b, uids[i])
+        if f < 0:
+            continue
+        for _ in range(G.u[b, f, U_HASTE]):
+            if G.g[b, G_ENDED] or f < 0:
+                break
+            t = find_target(G, b, f)
+            if t != NONE and integers(rng, b, 2, STREAM) == 0:
+                attack(G, R, b, f, t)
+            else:
+                f = advance(G, b, f)
+            f = find_uid(G, b, uids[i])
+        if f >= 0:
+            G.u[b, f, U_HASTE] = 0
+            G.u[b, f, U_MOVES] = 0
 
 
 @njit(cache=True)
@@ -291,6 +328,7 @@ def play_game(G, R, b, rng, rows, check, start):
             return v
         if G.g[b, G_ENDED]:
             break
+        random_haste(G, R, b, rng)  # its tokens used, battle_end's default Haste finds none
         if battle_end(G, R, b) != E_OK:
             return INVARIANT_ACTION
         if check and violation(G, R, b, start):
