@@ -37,6 +37,7 @@ from battlesim.systems.classes.state import (
     E_PAY,
     G_ACTIVE,
     G_ATTACKER,
+    G_BASE_DEFENSE,
     G_ENDED,
     G_ERROR,
     NONE,
@@ -70,7 +71,6 @@ from battlesim.systems.classes.units import (
     units_in_order,
 )
 
-BASE_DEFENSE = 1  # classes.md "Base Defense – Each unit has a base defense value of 1."
 FIRST_DEFAULT, FIRST_ACTION, FIRST_ADVANCE = 0, 1, 2
 ACT_DEFAULT, ACT_ATTACK, ACT_DEFEND, ACT_ABILITY = 0, 1, 2, 3
 
@@ -101,7 +101,8 @@ def attack(G, R, b, f, t):
     value (if applicable)", "deduct the damage", "Check for Defeat". Ethereal: "Attacks targeting
     an Ethereal unit gain -1 Attack value to a minimum of 1" (spec §7: an Attack of 0 stays 0);
     Defend: "A defending unit reduces incoming damage from attacks by its defense value"
-    (1 + shields - flankers, at least 0); Chill: "reduce damage taken by 1 for each Chill token it
+    ("Base Defense – Each unit has a base defense value of 1", the ``base_defense`` parameter,
+    + shields - flankers, at least 0); Chill: "reduce damage taken by 1 for each Chill token it
     has, then discard a number of Chill tokens equal to damage reduced"."""
     A = attack_value(G, R, b, f)
     side = G.u[b, f, U_SIDE]
@@ -112,7 +113,7 @@ def attack(G, R, b, f, t):
             A = max(A - 1, 1)
         dmg = max(A, 0)
         if G.u[b, t, U_DEFENDING]:
-            d = max(BASE_DEFENSE + G.u[b, t, U_SHIELD] - flankers(G, b, t, f), 0)
+            d = max(G.g[b, G_BASE_DEFENSE] + G.u[b, t, U_SHIELD] - flankers(G, b, t, f), 0)
             dmg = max(A - d, 0)
     chill = G.u[b, f, U_CHILL]
     cut = min(chill, dmg)

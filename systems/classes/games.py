@@ -53,7 +53,8 @@ def set_up(game: ClassesGame, decks: tuple[str, str], n_games: int) -> tuple[Gam
     kernel_cache.check_all()
     compiled = compile_for(game, decks)
     R = compiled.rules
-    G = new_game(n_games, life=game.params.life, turn_limit=game.params.turn_limit)
+    G = new_game(n_games, life=game.params.life, turn_limit=game.params.turn_limit,
+                 base_defense=game.params.base_defense)
     for s, deck_id in enumerate(decks):
         deck = game.decks[deck_id]
         board = game.boards[deck.class_name]

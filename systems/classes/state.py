@@ -86,9 +86,9 @@ ANSWER_REPLACE, ANSWER_POWER = 4, 100
 
 # -- per-game fields: g[b, field] ----------------------------------------------------------
 GAME_FIELDS = ("turn", "active", "winner", "draw", "ended", "next_uid", "attacker", "error", "njobs", "turn_limit",
-               "end_reason")
-G_TURN, G_ACTIVE, G_WINNER, G_DRAW, G_ENDED, G_NEXT_UID, G_ATTACKER, G_ERROR, G_NJOBS, G_TURN_LIMIT, G_END_REASON = \
-    range(len(GAME_FIELDS))
+               "end_reason", "base_defense")
+(G_TURN, G_ACTIVE, G_WINNER, G_DRAW, G_ENDED, G_NEXT_UID, G_ATTACKER, G_ERROR, G_NJOBS, G_TURN_LIMIT, G_END_REASON,
+ G_BASE_DEFENSE) = range(len(GAME_FIELDS))
 NG = len(GAME_FIELDS)
 END_REASONS = ("", "life", "turn_limit")
 
@@ -136,14 +136,16 @@ class Game(NamedTuple):
     jobs: np.ndarray  # int64[B, JOBS, NJ]
 
 
-def new_game(n_games: int, life: int = 20, turn_limit: int = 60) -> Game:
-    """``n_games`` empty games: no units, empty hands, life ``life``, turn 1, seat 0 active."""
+def new_game(n_games: int, life: int = 20, turn_limit: int = 60, base_defense: int = 1) -> Game:
+    """``n_games`` empty games: no units, empty hands, life ``life``, turn 1, seat 0 active (the
+    ruleset parameters ``life``, ``turn_limit``, ``base_defense``)."""
     B = int(n_games)
     g = np.zeros((B, NG), np.int64)
     g[:, G_TURN] = 1
     g[:, G_WINNER] = NONE
     g[:, G_ATTACKER] = NONE
     g[:, G_TURN_LIMIT] = turn_limit
+    g[:, G_BASE_DEFENSE] = base_defense
     pl = np.zeros((B, 2, NP), np.int16)
     pl[:, :, P_LIFE] = life
     pl[:, :, P_LEVEL] = 1

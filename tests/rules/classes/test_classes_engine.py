@@ -11,7 +11,7 @@ import pytest
 
 from battlesim.ecs.datafiles import DataError
 from battlesim.systems.classes.scenario import run_file
-from battlesim.systems.classes.state import G_TURN_LIMIT
+from battlesim.systems.classes.state import G_BASE_DEFENSE, G_TURN_LIMIT
 
 HEAD = 'ruleset = "classes"\nturn = 3\nactive = 0\n'
 BOLT = '''
@@ -29,12 +29,15 @@ def mana(**kw: int) -> dict[str, int]:
     return {**NONE5, **kw}
 
 
-def play(tmp_path: Path, body: str, limit: int | None = None, active: int = 0) -> dict[str, Any]:
+def play(tmp_path: Path, body: str, limit: int | None = None, active: int = 0,
+         defense: int | None = None) -> dict[str, Any]:
     path = tmp_path / "s.toml"
     path.write_text(HEAD.replace("active = 0", f"active = {active}") + body, encoding="utf-8")
     sc = run_file(path)
     if limit is not None:
         sc.G.g[0, G_TURN_LIMIT] = limit
+    if defense is not None:
+        sc.G.g[0, G_BASE_DEFENSE] = defense
     return sc.run()
 
 
@@ -795,3 +798,29 @@ target = [0, 1]
 ''')
     assert unit(s, 0, 1) is None
     assert unit(s, 1, 1)["health"] == 2 and unit(s, 2, 1)["health"] == 1
+
+
+@pytest.mark.parametrize("defense", [None, 0, 2])
+def test_the_base_defense_parameter(tmp_path: Path, defense: int | None) -> None:
+    # classes.md "Base Defense – Each unit has a base defense value of 1." (parameter base_defense, default 1)
+    s = play(tmp_path, '''
+[[units]]
+side = 1
+lane = 2
+row = 3
+name = "Defender"
+health = 9
+defending = true
+[[units]]
+side = 0
+lane = 2
+row = 2
+name = "Attacker"
+attack = 4
+health = 3
+[[steps]]
+do = "act"
+lane = 2
+row = 2
+''', defense=defense)
+    assert unit(s, 2, 3)["health"] == 9 - (4 - (1 if defense is None else defense))

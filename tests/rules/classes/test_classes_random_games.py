@@ -12,7 +12,19 @@ import pytest
 
 from battlesim.systems.classes import games, invariants
 from battlesim.systems.classes.ruleset import RULESET
-from battlesim.systems.classes.state import G_WINNER, P_CAST, P_EXP, P_KILLS, P_LEVEL, P_LIFE, P_POOL, W_ID, W_TOKENS
+from battlesim.systems.classes.state import (
+    G_BASE_DEFENSE,
+    G_TURN_LIMIT,
+    G_WINNER,
+    P_CAST,
+    P_EXP,
+    P_KILLS,
+    P_LEVEL,
+    P_LIFE,
+    P_POOL,
+    W_ID,
+    W_TOKENS,
+)
 from battlesim.systems.classes.vocabulary import COLOURS
 
 PAIRS = [("paladin_vanguard", "warlock_pact"), ("warlock_legion", "paladin_bulwark"),
@@ -88,3 +100,10 @@ def test_a_game_is_set_up_from_its_decks(game) -> None:
         assert sum(tokens.values()) == 1
         first = next(p.name for p in board.powers if p.slots > 0 and p.level <= 1 and p.requires is None)
         assert tokens[first] == 1
+
+
+def test_games_take_the_ruleset_parameters() -> None:
+    # data/rulesets/classes.toml: life, turn_limit, base_defense (overridable per run)
+    game = RULESET.load(params={"life": 7, "turn_limit": 9, "base_defense": 0})
+    G, _, _ = games.set_up(game, PAIRS[0], 2)
+    assert (G.pl[:, :, P_LIFE] == 7).all() and (G.g[:, G_TURN_LIMIT] == 9).all() and (G.g[:, G_BASE_DEFENSE] == 0).all()
