@@ -237,12 +237,12 @@ def numpy_only(source: str) -> list[str]:
 
 
 def _say_numpy_only(source: str) -> None:
-    """One line on stderr when a plugin has numpy-only parts: the numpy engine plays it today,
-    the compiled engine (issue 13) will need the compiled twin of each."""
+    """One line on stderr when a plugin has numpy-only parts: games with it loaded are played by
+    the numpy schedule (the compiled loop would not apply them), which is several times slower."""
     missing = numpy_only(source)
     if missing:
-        print(f"plugin {source}: no compiled part for {', '.join(missing)}; the numpy engine plays it, "
-              f"the compiled engine will need one (docs/plugins.md \"The compiled parts\")", file=sys.stderr)
+        print(f"plugin {source}: no compiled part for {', '.join(missing)}; games are played by the numpy "
+              f"engine (slower) until each has one (docs/plugins.md \"The compiled parts\")", file=sys.stderr)
 
 
 def _import_file(name: str, path: Path) -> None:

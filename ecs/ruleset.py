@@ -41,6 +41,7 @@ class Ruleset(Protocol):
 # metadata predates one (an editable install made before the ruleset was added); an installed
 # entry point of the same name wins.
 OWN_RULESETS = {"lanes": "battlesim.systems.lanes.ruleset:RULESET", "hex": "battlesim.systems.hex.ruleset:RULESET",
+                "grid": "battlesim.systems.grid.ruleset:RULESET",
                 "classes": "battlesim.systems.classes.ruleset:RULESET"}
 
 

@@ -1,10 +1,8 @@
 """What the differential tests of the compiled lanes rules share: a second World on which captured
-numpy calls are replayed by the compiled engine (its resolution machine and phases), and the
-snapshots compared; and the test-only phases that reach the phases which are not registered
-themselves (``round_step``: start of round, end of round, hero deployment; ``play_step``: the
-play phase's apply, or a whole random play phase), ONE compiled entry per family, because each separately compiled function that reaches the machine costs a full
-compile of it (docs/compiled-core.md "How phases call the resolution machine"). The round loop
-will be the production entry that calls them.
+numpy calls are replayed by the compiled engine (its resolution machine and the phase entries of
+``systems/lanes/compiled/phase_entries.py``: ``round_step`` for start of round, end of round and
+hero deployment, ``play_step`` for the play phase's apply or a whole random play phase), and the
+snapshots compared.
 
 A capture takes a snapshot of the numpy World before and after the call (every component,
 presence mask, ``alive``, ``serial``, the next serials, every per-game field, ``active`` and the
@@ -14,67 +12,15 @@ code game by game, and compares a snapshot with "after".
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from battlesim.ecs.compiled.engine import build
-from battlesim.ecs.compiled.machine import compiled_phase, new_resolution
-from battlesim.ecs.compiled.rng import choice
+from battlesim.ecs.compiled.machine import new_resolution
 from battlesim.ecs.compiled.world_view import regroup
 from battlesim.systems.lanes.compiled.board import game_fields
 from battlesim.systems.lanes.compiled.combat_layout import READS, combat_fields, combat_view
-from battlesim.systems.lanes.compiled.deploy import deploy_next
-from battlesim.systems.lanes.compiled.legal import legal_play
-from battlesim.systems.lanes.compiled.play import apply_play, play_actor, play_begin, play_pending
-from battlesim.systems.lanes.compiled.round_end import end_of_round
-from battlesim.systems.lanes.compiled.round_start import start_of_round
+from battlesim.systems.lanes.compiled.phase_entries import APPLY, DEPLOY, END, PHASE, START  # noqa: F401
 from battlesim.systems.lanes.vocabulary import EXECUTOR
-
-START, END, DEPLOY = 0, 1, 2  # ``round_step``'s kinds
-
-
-@compiled_phase("lanes")
-def round_step(st, f, cols, b, g, rng, m, kind, row, expired):
-    """The tests' one entry to the round family (``round_layout.PhaseFields``): ``start_of_round``,
-    ``end_of_round`` (-> how many expired, into ``expired``) or ``deploy_next`` (-> the seat to
-    decide, its legal row in ``row``; or DONE), by ``kind``."""
-    if kind == START:
-        return start_of_round(st, f, cols, b, g, rng, m)
-    if kind == END:
-        return end_of_round(st, f, cols, b, g, rng, m, expired)
-    return deploy_next(st, f, cols, b, g, rng, m, row)
-
-
-APPLY, PHASE = 0, 1  # ``play_step``'s kinds
-
-
-@compiled_phase("lanes")
-def play_step(st, f, cols, b, g, rng, m, kind, seat, action, lcols, row, stream, out):
-    """The tests' one entry to the play family (``play_layout.PlayApplyFields``): APPLY:
-    ``apply_play(seat, action)``, its replay tuple into ``out``, returns its code; PHASE: game
-    b's whole play phase with both seats random (``RandomAgent``: ``choice`` over the legal row
-    on ``stream``), at most ``action`` decisions: returns how many, -1 past them, or an error."""
-    n = 0
-    if kind == PHASE:
-        play_begin(f, cols, b)
-    while True:  # one call site of apply_play: each is inlined whole (its compile time)
-        who, act = seat, action
-        if kind == PHASE:
-            if not play_pending(f, b):
-                return n
-            if n == action:
-                return -1
-            who = play_actor(f, b)
-            legal_play(st, f, lcols, b, who, row)
-            act = choice(rng, b, row, stream)
-        r = apply_play(st, f, cols, b, who, act, g, rng, m)
-        if kind == APPLY:
-            for j in range(7):
-                out[j] = r[j]
-            return r[0]
-        if r[0] < 0:
-            return r[0]
-        n += 1
 
 
 def snapshot(w) -> dict[str, np.ndarray]:
@@ -104,17 +50,11 @@ def changed(before: dict[str, np.ndarray], after: dict[str, np.ndarray]) -> bool
 
 
 def lanes_engine(tmp_path_factory):
-    """(A test module's ``engine`` fixture yields from this.) The lanes engine, built in a cache of this test session's own, one directory for every
-    module using it (so the same engine, compiled once per session: a cold compile takes
-    minutes); numba's setting restored after each module."""
-    old = numba.config.CACHE_DIR
-    path = tmp_path_factory.getbasetemp() / "numba_lanes_engine"
-    path.mkdir(exist_ok=True)
-    numba.config.CACHE_DIR = str(path)
-    try:
-        yield build("lanes")
-    finally:
-        numba.config.CACHE_DIR = old
+    """(A test module's ``engine`` fixture yields from this.) The lanes engine, built or loaded
+    from the cache every run uses (its name is the hash of every source it comes from, so a
+    cached engine is never stale): compiled once for the whole test session, and for the next
+    sessions too, rather than once per session in a directory of its own."""
+    yield build("lanes")
 
 
 class Replayer:

@@ -211,3 +211,21 @@ def test_agents_lists_the_rulesets_agents():
     r = run("agents")
     assert r.exit_code == 0
     assert {"random", "pass", "greedy", "lookahead"} <= set(r.stdout.split())
+
+
+def test_agents_says_which_decide_inside_the_compiled_loop(tmp_path):
+    """issue 13: "`battlesim agents` lists both kinds": the built-in agents are compiled; a
+    plugin's Python agent is asked through the step API."""
+    plugin = tmp_path / "notebook_agent.py"
+    plugin.write_text(
+        "from battlesim.ecs.decisions import register_agent\n"
+        "class FirstLegal:\n"
+        "    name = 'first-legal'\n"
+        "    def act(self, world, games, seat, legal):\n"
+        "        return legal.argmax(axis=1)\n"
+        "register_agent('first-legal', FirstLegal)\n")
+    r = run("agents", "--plugin", str(plugin))
+    assert r.exit_code == 0, r.stderr
+    kinds = {line.split()[0]: line.split()[1] for line in r.stdout.strip().splitlines()}
+    assert {kinds[n] for n in ("random", "pass", "greedy", "lookahead")} == {"compiled:"}
+    assert kinds["first-legal"] == "python:"

@@ -177,8 +177,8 @@ def test_a_numpy_only_plugin_part_is_named_in_one_line(tmp_path: Path, capsys: p
         load_plugins([str(path)])
         assert numpy_only("numpy_only_plugin") == ["lanes damage stage 'sting'"]
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["plugin numpy_only_plugin: no compiled part for lanes damage stage 'sting'; the numpy engine "
-                   "plays it, the compiled engine will need one (docs/plugins.md \"The compiled parts\")"]
+    assert err == ["plugin numpy_only_plugin: no compiled part for lanes damage stage 'sting'; games are played "
+                   "by the numpy engine (slower) until each has one (docs/plugins.md \"The compiled parts\")"]
 
 
 def test_the_example_plugin_declares_both_parts_of_each_keyword() -> None:

@@ -47,14 +47,23 @@ def decks(ruleset: str = typer.Option("lanes", help="Rule system."),
 @app.command()
 def agents(ruleset: str = typer.Option("lanes", help="Rule system (it may register agents of its own)."),
            plugin: list[str] = PLUGIN_OPTION) -> None:
-    """List the agents that --agents accepts (the ruleset's and plugins' included)."""
+    """List the agents that --agents accepts (the ruleset's and plugins' included), each with
+    its kind: compiled (runs inside the game loop) or Python (the step API)."""
     try:
-        load_ruleset(ruleset, plugin)  # a ruleset (and a plugin) declares its agents when it loads
+        rules = load_ruleset(ruleset, plugin)  # a ruleset (and a plugin) declares its agents when it loads
+        game = rules.load()
     except (RunError, DataError) as e:
         fail(str(e))
         return
+    if not hasattr(game, "compiled_agents"):  # a ruleset without a compiled game loop yet
+        for name in agent_names():
+            typer.echo(name)
+        return
+    compiled = game.compiled_agents()
     for name in agent_names():
-        typer.echo(name)
+        kind = ("compiled: decides inside the game loop" if name in compiled
+                else "python: asked through the step API, once per batch of pending games")
+        typer.echo(f"{name:<12} {kind}")
 
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import typer
 
 from battlesim.ecs.cli.app import PLUGIN_OPTION, app, fail
 from battlesim.ecs.datafiles import DataError
+from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.runs.runner import RunError, load_ruleset
 
 
@@ -19,14 +21,18 @@ def compile_engine(
     Warms the cache, so that runs start without compiling; prints where the engine is and
     how long it took. The cache is
     $NUMBA_CACHE_DIR/battlesim when NUMBA_CACHE_DIR is set, else ~/.cache/battlesim
-    (or $XDG_CACHE_HOME/battlesim). Today the engine holds the RNG and the damage-stage
-    dispatcher; it will hold the whole game once the compiled core lands (issue 13)."""
+    (or $XDG_CACHE_HOME/battlesim). The engine holds the whole game: the damage stages, the
+    effect interpreter, the resolution machine and the game loop; warming plays one game."""
     from battlesim.ecs.compiled.cache import EngineCacheError
     from battlesim.ecs.compiled.engine import build
 
     try:
-        load_ruleset(ruleset, plugin)  # declares the built-ins, then the plugins
+        rules = load_ruleset(ruleset, plugin)  # declares the built-ins, then the plugins
         engine = build(ruleset)
+        game = rules.load()
+        if hasattr(game, "play_tables"):  # compiles the game loop (and everything it reaches)
+            agents = [make_agent("random"), make_agent("random")]
+            game.play_tables(np.array([0], dtype=np.int64), game.default_decks(), agents, cards=False)
     except (RunError, DataError, EngineCacheError) as e:
         fail(str(e))
         return

@@ -199,9 +199,12 @@ def _is_library(file: str) -> bool:
     return any(part in _LIBRARIES for part in path.parts)
 
 
+_REBOUND: dict[int, tuple[dict, dict, dict]] = {}  # id(machine) -> (machine: kept alive, reaches, copies)
+
+
 def rebind(fn: Callable, machine: dict[str, Callable]) -> Callable:
-    """``fn`` compiled (``cache=False``, inlined: its machine code is cached with the engine
-    module's wrapper that calls it) with its calls to the machine's stubs (``machine.STUBS``) bound to the
+    """``fn`` compiled (``cache=False``: its machine code is cached with the engine module's
+    wrapper that calls it) with its calls to the machine's stubs (``machine.STUBS``) bound to the
     engine's ``machine`` functions, and, the same way, every function it calls that reaches a stub.
     Functions that do not reach one are left as they are. Why: a phase calls ``drain`` by name,
     never through an argument (numba's cache misses dispatchers passed as arguments), while the
@@ -212,8 +215,11 @@ def rebind(fn: Callable, machine: dict[str, Callable]) -> Callable:
     from battlesim.ecs.compiled.machine import STUBS
 
     stubs = {id(v): k for k, v in STUBS.items()}
-    reaches: dict[int, bool] = {}
-    done: dict[int, Callable] = {}
+    # one copy of each function per engine (per ``machine``), whichever phases reach it: a
+    # function settle or apply_play is compiled once, not once per phase that calls it
+    shared = _REBOUND.setdefault(id(machine), (machine, {}, {}))
+    reaches: dict[int, bool] = shared[1]
+    done: dict[int, Callable] = shared[2]
 
     def reach(f: Callable) -> bool:
         py = getattr(f, "py_func", f)
@@ -241,9 +247,9 @@ def rebind(fn: Callable, machine: dict[str, Callable]) -> Callable:
                 glb[name] = copy(obj)
         new = types.FunctionType(py.__code__, glb, py.__name__, py.__defaults__, py.__closure__)
         new.__module__, new.__qualname__, new.__doc__ = py.__module__, py.__qualname__, py.__doc__
-        # inlined into its caller (numba IR): each compiled function links and optimises again
-        # everything it calls, so a phase is one function, the machine another
-        compiled = done[id(py)] = njit(cache=False, inline="always")(new)
+        # a function of its own: it reaches the machine through an unlinked caller, so linking
+        # it links none of the machine (ecs/compiled/unlinked.py)
+        compiled = done[id(py)] = njit(cache=False)(new)
         return compiled
 
     return copy(fn)

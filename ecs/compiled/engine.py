@@ -9,6 +9,7 @@ run compiles for a minute or so, and a silent minute looks like a hang).
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sys
 import time
@@ -34,11 +35,12 @@ from battlesim.ecs.compiled.cache import (
 )
 from battlesim.ecs.compiled.codegen import dependency_files, engine_source
 from battlesim.ecs.compiled.interpreter import interpreter_pieces, interpreter_source
+from battlesim.ecs.compiled.loop import decide_of, loop_source, systems_of
 from battlesim.ecs.compiled.machine import machine_source, phases_of
 from battlesim.ecs.compiled.reads import buffer_of, column_reads
 from battlesim.ecs.compiled.stages import MAX_READS, CompiledStage, stages_of
 from battlesim.ecs.compiled.world_view import state_type
-from battlesim.ecs.plugin import PluginError
+from battlesim.ecs.plugin import PluginError, extend
 
 # run_damage(w, b, queue, qlen, start, cols, stack): the types callers pass (``w`` a WorldState,
 # C-contiguous arrays). Compiled eagerly, so the whole cost is inside build() and announced there.
@@ -77,6 +79,7 @@ class Engine:
 
 
 _BUILT: dict[Path, Engine] = {}
+_TREE = Path(__file__).resolve().parents[2]  # the battlesim source tree
 
 
 def build(ruleset: str, stages: list[CompiledStage] | None = None, stderr: TextIO | None = None) -> Engine:
@@ -88,10 +91,18 @@ def build(ruleset: str, stages: list[CompiledStage] | None = None, stderr: TextI
     phases = phases_of(ruleset) if interpreter else []  # phases call the machine: it needs the interpreter
     machine = machine_source(len(stages), phases) if interpreter else ""
     functions = [p.fn for group in pieces for p in group] + [p.fn for p in phases]
+    if phases and decide_of(ruleset) is not None:  # the game loop, generated from the schedule
+        names = [spec.name for _, specs in extend(ruleset).schedule_specs() for spec in specs]
+        systems = systems_of(ruleset, names)
+        machine += loop_source(names, systems, decide_of(ruleset))
+        functions += [decide_of(ruleset)] + [f for s in systems if s is not None for f in (s.step, s.apply) if f]
     text = engine_source(ruleset, stages, interpreter, functions, machine)
     root = cache_root()
     digest = engine_hash(text, dependency_files(stages, functions))
-    path = engine_path(root, ruleset, digest)
+    # one name per source tree: worktrees and installs sharing a cache must not prune each other's
+    # engines (each would then recompile in turn, minutes each); drivers.py does the same
+    label = f"{ruleset}_{hashlib.sha256(str(_TREE).encode()).hexdigest()[:8]}"
+    path = engine_path(root, label, digest)
     done = _BUILT.get(path)
     if done is not None:
         return done
@@ -119,7 +130,7 @@ def build(ruleset: str, stages: list[CompiledStage] | None = None, stderr: TextI
         marker.write_text(f"{seconds:.3f}\n")
     except OSError:  # a read-only shared cache warmed by `battlesim compile`: nothing to record
         pass
-    prune(root, ruleset, digest)
+    prune(root, label, digest)
     engine = _BUILT[path] = Engine(ruleset, module, path, stages, bool(first or misses), seconds)
     return engine
 

@@ -117,6 +117,39 @@ def phases_of(ruleset: str) -> list[CompiledPhase]:
     return sorted(extend(ruleset).compiled_systems.values(), key=lambda p: p.name)
 
 
+# The phases call the machine through ``unlinked`` callers (ecs/compiled/unlinked.py): the machine
+# is compiled once, not linked into every phase that reaches it. Under NUMBA_DISABLE_JIT the
+# phases call the Python machine itself.
+UNLINKED = '''
+import numba as _numba
+from pathlib import Path as _Path
+from battlesim.ecs.compiled import unlinked as _unlinked
+
+if _numba.config.DISABLE_JIT:
+    _MACHINE = {'resolve_damage': resolve_damage, 'drain': drain, 'fire': fire}
+else:
+    _PREFIX = "battlesim_" + _Path(__file__).parent.name + "_resolve"
+    _SIGNATURES = _Path(__file__).with_name("machine_signatures.pkl")
+    # every signature a cached phase may call, bound before any phase can load from the cache
+    _unlinked.bind_recorded(resolve, _PREFIX, _SIGNATURES)
+    _resolve = _unlinked.unlinked_caller(resolve, _PREFIX, _SIGNATURES)
+
+    @njit(inline="always")
+    def _resolve_damage(st, g, rng, b, m, start):
+        return _resolve(st, g, rng, b, m, 0, start, -1, m.arena, 0)
+
+    @njit(inline="always")
+    def _drain(st, g, rng, b, m):
+        return _resolve(st, g, rng, b, m, 1, 0, -1, m.arena, 0)
+
+    @njit(inline="always")
+    def _fire(st, g, rng, b, m, trigger, ctx, nctx):
+        return _resolve(st, g, rng, b, m, 2, 0, trigger, ctx, nctx)
+
+    _MACHINE = {'resolve_damage': _resolve_damage, 'drain': _drain, 'fire': _fire}
+'''
+
+
 def machine_source(n_stages: int, phases: list[CompiledPhase]) -> str:
     """The machine's part of the engine module (after the stages and the interpreter's pieces and
     switches): the loop, its three entry points, and each phase rebound and wrapped (cached)."""
@@ -126,7 +159,7 @@ def machine_source(n_stages: int, phases: list[CompiledPhase]) -> str:
     if phases:
         lines += ["", "# -- phases: each a rebound copy (its calls to the machine bound to this module's), cached",
                   "from battlesim.ecs.compiled.codegen import rebind as _rebind",
-                  "_MACHINE = {'resolve_damage': resolve_damage, 'drain': drain, 'fire': fire}"]
+                  UNLINKED]
         for k, p in enumerate(phases):
             args = ", ".join(p.params())
             lines += [f"_phase_{k} = _rebind(getattr(importlib.import_module({p.fn.__module__!r}), {p.name!r}), _MACHINE)",

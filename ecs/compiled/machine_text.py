@@ -110,9 +110,9 @@ def set_off(st, b, m, nf, top, pushed, ev0):
 @njit(cache=True)
 def resolve(st, g, rng, b, m, kind, start, trigger, ctx, nctx):
     """The machine, entered by ``resolve_damage`` (kind 0: rows start..qlen[b]), ``drain`` (1:
-    the pending events) or ``fire`` (2: ``trigger`` over rows ctx[:nctx]); ONE compiled function
-    (every function that calls it links and optimises all of it again: the shims below are
-    inlined). Runs the frame on top until the stack is empty. A damage level runs one stage
+    the pending events) or ``fire`` (2: ``trigger`` over rows ctx[:nctx]); ONE compiled function,
+    which phases call unlinked (``ecs/compiled/unlinked.py``: a function that linked it would
+    optimise and emit all of it again). Runs the frame on top until the stack is empty. A damage level runs one stage
     over its rows per step, then what that pass set off (reactions' rows, the events of "On
     Damage Taken") before its next stage; a firing runs one (slot, pair) group per step as
     ``Executor.fire`` does (rows whose card has no effect on the trigger or whose source is

@@ -120,6 +120,16 @@ def move_costs(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, occ: n
     A cell is entered iff it holds no enemy (4.2.6) and is not a wall unless ``passes_walls``
     (rogue or flying, 4.2.7). Cells holding own units are passed (4.2.2) but are not
     destinations (``can_stop``). Costs are 1 or 2 per step: shortest paths by relaxation."""
+    return move_costs_within(neighbours, wall, web, occ, start, side, passes_walls, flying, INF)
+
+
+@njit(cache=True)
+def move_costs_within(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, occ: np.ndarray,
+                      start: int, side: int, passes_walls: bool, flying: bool, limit: int) -> np.ndarray:
+    """``move_costs`` exact for every cell whose cost is at most ``limit`` (a move with ``limit``
+    MV left needs no other; larger costs may be left INF or above their least). Paths are not
+    extended past ``limit``, so the relaxation takes about ``limit`` rounds, not the board's
+    diameter."""
     n = neighbours.shape[0]
     cost = np.full(n, INF, dtype=np.int16)
     cost[start] = 0
@@ -127,7 +137,7 @@ def move_costs(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, occ: n
     while changed:  # relaxation rounds; each round fixes at least one more cell, so <= C rounds
         changed = False
         for c in range(n):
-            if cost[c] == INF:
+            if cost[c] >= limit:  # INF, or nothing cheaper than the limit lies beyond it
                 continue
             here = cost[c] + step_cost(web, c, flying)
             for d in range(4):

@@ -28,8 +28,13 @@ damage_type = component("grid_damage_type", np.int8, presence="mask",
                         doc="physical, magic, poison: the basic attack's type (grid.md 4.3.9).")
 attack_range = component("grid_range", np.int8, presence="mask",
                          doc="Attack range under the LoS metric (grid.md 4.4.1, 4.3.14).")
-resist = component("grid_resist", np.int16, presence="mask", shape=(3,),
-                   doc="Resistance per damage type, subtracted from a hit of that type (grid.md 4.4.3).")
+# one column per damage type (the compiled view groups components by dtype and scalar shape)
+resist_physical = component("grid_resist_physical", np.int16, presence="mask",
+                            doc="Resistance to physical hits, subtracted from them (grid.md 4.4.3).")
+resist_magic = component("grid_resist_magic", np.int16, presence="mask",
+                         doc="Resistance to magic hits, subtracted from them (grid.md 4.4.3).")
+resist_poison = component("grid_resist_poison", np.int16, presence="mask",
+                          doc="Resistance to poison hits, subtracted from them (grid.md 4.4.3).")
 kill_points = component("grid_kill_points", np.int8, presence="mask",
                         doc="Kill points the opponent scores when the unit dies (grid.md 4.4.4).")
 flying = component("grid_flying", np.bool_, presence="tag", doc="Passes walls, ignores webs (grid.md 4.2.7, 4.2.9).")
@@ -52,6 +57,7 @@ attacked = component("grid_attacked", np.bool_, presence="tag", doc="The unit at
 
 # the names, for the test that checks the namespace
 NAMES: tuple[str, ...] = tuple(c.name for c in (
-    cell, side, card, unit_class, hp, max_hp, mv, mv_left, damage, damage_type, attack_range, resist, kill_points,
+    cell, side, card, unit_class, hp, max_hp, mv, mv_left, damage, damage_type, attack_range, resist_physical, resist_magic,
+    resist_poison, kill_points,
     flying, hiding, parry, parried, hidden, invisible, stunned, hero, item, turn_state, action_used, bonus_used,
     attacked))

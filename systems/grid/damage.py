@@ -8,12 +8,15 @@ base damage amount is specified from an ability, the base damage cannot also be 
 
 Only a fractional ``multiplier`` makes fractions, so the rounding applies to the final number
 (spec §2 "Rounding"). Multipliers are stored in halves (``mult2 = 2 * multiplier``: Back Stab's
-x2 is 4) so the arithmetic stays in integers, as compiled code wants it.
+x2 is 4) so the arithmetic stays in integers, as compiled code wants it. The functions are compiled (the engine's kernels call them).
 """
 
 from __future__ import annotations
 
+from numba import njit
 
+
+@njit(cache=True)
 def hit_damage(base: int, mult2: int, bonus: int, resist: int) -> int:
     """max(1, ceil(base * mult2 / 2 + bonus - resist)): one target's damage from one hit."""
     twice = base * mult2 + 2 * (bonus - resist)
@@ -21,11 +24,13 @@ def hit_damage(base: int, mult2: int, bonus: int, resist: int) -> int:
     return max(1, total)
 
 
+@njit(cache=True)
 def attack_base(unit_damage: int, ability_damage: int) -> int:
     """The base of an attack: the ability's damage when it names one (-1: none), else the unit's."""
     return ability_damage if ability_damage >= 0 else unit_damage
 
 
+@njit(cache=True)
 def stun_damage(unit_damage: int, resist: int) -> int:
     """grid.md 4.4.4: "Stunned opponents incur the base damage from the attacker": the
     attacker's base damage, no bonus or multiplier, minus resistance, at least 1."""

@@ -6,16 +6,17 @@ machine code. numba re-checks only the kernel's *own* file, so adding a keyword 
 vocabulary (which moves every status position) would leave kernels in the cache reading the
 old positions, silently; nor does it see an edit of another kernel file whose functions a kernel
 calls (``turn`` calls ``battle``). ``check(functions)`` records a digest of the layout and of the
-kernel files beside the cache and flushes the kernels' cached code when it differs.
+kernel files beside the cache and flushes the kernels' cached code when it differs (the shared
+mechanism: ``ecs/compiled/kernel_stamp.py``).
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from battlesim.ecs import kernel_stamp
 from battlesim.systems.hex import state
 
 KERNEL_FILES = ("state.py", "board.py", "battle.py", "turn.py", "damage_stages.py")
@@ -26,29 +27,11 @@ def layout_digest() -> str:
     parts = (state.COLUMNS, state.GAME_FIELDS, state.MOD_FIELDS, state.MOD_STATS, state.AB_FIELDS,
              state.EFFECT_FIELDS, state.EFFECT_OPS, state.TARGETS, state.STATUS_NAMES,
              (state.SLOTS, state.MODS, state.ABILITIES, state.EFFECTS, state.NULL, state.ALL, state.INFINITE))
-    h = hashlib.sha256(repr(parts).encode())
     here = Path(__file__).parent
-    for name in KERNEL_FILES:
-        h.update((here / name).read_bytes())
-    return h.hexdigest()[:16]
+    return kernel_stamp.digest(parts, (here / name for name in KERNEL_FILES))
 
 
 def check(module: str, functions: Iterable[Any]) -> None:
     """Flush the cached code of ``functions`` (numba dispatchers of ``module``) compiled for
-    another layout; record the current one."""
-    functions = [f for f in functions if getattr(f, "_cache", None) is not None]
-    if not functions:
-        return
-    stamp = Path(functions[0]._cache._cache_path) / f"{module}.layout"
-    digest = layout_digest()
-    try:
-        if stamp.read_text() == digest:
-            return
-    except OSError:
-        pass
-    for f in functions:
-        f._cache.flush()
-    try:
-        stamp.write_text(digest)
-    except OSError:  # a read-only cache: numba then compiles in memory each run
-        pass
+    another layout; record the current one (ecs/compiled/kernel_stamp.py)."""
+    kernel_stamp.refresh(module, functions, layout_digest())

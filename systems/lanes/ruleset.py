@@ -95,6 +95,13 @@ class LanesGame:
     def deck_ids(self) -> list[str]:
         return sorted(self.cards.decks)
 
+    def compiled_agents(self) -> set[str]:
+        """The agents with a compiled twin: they decide inside the game loop (the others are
+        asked through the step API, once per batch of pending games)."""
+        from battlesim.systems.lanes.compiled.game import AGENT_CODES
+
+        return set(AGENT_CODES)
+
     def default_decks(self) -> tuple[str, str]:
         return DEFAULT_DECKS
 
@@ -121,8 +128,16 @@ class LanesGame:
     def play_tables(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any],
                     cards: bool = True) -> dict[str, dict[str, np.ndarray]]:
         """Play one batch; ``{"games": columns, "cards": columns}`` (cards only if asked)."""
+        from battlesim.ecs.plugin import loaded_plugins, numpy_only
+        from battlesim.systems.lanes.compiled import loop as compiled_loop
+
         w = self.new_world(np.asarray(seeds, dtype=np.int64), decks, agents)
-        self.run(w)
+        if any(numpy_only(p) for p in loaded_plugins()):
+            # a plugin's stage, opcode or selector without a compiled twin: the compiled game would
+            # not apply it, so the numpy schedule plays (said once on stderr when the plugin loaded)
+            self.run(w)
+        else:
+            compiled_loop.play_batch(self, w)  # every system compiled; Python agents through the step API
         out = {"games": self.results(w, decks, agents)}
         if cards:
             out["cards"] = self.card_rows(w)

@@ -10,6 +10,7 @@ the damage stages with the compiled core.
 - ``combat``, ``deaths``: the combat phase and settle, phases compiled into the engine module
   (they call the resolution machine, ``ecs/compiled/machine.py``).
 
+- ``phase_entries``: one compiled entry per phase family (tests, debugging);
 - ``bundle``, ``drivers``, ``processors``: the twins wired into runs (setup, the round's own
   phases, the shop, the play phase's legal request; docs/compiled-core.md "Wiring").
 """
@@ -20,6 +21,9 @@ from battlesim.systems.lanes.compiled import (  # noqa: F401
     damage_opcodes,
     damage_stages,
     deaths,
+    game,
+    game_phases,
     opcodes,
+    phase_entries,
     selectors,
 )

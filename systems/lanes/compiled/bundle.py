@@ -48,12 +48,26 @@ class Bundle:
             cards.setdefault(name, row)
         for name, value in round_params.items():
             params.setdefault(name, value)
+        from battlesim.systems.lanes.compiled.play_layout import play_tables
+        from battlesim.systems.lanes.compiled.round_layout import phase_tables
+
+        for more in (phase_tables(w), play_tables(w)):
+            for name, row in more[0].items():
+                cards.setdefault(name, row)
+            for name, value in more[1].items():
+                params.setdefault(name, value)
+        from battlesim.systems.lanes.agents import _card_tables  # greedy's per-card summaries (agents.agent_view)
+
+        t = _card_tables(w)
+        cards.setdefault("greedy_damage", np.asarray(t["damage"]).astype(np.int64))
+        cards.setdefault("greedy_hostile", np.asarray(t["hostile"]).astype(np.int64))
         try:
             view = world_view(w, extra_cards=cards, extra_params=params)
         except ViewError:  # a deep copy: its arrays are no longer one buffer per group
             regroup(w)
             view = world_view(w, extra_cards=cards, extra_params=params)
         self.view: WorldView = view
+        self.tables = (cards, params)  # the view's extra rows: a scratch World's view takes the same
         self.st = view.state
         self.rng: np.ndarray = w.rng.packed
         self._w = weakref.ref(w)  # no cycle World -> cache -> bundle -> World: a chunk's World is freed at once

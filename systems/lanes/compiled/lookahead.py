@@ -95,3 +95,26 @@ def position_value(st, f, cols, b: int, seat: int) -> float:
         else:
             theirs = total
     return mine - theirs
+
+
+def view_tables(w) -> tuple[dict, dict]:
+    """The per-card rows and numbers of the one view lookahead's kernels read: the play phase's
+    (``play_layout.play_tables``: combat's, then play's triggers) plus greedy's summaries
+    (``greedy_damage``, ``greedy_hostile``, as ``agents.agent_view`` adds them), so that
+    ``agent_columns``, ``play_columns`` and the machine's tables all index one catalog."""
+    from battlesim.systems.lanes.agents import _card_tables
+    from battlesim.systems.lanes.compiled.play_layout import play_tables
+
+    cards, params = play_tables(w)
+    t = _card_tables(w)
+    cards["greedy_damage"] = np.asarray(t["damage"]).astype(np.int64)
+    cards["greedy_hostile"] = np.asarray(t["hostile"]).astype(np.int64)
+    return cards, params
+
+
+def lookahead_view(w):
+    """``world_view`` of ``w`` with ``view_tables``: the view of the real World and of its scratch."""
+    from battlesim.ecs.compiled.world_view import world_view
+
+    cards, params = view_tables(w)
+    return world_view(w, extra_cards=cards, extra_params=params)

@@ -10,6 +10,7 @@ from battlesim.systems.grid.board import (
     is_stuck,
     jump_landing,
     move_costs,
+    move_costs_within,
     push_destination,
     reachable,
     rush_cells,
@@ -267,3 +268,20 @@ def test_costs_are_int16_with_inf_for_no_path(picture):
     """)
     c = costs(p, "A")
     assert c.dtype == np.int16 and c[p.board.cell(2, 0)] == INF
+
+
+def test_costs_within_a_limit_are_the_least_costs(picture):
+    # grid.md 4.2.1: "as they have MV points": the engine computes costs only up to the MV left;
+    # those must be the least costs (webs cost 2 to leave, 4.2.8; enemies are detoured, 4.2.6)
+    p = picture("""
+        A . ~ . . .
+        . # ~ b . .
+        . . . . # .
+        ~ . B . . .
+    """)
+    b = p.board
+    full = costs(p, "A")
+    for limit in range(9):
+        part = move_costs_within(b.neighbours, b.wall, b.web, p.occ, p.at("A"), 0, False, False, limit)
+        near = full <= limit
+        assert (part[near] == full[near]).all() and (part[~near] > limit).all()

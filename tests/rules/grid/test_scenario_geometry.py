@@ -1,8 +1,9 @@
 """The scenario files' hand-worked results, checked against the board and damage functions.
 
-The engine that runs scenarios is not built yet; until it is, this re-derives what the geometry
-and the damage arithmetic alone decide about a scenario's first step (a move, or an attack by the
-current player's unit), so a slip in a hand-worked ``[expect]`` or ``expect_error`` is caught now:
+The engine runs every file (test_grid_scenarios.py); this is a second, independent check: it
+re-derives what the geometry and the damage arithmetic alone decide about a scenario's first
+step (a move, or an attack by the current player's unit), so a slip in a hand-worked
+``[expect]`` or ``expect_error`` shows up on both sides:
 a refused first move must be unreachable, an accepted one reachable at the expected MV; a refused
 attack must be out of range or sight (or break a rule named here), an accepted one in range, with
 the expected HP for single-step scenarios.

@@ -22,7 +22,9 @@ def test_components_live_in_the_grid_namespace():
 def test_grid_words_do_not_take_another_rulesets_components():
     # lanes declares "stunned" and "stealth"; grid's stunned is its own component
     assert get_component("grid_stunned").dtype.name == "bool"
-    assert get_component("grid_resist").shape == (3,)
+    # one resistance column per damage type (grid.md 4.4.3 "subtracting any resistances from the target card")
+    for kind in ("physical", "magic", "poison"):
+        assert get_component(f"grid_resist_{kind}").dtype.name == "int16"
 
 
 def test_every_word_cites_its_sentence():

@@ -1,0 +1,139 @@
+"""A whole grid game, compiled: setup from two decks, the random agent, and the loop
+state -> legal actions -> the agent's choice -> apply, until the game ends; and the invariants a
+game must keep after every action (issue 16 "Invariants over random games").
+
+Compiled (``@njit(cache=True)``), same arguments as ``rules.py``. Batched runs (``simulate
+--ruleset grid``) wait for the core's generated loop; ``play_one_game`` (Python) plays one game
+through these kernels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from battlesim.ecs.compiled.rng import choice, integers
+from battlesim.systems.grid import kernel_cache
+from battlesim.systems.grid.apply import apply_action, begin_turn, shuffle_deck, spawn, take_from_deck, to_hand
+from battlesim.systems.grid.rules import eff_mv, legal_mask, passes_walls
+from battlesim.systems.grid.state import (
+    ACTION_USED,
+    ATTACKED,
+    CELL,
+    DECK_N,
+    END_KILL_POINTS,
+    END_REASON,
+    END_ROUND_LIMIT,
+    FIRST,
+    GAME_OVER,
+    GOLD,
+    HP,
+    KPTS,
+    MAX_HP,
+    MV_LEFT,
+    OVER,
+    P_KP_TO_WIN,
+    P_ROUND_LIMIT,
+    P_SE_CAP,
+    ROUND,
+    SE,
+    TURN_STATE,
+    WINNER,
+)
+
+RNG_FIRST = 11  # stream: who plays first (spec §2 Setup "first player by seed")
+RNG_AGENT = 13  # stream: the random agent's choices
+
+# invariant codes (``violation``): 0 = none
+INVARIANTS = ("", "two units on one cell", "a unit on a wall it may not stand on", "HP above its maximum",
+              "negative MV", "SE out of 0..se_cap", "negative gold or kill points", "a winner without the victory rule",
+              "a unit with its turn over still active")
+
+
+@njit(cache=True)
+def setup_game(w, cols, f, bd, ct, pr, b, decks, deck_n, heroes, hero_cells, start):
+    """Spec §2 Setup: each deck shuffled (seeded), the starting heroes on their cells, ``start`` =
+    (starting_hand, gold_start, se_start); the first player by seed, whose turn begins as every
+    turn does (grid.md 4.1.4: "by gaining gold and drawing a card")."""
+    for side in range(2):
+        n = deck_n[side]
+        f.deck[b, side, :n] = decks[side, :n]
+        f.g[b, DECK_N + side] = n
+        shuffle_deck(f, b, side)
+        spawn(w, cols, f, ct, pr, b, side, heroes[side], hero_cells[side])
+        for _ in range(start[0]):
+            if f.g[b, DECK_N + side] > 0:
+                to_hand(f, pr, b, side, take_from_deck(f, b, side, 0))
+        f.g[b, GOLD + side] = start[1]
+        f.g[b, SE + side] = start[2]
+    first = integers(f.rng, b, 2, RNG_FIRST)
+    f.g[b, FIRST] = first
+    f.g[b, ROUND] = 1
+    begin_turn(w, cols, f, bd, ct, pr, b, first)
+
+
+@njit(cache=True)
+def random_action(w, cols, f, bd, ct, pr, b, mask):
+    """spec §4: one decision maker, a legal action of the table. The random agent: one legal action, uniformly (DESIGN "Decisions and agents": a compiled agent)."""
+    legal_mask(w, cols, f, bd, ct, pr, b, mask)
+    return choice(f.rng, b, mask, RNG_AGENT)
+
+
+@njit(cache=True)
+def violation(w, cols, f, bd, ct, pr, b):
+    """issue 16 invariants (grid.md 4.2.4, 4.2.7, 4.3.3, spec §2 Victory): the first invariant the game breaks now (an index of ``INVARIANTS``), 0 if none."""
+    cells = bd.wall.shape[0]
+    seen = np.zeros(cells, dtype=np.bool_)
+    for s in range(w.alive.shape[1]):
+        if not w.alive[b, s]:
+            continue
+        c = w.i16[cols[CELL], b, s]
+        if seen[c]:
+            return 1  # grid.md 4.2.4: "cannot move to a space occupied by another unit or hero"
+        seen[c] = True
+        if bd.wall[c] and not passes_walls(w, cols, ct, b, s):
+            return 2  # grid.md 4.2.7
+        if w.i16[cols[HP], b, s] > w.i16[cols[MAX_HP], b, s]:
+            return 3
+        if w.i8[cols[MV_LEFT], b, s] < 0 or w.i8[cols[MV_LEFT], b, s] > max(eff_mv(w, cols, ct, b, s), 100):
+            return 4
+        if w.i8[cols[TURN_STATE], b, s] != OVER and (w.flags[cols[ATTACKED], b, s]
+                                                      or (w.flags[cols[ACTION_USED], b, s])):
+            return 8  # grid.md 4.3.3-4.3.4: an attack or a main action ends the unit's turn
+    for side in range(2):
+        if f.g[b, SE + side] < 0 or f.g[b, SE + side] > pr[P_SE_CAP]:
+            return 5
+        if f.g[b, GOLD + side] < 0 or f.g[b, KPTS + side] < 0:
+            return 6
+    if f.g[b, WINNER] >= 0:
+        reason = f.g[b, END_REASON]
+        kp = max(f.g[b, KPTS], f.g[b, KPTS + 1])
+        if not f.g[b, GAME_OVER]:
+            return 7
+        if reason == END_KILL_POINTS and kp < pr[P_KP_TO_WIN]:
+            return 7
+        if reason == END_ROUND_LIMIT and f.g[b, ROUND] < pr[P_ROUND_LIMIT]:
+            return 7
+        if reason != END_KILL_POINTS and reason != END_ROUND_LIMIT and reason != 3:
+            return 7
+    return 0
+
+
+@njit(cache=True)
+def play_game(w, cols, f, bd, ct, pr, b, mask, max_actions, check):
+    """grid.md 4.1.4: player turns alternate until the victory rule (spec §2) ends the game. Random vs random: (actions taken, the first invariant broken or 0).
+    ``max_actions`` only guards the test: a player turn always ends (each unit has one turn of
+    bounded MV and actions; hires, items and spells spend the hand)."""
+    n = 0
+    while not f.g[b, GAME_OVER] and n < max_actions:
+        a = random_action(w, cols, f, bd, ct, pr, b, mask)
+        apply_action(w, cols, f, bd, ct, pr, b, a)
+        n += 1
+        if check:
+            v = violation(w, cols, f, bd, ct, pr, b)
+            if v:
+                return n, v
+    return n, 0
+
+
+kernel_cache.check("play", kernel_cache.kernels_of(globals(), __name__))

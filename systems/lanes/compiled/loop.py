@@ -1,0 +1,269 @@
+"""Playing lanes games through the compiled game loop (``ecs/compiled/loop.py``): ``play_batch``
+over a chunk, and the step API (``advance`` / ``apply``) for Python agents.
+
+One entry point reaches the resolution machine: the engine module's ``advance`` (generated from
+the schedule). Python works per chunk: ``loop_args(w, agents)`` builds the ``LoopArgs`` once (the
+World's own buffers: compiled code writes them, the games and cards tables read them after), and
+``play_batch`` calls ``advance`` over the chunk.
+
+While some systems have no compiled twin yet (start and end of round, hero deployment, the play
+phase's apply: issue 13, their draining twins), ``play_batch`` plays the schedule system by
+system: a compiled system over the batch through ``advance(..., stop=k + 1)`` (the Processors'
+"run phase k over the batch"), the others through their Processors; decisions of Python agents
+inside compiled systems go through the step API. Once every system is compiled, one ``advance``
+plays each game to its end.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from battlesim.ecs.compiled import loop as cl
+from battlesim.ecs.compiled.interpreter import check
+from battlesim.ecs.compiled.machine import new_resolution
+from battlesim.systems.lanes.compiled import game as lg
+from battlesim.systems.lanes.compiled.agents import agent_columns, agent_fields, scratch_size
+from battlesim.systems.lanes.compiled.board import game_fields
+from battlesim.systems.lanes.compiled.bundle import bundle
+from battlesim.systems.lanes.compiled.combat_layout import READS, combat_fields
+from battlesim.systems.lanes.compiled.lookahead_agent import new_memo
+from battlesim.systems.lanes.compiled.play_layout import play_apply_fields, play_columns
+from battlesim.systems.lanes.compiled.rollout import rollout_game
+from battlesim.systems.lanes.compiled.round_layout import phase_columns, phase_fields
+from battlesim.ecs.plugin import extend
+
+KEY = "compiled_loop"
+
+
+def agent_codes(agents: Sequence[Any]) -> np.ndarray:
+    """Each seat's compiled agent code (``game.AGENT_CODES``), PYTHON for an agent that has none."""
+    return np.array([lg.AGENT_CODES.get(getattr(a, "name", ""), lg.PYTHON) if type(a).__module__.startswith(
+        ("battlesim.ecs.decisions", "battlesim.systems.lanes.agents")) else lg.PYTHON for a in agents],
+        dtype=np.int64)
+
+
+def compiled_agents(agents: Sequence[Any]) -> bool:
+    """Both seats have compiled twins: the loop decides inside."""
+    return bool((agent_codes(agents) != lg.PYTHON).all())
+
+
+_ENGINE: dict[tuple, Any] = {}
+
+
+def engine() -> Any:
+    """The lanes engine, built (or loaded) once per process: ``build`` hashes every source file
+    it depends on, too slow for each call, and a file edited during a run must not switch engines
+    in the middle of it. One per plugin set (a plugin loaded later makes another engine)."""
+    from battlesim.ecs.plugin import loaded_plugins
+
+    key = tuple(sorted(loaded_plugins()))
+    if key not in _ENGINE:
+        from battlesim.ecs.compiled.engine import build
+
+        _ENGINE[key] = build("lanes")
+    return _ENGINE[key]
+
+
+def loop_args(w: Any, agents: Sequence[Any] | None = None) -> lg.LoopArgs:
+    """The ``LoopArgs`` of World ``w`` (after setup: it needs ``w.actions``), kept in ``w.cache``;
+    ``agents`` set the per-seat codes (default: ``w.agents``)."""
+    from battlesim.systems.lanes.vocabulary import EXECUTOR
+
+    got = w.cache.get(KEY)
+    k = bundle(w)
+    if got is None or got[0] is not k:
+        view = k.view
+        actions = w.actions
+        scols, lcols = k.columns_for(actions)
+        rf, rcols = k.round
+        lanes, positions = w.g.board.shape[2], w.g.board.shape[3]
+        m = new_resolution(engine(), view, w.effects, list(EXECUTOR.opcodes), list(EXECUTOR.selectors), w.n_games)
+        args = lg.LoopArgs(
+            k.st, k.rng, game_fields(w, view), m, w.active, rf, rcols, combat_fields(w, view), view.cols(READS),
+            k.shop_fields, scols, agent_fields(view), agent_columns(view, actions),
+            np.zeros(2, dtype=np.int64), np.zeros((w.n_games, cl.PC_WIDTH), dtype=np.int64),
+            np.zeros((w.n_games, actions.size), dtype=np.bool_),
+            np.zeros((w.n_games, scratch_size(actions, lanes, positions)), dtype=np.float64),
+            np.zeros(w.n_games, dtype=np.int64),
+            phase_fields(w, view), phase_columns(view, actions, extend("lanes").decaying()),
+            play_apply_fields(w, view), play_columns(view, w), lcols,
+            np.zeros((w.n_games, w.n_slots), dtype=np.int64), np.ones(2, dtype=np.int64),
+            np.zeros(2, dtype=np.bool_), new_memo(w.n_games),
+            rollout_game(w, view, engine(), 1, k.rng, tables=k.tables))
+        got = w.cache[KEY] = (k, args)
+    args = got[1]
+    agents = w.agents if agents is None else agents
+    args.agents[:] = agent_codes(agents)
+    return _lookahead(w, args, agents)
+
+
+def _lookahead(w: Any, L: lg.LoopArgs, agents: Sequence[Any]) -> lg.LoopArgs:
+    """Each lookahead seat's ``k`` and whether numpy keeps its memo (a plain greedy opponent:
+    ``LookaheadAgent._memo``); a rollout game with room for the largest ``k``."""
+    from battlesim.systems.lanes.agents import GreedyAgent
+
+    for seat, a in enumerate(agents):
+        L.la_k[seat] = getattr(a, "k", 1) if L.agents[seat] == lg.LOOKAHEAD else 1
+        L.memo_on[seat] = L.agents[seat] == lg.LOOKAHEAD and type(agents[1 - seat]) is GreedyAgent
+    if L.la_k.max() > L.ro.cand.shape[0]:
+        k = bundle(w)
+        L = L._replace(ro=rollout_game(w, k.view, engine(), int(L.la_k.max()), k.rng, tables=k.tables))
+        w.cache[KEY] = (k, L)
+    return L
+
+
+_NOTICED: set[str] = set()
+LOOP_MARKER = "loop.compiled"  # beside the engine module: its game loop was compiled once
+
+
+@contextmanager
+def first_compile_notice(module: Any) -> Iterator[None]:
+    """The first ``advance`` of a process: when the engine's loop was never compiled (no marker
+    beside the engine), say on stderr that it compiles now and how long it took (DESIGN.md
+    "Rules of the road": minutes of silence look like a hang), then leave the marker."""
+    if module.__name__ in _NOTICED:
+        yield
+        return
+    _NOTICED.add(module.__name__)
+    marker = Path(module.__file__).with_name(LOOP_MARKER)
+    first = not marker.exists()
+    if first:
+        print("compiling the lanes game loop (first run: a few minutes; cached for later runs)...",
+              end="", file=sys.stderr, flush=True)
+    t0 = time.perf_counter()
+    try:
+        yield
+    except BaseException:
+        if first:
+            print(" stopped", file=sys.stderr, flush=True)
+        raise
+    if first:
+        seconds = time.perf_counter() - t0
+        print(f" {seconds:.1f} s", file=sys.stderr, flush=True)
+        try:
+            marker.write_text(f"{seconds:.3f}\n")
+        except OSError:  # a read-only shared cache: nothing to record
+            pass
+
+
+def _bookkeeping(w: Any) -> None:
+    """Compiled code made and removed entities: the caches the numpy systems key on
+    (``World.version``, ``World.changes``) must see it (conservatively: every tracked count)."""
+    w.version += 1
+    for name in w.changes:
+        w.changes[name] += 1
+
+
+def _raise(w: Any, L: lg.LoopArgs, games: np.ndarray) -> None:
+    st = L.pc[games, cl.PC_STATUS]
+    bad = games[(st < 0) & (st != cl.UNCOMPILED)]
+    if bad.size:
+        b = int(bad[0])
+        card = int(L.m.info[0])
+        name = w.catalog.names[card] if 0 <= card < len(w.catalog.names) else "?"
+        check(int(L.pc[b, cl.PC_STATUS]), int(w.seeds[b]), name)
+        raise RuntimeError(f"game with seed {int(w.seeds[b])} stopped with status {int(L.pc[b, cl.PC_STATUS])}")
+
+
+def thread_args(w: Any, n: int) -> list:
+    """``n`` ``LoopArgs`` for ``cl.run_threads``: the World's, then n - 1 with a resolution
+    machine (frame stack, arena, info) and a rollout game of their own (the damage queue, the
+    memo and everything else are per game already)."""
+    L = loop_args(w) if KEY not in w.cache else w.cache[KEY][1]
+    got = w.cache.get(KEY + "_threads")
+    if got is None or got[0] is not L or got[1] != n:
+        m = L.m
+        k = bundle(w)
+        own = [L] + [L._replace(m=m._replace(frames=np.zeros_like(m.frames), arena=np.zeros_like(m.arena),
+                                                info=np.full_like(m.info, -1)),
+                                ro=rollout_game(w, k.view, engine(), L.ro.cand.shape[0], k.rng, tables=k.tables))
+                     for _ in range(n - 1)]
+        got = w.cache[KEY + "_threads"] = (L, n, own)
+    return got[2]
+
+
+def advance(w: Any, games: np.ndarray, stop: int = cl.NO_STOP, actions: np.ndarray | None = None) -> np.ndarray:
+    """The step API's ``advance``/``apply``: run ``games`` (answering their pending decisions with
+    ``actions`` first, if given) until each needs a Python agent, reaches system ``stop`` or ends.
+    Returns the games now PENDING; their legal rows are ``loop_args(w).legal[games]`` and the
+    seat to act ``loop_args(w).pc[games, PC_ACTOR]`` (``pending(w)``)."""
+    L = loop_args(w) if KEY not in w.cache else w.cache[KEY][1]
+    games = np.asarray(games, dtype=np.int64)
+    acts = np.full(0, cl.NO_ACTION, dtype=np.int64) if actions is None else np.asarray(actions, dtype=np.int64)
+    n = min(cl.threads(), games.size)
+    module = engine().module
+    with first_compile_notice(module):
+        if n > 1:
+            Ls = thread_args(w, n)
+            cl.run_threads(module.advance, Ls, games, stop, acts)
+            for t in range(n):  # the card of a failed firing, from the thread that met it
+                if Ls[t].m.info[0] >= 0:
+                    L.m.info[:] = Ls[t].m.info
+        else:
+            module.advance(L, games, stop, acts)
+    _raise(w, L, games)
+    return games[L.pc[games, cl.PC_STATUS] == cl.PENDING]
+
+
+def pending(w: Any, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(actor[n], legal[n, A])`` of pending games."""
+    L = w.cache[KEY][1]
+    return L.pc[games, cl.PC_ACTOR].copy(), L.legal[games].copy()
+
+
+def run_system(w: Any, k: int) -> None:
+    """Compiled system k of the schedule over the batch (a Processor's ``process``): every game
+    from the start of system k to the start of system k + 1, Python agents asked through the
+    step API with ``w.decide``."""
+    L = loop_args(w)
+    games = np.arange(w.n_games, dtype=np.int64)
+    L.pc[:, cl.PC_SYSTEM] = k
+    L.pc[:, cl.PC_SUB] = 0
+    L.pc[:, cl.PC_STATUS] = cl.RUNNING
+    waiting = advance(w, games, k + 1)
+    while waiting.size:
+        actor, legal = pending(w, waiting)
+        actions = w.decide(waiting, actor, legal)
+        waiting = advance(w, waiting, k + 1, actions)
+    _bookkeeping(w)
+
+
+def compiled_flags(n_systems: int) -> list[bool]:
+    """Which systems of the schedule (in order) the engine's loop runs compiled."""
+    from battlesim.ecs.compiled.loop import systems_of
+    from battlesim.ecs.plugin import extend
+
+    names = [s.name for _, specs in extend("lanes").schedule_specs() for s in specs]
+    assert len(names) == n_systems
+    return [s is not None for s in systems_of("lanes", names)]
+
+
+def play_batch(game: Any, w: Any) -> None:
+    """Play every game of World ``w`` to its end through the compiled loop (module docstring)."""
+    order = [s for _, systems in w.schedule._order for s in systems]
+    flags = compiled_flags(len(order))
+    L = loop_args(w)
+    if all(flags):
+        games = np.arange(w.n_games, dtype=np.int64)
+        L.pc[:] = 0
+        waiting = advance(w, games)
+        while waiting.size:
+            actor, legal = pending(w, waiting)
+            waiting = advance(w, waiting, cl.NO_STOP, w.decide(waiting, actor, legal))
+        return
+    for _ in range(game.params.round_limit + 1):
+        if not w.active.any():
+            return
+        for k, system in enumerate(order):
+            if flags[k]:
+                run_system(w, k)
+            else:
+                system.process(w)
+    raise RuntimeError("games still running past the round limit")  # pragma: no cover
