@@ -6,9 +6,10 @@ package declares ``lanes``), so ``ecs`` never imports a ruleset by hand.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -40,7 +41,8 @@ class Ruleset(Protocol):
 # metadata predates one (an editable install made before the ruleset was added); an installed
 # entry point of the same name wins.
 OWN_RULESETS = {"lanes": "battlesim.systems.lanes.ruleset:RULESET", "hex": "battlesim.systems.hex.ruleset:RULESET",
-                "grid": "battlesim.systems.grid.ruleset:RULESET"}
+                "grid": "battlesim.systems.grid.ruleset:RULESET",
+                "classes": "battlesim.systems.classes.ruleset:RULESET"}
 
 
 def available_rulesets() -> dict[str, Any]:

@@ -1,7 +1,10 @@
 """The classes ruleset (issue 15): Paladin and Warlock on a 5 x 6 battlefield.
 
-Groundwork only, so far: the board and its geometry (``board.py``), the vocabulary
-(``vocabulary.py``) and its components (``components.py``), the card, class-board and deck
-loaders (``cards.py``, ``powers.py``, ``decks.py``) and the scenario format (``scenario_spec.py``).
-The engine (phases, acting, the compiled core) is not built yet; the ruleset is not registered.
+The data and its checks (``board``, ``vocabulary``, ``components``, ``cards``, ``powers``,
+``decks``, ``catalog``, ``params``, the scenario format ``scenario_spec`` / ``scenario_check``);
+the compiled engine over grouped per-game arrays (``state``, ``rules``, ``mana``, ``progress``,
+``units``, ``effects`` + ``jobs``, ``legal``, ``acting``, ``actions``, ``invariants``); the
+random agent and whole games (``agent``, ``games``); ``battlesim scenario`` for classes files
+(``scenario``, ``scenario_state``); the ruleset object (``ruleset``). docs/rules/classes.md is
+the ledger.
 """

@@ -83,8 +83,10 @@ def _unit(want: dict[str, Any], have: dict[str, Any], path: str) -> list[str]:
         elif k in EXACT:
             if v != (have.get(k) or {}):
                 out.append(f"{path}.{k}: expected {v!r}, got {have.get(k)!r}")
-        elif have.get(k) != _null(v):
-            out.append(f"{path}.{k}: expected {_null(v)!r}, got {have.get(k)!r}")
+        else:
+            want = _null(v) if k == "attack" else v  # only `attack = false` spells null (G10)
+            if have.get(k) != want:
+                out.append(f"{path}.{k}: expected {want!r}, got {have.get(k)!r}")
     return out
 
 

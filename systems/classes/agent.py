@@ -1,0 +1,347 @@
+"""The compiled random agent and one whole game (state -> legal actions -> random choice ->
+apply, until the end), over the engine's own action functions.
+
+The agent's decisions, each uniform among the legal options (spec §13): every Main Phase action
+and passing (cast from hand with a target, prepare, cast the prepared spell, a class ability
+with a target); each unit's act (advance first or action first, then attack, defend or its
+ability with a target); each Haste token (attack or advance); the windows of choice 14 (the
+opponent's prepared spell after the active player's Begin Phase, after each of its Main Phase
+actions, before its Act Step and after each of its unit acts; the active player's own between
+its unit acts: cast it with a target, or pass). Left defaulted (ledger "Left"): level-up answers
+(spec §14's defaults), the card a summon takes (the first of its type in hand). Random numbers come from the counter RNG (``ecs/compiled/rng.py``), so a game
+depends only on its seed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from battlesim.ecs.compiled.rng import integers
+from battlesim.systems.classes.acting import (
+    ACT_ABILITY,
+    ACT_ATTACK,
+    ACT_DEFEND,
+    act_begin,
+    act_end,
+    action,
+    attack,
+    battle_end,
+    snapshot,
+)
+from battlesim.systems.classes.acting import ability_error as unit_ability_error
+from battlesim.systems.classes.actions import (
+    ability_error,
+    begin_phase,
+    cast,
+    cast_error,
+    class_ability,
+    end_phase,
+    prepare,
+    prepare_error,
+)
+from battlesim.systems.classes.board import FIELDS, INTERSECTIONS, LANES
+from battlesim.systems.classes.invariants import violation
+from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER
+from battlesim.systems.classes.mana import can_pay
+from battlesim.systems.classes.rules import (
+    AB_COST,
+    AB_TARGET,
+    C_AB_TARGET,
+    C_COST,
+    C_HAS_ABILITY,
+    C_SPELL,
+    C_TARGET,
+    NAB,
+    NCOST,
+    PW_AB,
+    PW_NAB,
+)
+from battlesim.systems.classes.state import (
+    E_OK,
+    G_ACTIVE,
+    G_ENDED,
+    HAND,
+    NCOL,
+    NONE,
+    P_PREP,
+    POWERS,
+    T_INTERSECTION,
+    T_LANE,
+    T_NONE,
+    T_PLAYER,
+    U_ACTED,
+    U_CARD,
+    U_HAS_ATTACK,
+    U_HASTE,
+    U_MOVES,
+    W_ID,
+)
+from battlesim.systems.classes.units import advance, find_target, find_uid
+
+CANDIDATES = 4096  # legal main-phase actions listed at once (hand 40 x targets 52 would be more; never reached)
+MAIN_ACTIONS = 12  # main-phase actions a random player takes at most per turn (then it passes)
+STREAM = 7  # the agent's RNG stream
+K_CAST, K_PREPARE, K_CAST_PREPARED, K_ABILITY = 0, 1, 2, 3
+INVARIANT_ACTION = 99  # a listed legal action that the engine then refused
+
+
+@njit(cache=True)
+def targets_of(kind, out):
+    """Every target a choice of ``kind`` may name (spec §13 TARGET: 30 fields, 2 players, 20
+    intersections; a summon: the 5 first-row lanes); legality is the action's check."""
+    if kind == K_NONE:
+        out[0] = T_NONE
+        return 1
+    if kind == K_PLAYER:
+        out[0], out[1] = T_PLAYER, T_PLAYER + 1
+        return 2
+    if kind == K_INTERSECTION:
+        for i in range(INTERSECTIONS):
+            out[i] = T_INTERSECTION + i
+        return INTERSECTIONS
+    if kind == K_FIRST_ROW:
+        for i in range(LANES):
+            out[i] = T_LANE + i
+        return LANES
+    for f in range(FIELDS):  # unit kinds and K_FIELD
+        out[f] = f
+    return FIELDS
+
+
+@njit(cache=True)
+def legal_actions(G, R, b, side, out):
+    """The legal Main Phase actions of ``side`` as rows (kind, card or power, ability, target);
+    returns the count. Each is checked by the action's own ``*_error`` function."""
+    pay = np.full(NCOL, -1, np.int64)
+    t = np.empty(FIELDS + 2, np.int64)
+    n = 0
+    for k in range(HAND):
+        c = G.hand[b, side, k]
+        if c < 0 or R.cards[c, C_SPELL] == 0:
+            continue
+        seen = False
+        for j in range(k):
+            seen = seen or G.hand[b, side, j] == c
+        if seen or not can_pay(G, b, side, R.cards[c, C_COST:C_COST + NCOST], pay):
+            continue  # neither castable nor preparable: skip its targets
+        for i in range(targets_of(R.cards[c, C_TARGET], t)):
+            if n < CANDIDATES and cast_error(G, R, b, side, c, False, t[i], NONE, pay) == E_OK:
+                out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_CAST, c, 0, t[i]
+                n += 1
+        if n < CANDIDATES and prepare_error(G, R, b, side, c, pay) == E_OK:
+            out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_PREPARE, c, 0, T_NONE
+            n += 1
+    c = G.pl[b, side, P_PREP]
+    if c >= 0:
+        for i in range(targets_of(R.cards[c, C_TARGET], t)):
+            if n < CANDIDATES and cast_error(G, R, b, side, c, True, t[i], NONE, pay) == E_OK:
+                out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_CAST_PREPARED, c, 0, t[i]
+                n += 1
+    for p in range(POWERS):
+        pid = G.pw[b, side, p, W_ID]
+        if pid < 0:
+            continue
+        for a in range(R.powers[pid, PW_NAB]):
+            base = PW_AB + a * NAB
+            if not can_pay(G, b, side, R.powers[pid, base + AB_COST:base + AB_COST + NCOST], pay):
+                continue  # no target makes it payable: skip them
+            for i in range(targets_of(R.powers[pid, base + AB_TARGET], t)):
+                if n < CANDIDATES and ability_error(G, R, b, side, p, a, t[i], NONE, pay) == E_OK:
+                    out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_ABILITY, p, a, t[i]
+                    n += 1
+    return n
+
+
+@njit(cache=True)
+def apply_action(G, R, b, side, row):
+    """Take one listed Main Phase action (a row of ``legal_actions``) with the default payer."""
+    pay = np.full(NCOL, -1, np.int64)
+    if row[0] == K_CAST:
+        return cast(G, R, b, side, row[1], False, row[3], NONE, pay)
+    if row[0] == K_PREPARE:
+        return prepare(G, R, b, side, row[1], pay)
+    if row[0] == K_CAST_PREPARED:
+        return cast(G, R, b, side, row[1], True, row[3], NONE, pay)
+    return class_ability(G, R, b, side, row[1], row[2], row[3], NONE, pay)
+
+
+@njit(cache=True)
+def reaction(G, R, b, rng, rows):
+    """A reaction window (choice 14): the non-active player may cast its prepared spell."""
+    return window(G, R, b, rng, rows, 1 - G.g[b, G_ACTIVE])
+
+
+@njit(cache=True)
+def window(G, R, b, rng, rows, side):
+    """``side`` may cast its prepared spell (prepared on an earlier turn) with a legal target, or
+    pass; uniformly. classes.md: "A prepared spell may be cast at any time, even during opponent's
+    turn"; choice 14: "the active player may also cast its own prepared spell between its unit acts"."""
+    c = G.pl[b, side, P_PREP]
+    if c < 0 or G.g[b, G_ENDED]:
+        return E_OK
+    pay = np.full(NCOL, -1, np.int64)
+    t = np.empty(FIELDS + 2, np.int64)
+    n = 0
+    for i in range(targets_of(R.cards[c, C_TARGET], t)):
+        if cast_error(G, R, b, side, c, True, t[i], NONE, pay) == E_OK:
+            rows[n, 0] = t[i]
+            n += 1
+    if n == 0:
+        return E_OK
+    pick = integers(rng, b, n + 1, STREAM)
+    if pick == n:
+        return E_OK
+    return cast(G, R, b, side, c, True, rows[pick, 0], NONE, pay)
+
+
+@njit(cache=True)
+def random_act(G, R, b, f, rng, rows):
+    """One unit's act with random choices (classes.md "The unit can choose to advance before or
+    after taking an action"; "There are 3 types of actions a unit can perform"): the order, then
+    one legal action at that moment (Attack if it has a valid target, Defend, its ability on a
+    legal target)."""
+    pay = np.full(NCOL, -1, np.int64)
+    t = np.empty(FIELDS + 2, np.int64)
+    uid = act_begin(G, b, f)
+    advance_first = integers(rng, b, 2, STREAM) == 1
+    if advance_first:
+        f = advance(G, b, f)
+    n = 0
+    if G.u[b, f, U_HAS_ATTACK] and find_target(G, b, f) != NONE:
+        rows[n, 0], rows[n, 1] = ACT_ATTACK, NONE
+        n += 1
+    rows[n, 0], rows[n, 1] = ACT_DEFEND, NONE
+    n += 1
+    card = G.u[b, f, U_CARD]
+    if card >= 0 and R.cards[card, C_HAS_ABILITY] == 1:
+        for i in range(targets_of(R.cards[card, C_AB_TARGET], t)):
+            if unit_ability_error(G, R, b, f, t[i], pay) == E_OK:
+                rows[n, 0], rows[n, 1] = ACT_ABILITY, t[i]
+                n += 1
+    pick = integers(rng, b, n, STREAM)
+    err = action(G, R, b, f, rows[pick, 0], rows[pick, 1], pay)
+    if not advance_first:
+        f = find_uid(G, b, uid)
+        if f >= 0 and not G.g[b, G_ENDED]:
+            advance(G, b, f)
+    act_end(G, b, uid)
+    return err
+
+
+@njit(cache=True)
+def random_act_step(G, R, b, rng, rows, check, start):
+    """The Act Step (classes.md: "all units belonging to the current player will take their turn",
+    choice 5's snapshot), each act chosen at random, a reaction window after each."""
+    uids = np.empty(FIELDS, np.int64)
+    first = np.empty(FIELDS, np.int64)
+    m = snapshot(G, b, G.g[b, G_ACTIVE], uids, first)
+    for i in range(m):
+        if G.g[b, G_ENDED]:
+            return 0
+        f = find_uid(G, b, uids[i])
+        if f < 0 or G.u[b, f, U_ACTED]:
+            continue
+        if random_act(G, R, b, f, rng, rows) != E_OK or reaction(G, R, b, rng, rows) != E_OK:
+            return INVARIANT_ACTION
+        if window(G, R, b, rng, rows, G.g[b, G_ACTIVE]) != E_OK:
+            return INVARIANT_ACTION
+        if check:
+            v = violation(G, R, b, start)
+            if v:
+                return v
+    return 0
+
+
+@njit(cache=True)
+def random_haste(G, R, b, rng):
+    """classes.md "Haste": "Each haste token causes a unit to perform an additional Advance or
+    Attack at the end of its next Battle phase" (choice 10: after the Act Step, acting order): each
+    token, Attack (when it has a valid target) or Advance, uniformly; then the tokens are used up."""
+    p = G.g[b, G_ACTIVE]
+    uids = np.empty(FIELDS, np.int64)
+    first = np.empty(FIELDS, np.int64)
+    m = snapshot(G, b, p, uids, first)
+    for i in range(m):
+        f = find_uid(G, b, uids[i])
+        if f < 0:
+            continue
+        for _ in range(G.u[b, f, U_HASTE]):
+            if G.g[b, G_ENDED] or f < 0:
+                break
+            t = find_target(G, b, f)
+            if t != NONE and integers(rng, b, 2, STREAM) == 0:
+                attack(G, R, b, f, t)
+            else:
+                f = advance(G, b, f)
+            f = find_uid(G, b, uids[i])
+        if f >= 0:
+            G.u[b, f, U_HASTE] = 0
+            G.u[b, f, U_MOVES] = 0
+
+
+@njit(cache=True)
+def random_main_phase(G, R, b, rng, rows, check, start):
+    """classes.md "Main Phase": any number of actions until the player passes: the random agent
+    picks uniformly among the legal actions and passing (at most MAIN_ACTIONS per turn)."""
+    side = G.g[b, G_ACTIVE]
+    for _ in range(MAIN_ACTIONS):
+        n = legal_actions(G, R, b, side, rows)
+        pick = integers(rng, b, n + 1, STREAM)
+        if pick == n:
+            return 0
+        if apply_action(G, R, b, side, rows[pick]) != E_OK or reaction(G, R, b, rng, rows) != E_OK:
+            return INVARIANT_ACTION
+        if check:
+            v = violation(G, R, b, start)
+            if v:
+                return v
+        if G.g[b, G_ENDED]:
+            return 0
+    return 0
+
+
+@njit(cache=True)
+def play_game(G, R, b, rng, rows, check, start):
+    """One game from its set-up state to the end (a life at 0 or the turn limit), turn by turn:
+    Begin Phase, the random Main Phase, the Battle Phase (random acts), End Phase (spec §2), with
+    the reaction windows of choice 14 between them.
+    With ``check``, the invariants (``invariants.violation``) after every step; returns the first
+    violation's code (0: none)."""
+    empty = np.zeros(1, np.int64)
+    while not G.g[b, G_ENDED]:
+        if begin_phase(G, R, b, empty, 0) != E_OK or reaction(G, R, b, rng, rows) != E_OK:
+            return INVARIANT_ACTION
+        if check and violation(G, R, b, start):
+            return violation(G, R, b, start)
+        if G.g[b, G_ENDED]:
+            break
+        v = random_main_phase(G, R, b, rng, rows, check, start)
+        if v:
+            return v
+        if G.g[b, G_ENDED]:
+            break
+        if reaction(G, R, b, rng, rows) != E_OK:
+            return INVARIANT_ACTION
+        v = random_act_step(G, R, b, rng, rows, check, start)
+        if v:
+            return v
+        if G.g[b, G_ENDED]:
+            break
+        random_haste(G, R, b, rng)  # its tokens used, battle_end's default Haste finds none
+        if battle_end(G, R, b) != E_OK:
+            return INVARIANT_ACTION
+        if check and violation(G, R, b, start):
+            return violation(G, R, b, start)
+        if G.g[b, G_ENDED]:
+            break
+        end_phase(G, b)
+    return violation(G, R, b, start) if check else 0
+
+
+@njit(cache=True)
+def play_batch(G, R, rng, check, start, out):
+    """Every game of the batch to its end; ``out[b]`` = its violation code (0: none)."""
+    rows = np.empty((CANDIDATES, 4), np.int64)
+    for b in range(G.g.shape[0]):
+        out[b] = play_game(G, R, b, rng, rows, check, start)

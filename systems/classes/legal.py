@@ -1,0 +1,77 @@
+"""What makes a target or a summon legal (compiled): the checks an action makes before it pays,
+returning an error code of ``state.ERRORS`` (E_OK when legal). The agent's mask asks the same
+functions, so a scenario's illegal step and an agent's masked action are one rule.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from battlesim.systems.classes.board import FIELDS, FIRST_ROW, INTERSECTIONS, LANES
+from battlesim.systems.classes.rules import C_SPELL, C_TYPE_BITS, F_CARD_TYPE, F_OP, F_TRIGGER, OP, TK, TR_CAST
+from battlesim.systems.classes.state import (
+    E_ANTIMAGIC,
+    E_NO_TYPE,
+    E_OCCUPIED,
+    E_OK,
+    E_TARGET,
+    NONE,
+    T_INTERSECTION,
+    T_LANE,
+    T_NONE,
+    T_PLAYER,
+    U_ANTIMAGIC,
+    U_PRESENT,
+)
+from battlesim.systems.classes.units import first_of_type, holds, team
+
+K_NONE, K_UNIT, K_ENEMY, K_ALLIED, K_PLAYER, K_FIELD, K_INTERSECTION, K_FIRST_ROW = (
+    TK[n] for n in ("none", "unit", "enemy_unit", "allied_unit", "player", "field", "intersection", "first_row"))
+OP_SUMMON = OP["summon"]
+
+
+@njit(cache=True)
+def check_target(G, b, owner, kind, target, by_card):
+    """A target of ``kind`` (spec §14 ``target``) chosen by ``owner``. Antimagic: "A unit with
+    Antimagic cannot be targeted ... by cards" (choice 12: spells and unit abilities, ``by_card``;
+    class abilities are not cards); a summon needs "an empty spot in the front row on your side"."""
+    if kind == K_NONE:
+        return E_OK if target == T_NONE else E_TARGET
+    if kind in (K_UNIT, K_ENEMY, K_ALLIED):
+        if not (0 <= target < FIELDS) or not G.u[b, target, U_PRESENT]:
+            return E_TARGET
+        if kind == K_ENEMY and team(G, b, target) == owner or kind == K_ALLIED and team(G, b, target) != owner:
+            return E_TARGET
+        if by_card and G.u[b, target, U_ANTIMAGIC] > 0:
+            return E_ANTIMAGIC
+        return E_OK
+    if kind == K_PLAYER:
+        return E_OK if T_PLAYER <= target <= T_PLAYER + 1 else E_TARGET
+    if kind == K_FIELD:
+        return E_OK if 0 <= target < FIELDS else E_TARGET
+    if kind == K_INTERSECTION:
+        return E_OK if T_INTERSECTION <= target < T_INTERSECTION + INTERSECTIONS else E_TARGET
+    if kind == K_FIRST_ROW:
+        lane = target - T_LANE
+        if not 0 <= lane < LANES:
+            return E_TARGET
+        return E_OCCUPIED if G.u[b, FIRST_ROW[owner] * LANES + lane, U_PRESENT] else E_OK
+    return E_TARGET
+
+
+@njit(cache=True)
+def check_summons(G, R, b, owner, start, n, choice):
+    """Every ``summon`` among effects ``start .. start + n`` finds its card in hand: the chosen
+    one (of the asked type), or any card of the type."""
+    for e in range(start, start + n):
+        if R.effects[e, F_OP] != OP_SUMMON or R.effects[e, F_TRIGGER] != TR_CAST:
+            continue
+        mask = R.effects[e, F_CARD_TYPE]
+        if choice >= 0:
+            if not holds(G.hand, b, owner, choice) or R.cards[choice, C_SPELL] == 1:
+                return E_NO_TYPE
+            if mask != 0 and (R.cards[choice, C_TYPE_BITS] & mask) == 0:
+                return E_NO_TYPE
+        elif first_of_type(G, R, b, owner, mask) == NONE:
+            return E_NO_TYPE
+    return E_OK

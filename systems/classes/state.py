@@ -1,0 +1,163 @@
+"""The classes game state as compiled code sees it: a few grouped per-game arrays (``Game``), and
+the card set, powers and effects as numbers (``Rules``, built by ``rules.py``).
+
+Why grouped arrays and not one World column per component: DESIGN.md "Rules of the road": "numba
+increfs/decrefs every array of a tuple argument on every call: pass few, grouped arrays". A
+unit's components are the columns of one int16 row, ``u[b, field, k]``, and each column *is* the
+``classes_<word>`` component of ``components.py`` (``UNIT_COLUMNS`` names them; a test checks
+every declared component has its column). Units are indexed by their field (classes.md "Field:
+it can contain only one unit"), so the board needs no slot allocator and the acting order is a
+walk over field ids; a unit's identity across moves is ``classes_uid``.
+
+The positions below (``U_HEALTH`` = 4 ...) are this module's constants, frozen into the cached
+machine code: ``kernel_cache.check`` flushes the cache when this layout changes.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from battlesim.systems.classes.board import FIELDS, LANES
+from battlesim.systems.classes.components import PREFIX
+from battlesim.systems.classes.vocabulary import COLOURS, CONDITIONS, COOLDOWN_SLOTS, KEYWORDS, SHAPES
+
+NONE = -1
+NCOL = len(COLOURS)  # white red blue purple summoning
+WILD = NCOL  # a cost's sixth entry (vocabulary.COST_COLOURS)
+SUMMONING = 4
+HAND = 40  # spec §13: H = 40
+AREA = 8  # play-area cards a side can hold (5 enchantment shapes + auras)
+POWERS = 12  # spec §13: P = 12
+ABILITIES = 3  # spec §13: A = 3
+TOKENS = 5  # powers.SLOTS_MAX
+LEVELS = 20  # powers.LEVEL_MAX
+BONUSES = 4  # a level's bonus list (LevelSpec.bonus max_length)
+ANSWERS = 32  # level-up answers a scenario may give a side
+JOBS = 64  # effect lists waiting to resolve in one game (the worklist)
+NSHAPES = len(SHAPES)
+
+# -- a unit: u[b, field, column] (each column a classes_ component) -------------------------
+_UNIT = ("present", "side", "card", "uid", "health", "attack", "has_attack", "base_health", "base_attack", "range",
+         "defending", "acted", "moves", "ability_used", "aura_health", *KEYWORDS, *CONDITIONS)
+UNIT_COLUMNS = (*(PREFIX + w for w in _UNIT), *(f"{PREFIX}enchanted_{p}_{s}" for p in (0, 1) for s in SHAPES))
+(U_PRESENT, U_SIDE, U_CARD, U_UID, U_HEALTH, U_ATTACK, U_HAS_ATTACK, U_BASE_HEALTH, U_BASE_ATTACK, U_RANGE,
+ U_DEFENDING, U_ACTED, U_MOVES, U_ABILITY_USED, U_AURA_HEALTH) = range(15)
+U_KEYWORD = 15
+U_SHIELD, U_FEROCIOUS, U_GROUNDED, U_MOMENTUM, U_ETHEREAL = (U_KEYWORD + list(KEYWORDS).index(k) for k in
+                                                            ("shield", "ferocious", "grounded", "momentum", "ethereal"))
+U_CONDITION = U_KEYWORD + len(KEYWORDS)
+U_HASTE, U_STUN, U_TURNOVER, U_CHILL, U_ANTIMAGIC, U_SNARE = (U_CONDITION + list(CONDITIONS).index(c) for c in
+                                                              ("haste", "stun", "turnover", "chill", "antimagic", "snare"))
+U_ENCH = U_CONDITION + len(CONDITIONS)  # + side * NSHAPES + shape
+NU = U_ENCH + 2 * NSHAPES
+
+# -- a player: pl[b, side, column] ---------------------------------------------------------
+PLAYER_FIELDS = ("life", "level", "experience", "levels", "pool", "track", "current", "prepared", "prepared_mana",
+                 "prepared_turn", "answer", "answers", "cast", "summoned", "kills", "gained")
+P_LIFE, P_LEVEL, P_EXP, P_NLEVELS = 0, 1, 2, 3
+P_POOL = 4  # + colour
+P_TRACK = P_POOL + NCOL  # + slot * NCOL + colour
+P_CURRENT = P_TRACK + COOLDOWN_SLOTS * NCOL
+P_PREP = P_CURRENT + 1  # the prepared card, NONE if none
+P_PREP_MANA = P_PREP + 1  # + colour
+P_PREP_TURN = P_PREP_MANA + NCOL
+P_ANSWER = P_PREP_TURN + 1  # next level-up answer to read
+P_NANSWERS = P_ANSWER + 1
+P_CAST = P_NANSWERS + 1
+P_SUMMONED = P_CAST + 1
+P_KILLS = P_SUMMONED + 1
+P_GAINED = P_KILLS + 1  # mana gained for good ("Gain (mana)", level-up Mana): the conservation invariant's tally
+NP = P_GAINED + 1
+
+# -- a play-area card: area[b, side, k, field], oldest first -------------------------------
+A_CARD, A_SHAPE, A_TOKENS = 0, 1, 2
+NA = 3
+# -- a power on a side's board: pw[b, side, k, field] --------------------------------------
+W_ID, W_TOKENS, W_CLOCK = 0, 1, 2  # W_CLOCK + ability: used this player turn
+NW = W_CLOCK + ABILITIES
+# -- a level row: lv[b, side, level - 1, field] --------------------------------------------
+L_MAX, L_BONUS = 0, 1  # L_BONUS + k: 0 none, 1 mana, 2 power token
+NL = L_BONUS + BONUSES
+BONUS_MANA, BONUS_TOKEN = 1, 2
+# level-up answers: 0-3 gain that colour; 4-7 replace colour (k - 4) by summoning; 100 + k power k
+ANSWER_REPLACE, ANSWER_POWER = 4, 100
+
+# -- per-game fields: g[b, field] ----------------------------------------------------------
+GAME_FIELDS = ("turn", "active", "winner", "draw", "ended", "next_uid", "attacker", "error", "njobs", "turn_limit",
+               "end_reason", "base_defense")
+(G_TURN, G_ACTIVE, G_WINNER, G_DRAW, G_ENDED, G_NEXT_UID, G_ATTACKER, G_ERROR, G_NJOBS, G_TURN_LIMIT, G_END_REASON,
+ G_BASE_DEFENSE) = range(len(GAME_FIELDS))
+NG = len(GAME_FIELDS)
+END_REASONS = ("", "life", "turn_limit")
+
+# -- a job (an effect list waiting to resolve): jobs[b, k, field] -------------------------
+JOB_FIELDS = ("start", "n", "trigger", "owner", "card", "src", "shape", "target", "choice", "spell", "by_card",
+              "power", "after")
+J_START, J_N, J_TRIGGER, J_OWNER, J_CARD, J_SRC, J_SHAPE, J_TARGET, J_CHOICE, J_SPELL, J_BY_CARD, J_POWER, J_AFTER = \
+    range(len(JOB_FIELDS))
+NJ = len(JOB_FIELDS)
+AFTER_NOTHING, AFTER_UNLEASH = 0, 1  # after an unleash: remove a duration token (classes.md "Unleashing")
+
+# -- targets (one integer): a field id, a player, an intersection, a first-row lane --------
+T_NONE = NONE
+T_PLAYER = 100  # + side
+T_INTERSECTION = 200  # + intersection id
+T_LANE = 300  # + lane (a summon's first-row field)
+
+# -- error codes of an illegal action (scenario.py words them; G13 fixes the key words) ------
+ERRORS = ("", "cannot pay its cost", "not in hand", "the prepared spell cannot be cast on the turn it was prepared",
+          "the first-row field is occupied", "used once per turn already (the clock)", "the power is locked",
+          "Antimagic: the unit cannot be targeted by cards", "no such target", "no Attack value",
+          "no valid attack target", "no free enchantment shape", "nothing prepared with that name",
+          "not a spell", "no card of that type in hand", "the power needs more tokens", "the power has no free slot",
+          "illegal level-up answer", "no unit there", "not the active player's unit", "the unit has no ability",
+          "the game is over", "too many effects at once",
+          "the play area is full", "the hand is full", "not the active player")
+(E_OK, E_PAY, E_HAND, E_SAME_TURN, E_OCCUPIED, E_CLOCK, E_LOCKED, E_ANTIMAGIC, E_TARGET, E_NO_ATTACK, E_NO_VALID,
+ E_SHAPE, E_NOT_PREPARED, E_NOT_SPELL, E_NO_TYPE, E_TOKENS, E_FULL_POWER, E_ANSWER, E_NO_UNIT, E_NOT_OWN,
+ E_NO_ABILITY, E_OVER, E_JOBS, E_AREA, E_HAND_FULL, E_NOT_ACTIVE) = range(len(ERRORS))
+
+
+class Game(NamedTuple):
+    """B games of classes, every array ``[B, ...]``; a kernel takes it whole (one argument)."""
+
+    g: np.ndarray  # int64[B, NG]
+    u: np.ndarray  # int16[B, FIELDS, NU]
+    pl: np.ndarray  # int16[B, 2, NP]
+    hand: np.ndarray  # int16[B, 2, HAND] card ids, NONE = empty
+    nether: np.ndarray  # int16[B, 2, HAND]
+    upgrade: np.ndarray  # int16[B, 2, HAND] the Class Upgrade deck
+    area: np.ndarray  # int16[B, 2, AREA, NA]
+    pw: np.ndarray  # int16[B, 2, POWERS, NW]
+    lv: np.ndarray  # int16[B, 2, LEVELS, NL]
+    ans: np.ndarray  # int16[B, 2, ANSWERS]
+    jobs: np.ndarray  # int64[B, JOBS, NJ]
+
+
+def new_game(n_games: int, life: int = 20, turn_limit: int = 60, base_defense: int = 1) -> Game:
+    """``n_games`` empty games: no units, empty hands, life ``life``, turn 1, seat 0 active (the
+    ruleset parameters ``life``, ``turn_limit``, ``base_defense``)."""
+    B = int(n_games)
+    g = np.zeros((B, NG), np.int64)
+    g[:, G_TURN] = 1
+    g[:, G_WINNER] = NONE
+    g[:, G_ATTACKER] = NONE
+    g[:, G_TURN_LIMIT] = turn_limit
+    g[:, G_BASE_DEFENSE] = base_defense
+    pl = np.zeros((B, 2, NP), np.int16)
+    pl[:, :, P_LIFE] = life
+    pl[:, :, P_LEVEL] = 1
+    pl[:, :, P_PREP] = NONE
+    u = np.zeros((B, FIELDS, NU), np.int16)
+    u[:, :, U_CARD] = NONE
+    area = np.full((B, 2, AREA, NA), NONE, np.int16)
+    pw = np.zeros((B, 2, POWERS, NW), np.int16)
+    pw[:, :, :, W_ID] = NONE
+    return Game(g, u, pl, np.full((B, 2, HAND), NONE, np.int16), np.full((B, 2, HAND), NONE, np.int16),
+                np.full((B, 2, HAND), NONE, np.int16), area, pw, np.zeros((B, 2, LEVELS, NL), np.int16),
+                np.full((B, 2, ANSWERS), NONE, np.int16), np.zeros((B, JOBS, NJ), np.int64))
+
+
+assert FIELDS == LANES * 6
