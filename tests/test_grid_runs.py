@@ -216,9 +216,24 @@ def test_bad_input_is_one_line(args, words):
         assert w in line, line
 
 
-def test_replay_says_grid_has_no_log_yet():
-    line = one_line_error(run("replay", "--ruleset", "grid", "--seed", "3"))
-    assert "grid" in line and "replay" in line
+def test_replay_is_the_runs_game_action_by_action(grid, reference):
+    seed = 117
+    lines: list[str] = []
+    row = grid.replay(seed, DECKS, agents(), write=lines.append)
+    ref = next(r for r in reference.table.to_pylist() if r["seed"] == seed)
+    assert row == ref
+    # spec §4: one decision per line; grid.md 4.1.4: each player turn opens with its gold and hand
+    turns = [x for x in lines if x.startswith("round ")]
+    assert 2 * ref["rounds"] - 1 <= len(turns) <= 2 * ref["rounds"]
+    assert sum(1 for x in lines if x.strip() == "ends the player turn") >= len(turns) - 1
+    assert sum(1 for x in lines if x.startswith("  ")) >= ref["actions"]
+
+
+def test_replay_command_prints_the_result():
+    r = run("replay", "--ruleset", "grid", "--seed", "3", "--deck", DECKS[0], "--vs", DECKS[1])
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines()[0].startswith("grid game seed 3")
+    assert r.stdout.splitlines()[-1].startswith("result: winner")
 
 
 def test_balance_round_robin(tmp_path):

@@ -84,6 +84,13 @@ class GridGame:
             files[f"deck {d}"] = self.cards.deck(d).path
         return files
 
+    def replay(self, seed: int, decks: tuple[str, str], agents: Sequence[Any], write: Any = print) -> dict[str, Any]:
+        """Play game ``seed`` alone, writing each player turn and action (``systems/grid/replay.py``);
+        returns its games-table row, the same as in any run."""
+        from battlesim.systems.grid.replay import replay_game
+
+        return replay_game(self, seed, decks, agents, write)
+
     def scenario(self, path: Path) -> Any:
         """A grid scenario file (spec §5) set up and ready to run."""
         from battlesim.systems.grid.scenario import GridScenarioRun
