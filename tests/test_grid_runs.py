@@ -251,3 +251,16 @@ def test_sweep_over_a_grid_parameter(tmp_path):
     assert r.exit_code == 0, r.output
     s = json.loads((tmp_path / "sw" / "sweep.json").read_text())
     assert len(s["points"]) == 2
+
+
+def test_sweep_over_maps_by_name(tmp_path):
+    # issue 16: "`balance --ruleset grid` and `sweep` (board size, map, income, kill-point threshold)"
+    r = run("sweep", "--ruleset", "grid", "--decks", ",".join(DECKS), "--param", "map=crossroads,webwood",
+            "--games-per-pairing", "6", "--min-games", "5", "--out", str(tmp_path / "sw"))
+    assert r.exit_code == 0, r.output
+    s = json.loads((tmp_path / "sw" / "sweep.json").read_text())
+    assert [p["params"] for p in s["points"]] == [{"map": "crossroads"}, {"map": "webwood"}]
+    assert (tmp_path / "sw" / "sweep.png").stat().st_size > 0
+    line = one_line_error(run("sweep", "--ruleset", "grid", "--param", "map=crossroads,nope", "--games-per-pairing",
+                              "6", "--out", str(tmp_path / "bad")))
+    assert "nope" in line and "webwood" in line
