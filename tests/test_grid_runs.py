@@ -92,7 +92,7 @@ def test_two_workers_into_a_run_directory_write_the_in_process_tables(reference,
     cards = ds.dataset(out / "cards").to_table()
     assert games.equals(reference.table)
     assert cards.num_rows == reference.cards.num_rows
-    key = lambda t: sorted(tuple(-1 if v is None else v for v in row)  # noqa: E731
+    key = lambda t: sorted(tuple(-1 if v is None else v for v in row)
                            for row in zip(*(t.column(c).to_pylist() for c in t.column_names)))
     assert key(cards) == key(reference.cards)
     summary = json.loads(r.stdout)

@@ -33,8 +33,8 @@ from battlesim.systems.grid.state import (
     L_SIDE,
     LOG_N,
     P_HAND_LIMIT,
-    ROUND,
     P_KP_TO_WIN,
+    ROUND,
     SIDE,
     WINNER,
 )
