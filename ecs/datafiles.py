@@ -286,4 +286,8 @@ def load_parameters(model: type[M], ruleset: str, path: Path, overrides: dict[st
     if unknown:
         raise DataError(f"--param {unknown[0]}: unknown {ruleset} parameter{did_you_mean(unknown[0], fields)}; "
                         f"valid: {', '.join(fields)}")
+    for name, value in overrides.items():
+        default = fields[name].default
+        if isinstance(value, str) and isinstance(default, (int, float)) and not isinstance(default, bool):
+            raise DataError(f"--param {name}: {value!r} is not a number")
     return validate(model, {**raw, **overrides}, Path("--param"))

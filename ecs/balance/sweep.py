@@ -42,13 +42,14 @@ class Axis:
 
 
 def numeric_params(ruleset: str = "lanes", cards_dir: str | None = None) -> dict[str, Any]:
-    """The ruleset's numeric parameters and their default values (``data/rulesets/<ruleset>.toml``)."""
+    """The parameters a sweep can vary, with their default values (``data/rulesets/<ruleset>.toml``):
+    the numbers, and the names (grid's ``map``); not the flags."""
     game = load_game(RunConfig(ruleset=ruleset, cards_dir=cards_dir))
     params = getattr(game, "params", None)
     if not isinstance(params, BaseModel):
         raise SweepError(f"ruleset {ruleset!r} has no parameters to sweep")
     return {k: v for k, v in params.model_dump().items()
-            if isinstance(v, (int, float)) and not isinstance(v, bool)}
+            if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
 
 
 def param_bounds(ruleset: str = "lanes") -> dict[str, tuple[Any, Any]]:
@@ -64,8 +65,11 @@ def param_bounds(ruleset: str = "lanes") -> dict[str, tuple[Any, Any]]:
     return out
 
 
-def _number(name: str, text: str, default: Any) -> int | float:
+def _number(name: str, text: str, default: Any) -> int | float | str:
+    """One value of an axis, of its parameter's kind: a number, or a name for a text parameter."""
     t = text.strip()
+    if isinstance(default, str):
+        return t
     try:
         return int(t)
     except ValueError:

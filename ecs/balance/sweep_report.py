@@ -42,6 +42,14 @@ def _layout(r: dict[str, Any]) -> tuple[str, list[dict[str, Any]], list[tuple[st
     return x, axes[x], series
 
 
+def _positions(values: list[Any]) -> dict[Any, float]:
+    """Where each value of the x axis is drawn: at itself for numbers, in the given order for names
+    (a sweep over grid's ``map``)."""
+    if all(isinstance(v, (int, float)) for v in values):
+        return {v: float(v) for v in values}
+    return {v: float(i) for i, v in enumerate(values)}
+
+
 def _errorbar(ax: Any, xs: np.ndarray, pts: list[dict[str, Any]], key: str, label: str | None, offset: float,
               color: Any = None, fmt: str = "o-") -> None:
     v = np.array([np.nan if p.get(key) is None else p[key] for p in pts], dtype=float)
@@ -55,7 +63,8 @@ def _errorbar(ax: Any, xs: np.ndarray, pts: list[dict[str, Any]], key: str, labe
 def figure(r: dict[str, Any]) -> "matplotlib.figure.Figure":
     """The sweep's figure (matplotlib)."""
     x, xvals, series = _layout(r)
-    xs_all = np.array(xvals, dtype=float)
+    position = _positions(xvals)
+    xs_all = np.array([position[v] for v in xvals], dtype=float)
     span = (xs_all.max() - xs_all.min()) or 1.0
     deck_panels = series[:MAX_DECK_PANELS]
     ncol = 4
@@ -68,7 +77,7 @@ def figure(r: dict[str, Any]) -> "matplotlib.figure.Figure":
         ax = axs[0, j]
         for s, (label, pts) in enumerate(series):  # series colours differ from the deck colours below
             off = (s - (len(series) - 1) / 2) * 0.012 * span
-            _errorbar(ax, np.array([p["params"][x] for p in pts], float), pts, key, label, off,
+            _errorbar(ax, np.array([position[p["params"][x]] for p in pts], float), pts, key, label, off,
                       color=SERIES_COLORS(s % SERIES_COLORS.N), fmt="s-")
         if ref is not None:
             ax.axhline(ref, color="0.6", lw=0.8, ls="--")
@@ -76,14 +85,14 @@ def figure(r: dict[str, Any]) -> "matplotlib.figure.Figure":
             ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=0))
         ax.set_title(title, fontsize=10)
         ax.set_xlabel(x)
-        ax.set_xticks(xs_all)
+        ax.set_xticks(xs_all, [str(v) for v in xvals])
     if len(series) > 1:
         axs[0, 0].legend(fontsize=7, loc="best")
     decks = r["meta"]["decks"]
     colors = plt.get_cmap("tab10" if len(decks) <= 10 else "tab20")
     for k, (label, pts) in enumerate(deck_panels):
         ax = axs[1 + k // ncol, k % ncol]
-        xs = np.array([p["params"][x] for p in pts], float)
+        xs = np.array([position[p["params"][x]] for p in pts], float)
         for d_i, d in enumerate(decks):
             off = (d_i - (len(decks) - 1) / 2) * 0.008 * span
             rows = [{"v": p["decks"][d]["win_rate"], "v_ci": p["decks"][d]["ci"]} for p in pts]
@@ -93,7 +102,7 @@ def figure(r: dict[str, Any]) -> "matplotlib.figure.Figure":
         ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=0))
         ax.set_title(f"deck win rate vs field\n{label}", fontsize=10)
         ax.set_xlabel(x)
-        ax.set_xticks(xs_all)
+        ax.set_xticks(xs_all, [str(v) for v in xvals])
         if k == 0:
             ax.legend(fontsize=7, loc="best")
     for k in range(len(deck_panels), (nrow - 1) * ncol):

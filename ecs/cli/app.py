@@ -85,6 +85,7 @@ def stop_run(e: BaseException, out: Optional[Path], kept: str) -> NoReturn:
 
 
 def parse_params(items: list[str]) -> dict[str, Any]:
+    """``NAME=VALUE`` items: numbers as numbers, other text as text (a parameter may be a name)."""
     out: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -95,8 +96,8 @@ def parse_params(items: list[str]) -> dict[str, Any]:
         except ValueError:
             try:
                 out[key.strip()] = float(value)
-            except ValueError:
-                raise UserError(f"--param {key}: {value!r} is not a number") from None
+            except ValueError:  # text (grid's map=NAME); a numeric parameter refuses it on load
+                out[key.strip()] = value
     return out
 
 

@@ -123,7 +123,8 @@ def games_table(cols: Mapping[str, np.ndarray]) -> pa.Table:
 
 def cards_table(cols: Mapping[str, np.ndarray], card_names: list[str]) -> pa.Table:
     """Card names dictionary-encoded (one dictionary, the whole catalog, in every shard);
-    rounds as nullable int16 (0 in the ruleset's arrays: it did not happen -> null)."""
+    rounds as nullable int16 (0 in the ruleset's arrays: it did not happen -> null); any other
+    column a ruleset adds follows them unchanged."""
     card = np.asarray(cols["card"], dtype=np.int16)
     names = pa.DictionaryArray.from_arrays(pa.array(card, type=pa.int16()), pa.array(card_names, type=pa.string()))
     out: dict[str, pa.Array] = {
@@ -134,6 +135,9 @@ def cards_table(cols: Mapping[str, np.ndarray], card_names: list[str]) -> pa.Tab
     for name in ("drawn_round", "played_round", "died_round"):
         r = np.asarray(cols[name], dtype=np.int16)
         out[name] = pa.array(r, type=pa.int16(), mask=r == 0)
+    for name, values in cols.items():  # a ruleset's own columns (grid: kills), as they are
+        if name not in out and name not in ("drawn_round", "played_round", "died_round"):
+            out[name] = pa.array(np.asarray(values))
     return pa.table(out)
 
 

@@ -21,6 +21,7 @@ from battlesim.systems.grid.outcome import (
     finish,
     finish_with,
     hit,
+    log_played,
     settle,
     shuffle_deck,
     take_from_deck,
@@ -343,6 +344,7 @@ def spawn(w, cols, f, ct, pr, b, side, card, c):
     for k in (HIDDEN, INVISIBLE, STUNNED, ACTION_USED, BONUS_USED, ATTACKED):
         w.flags[cols[k], b, s] = False
     f.abil[b, s] = ct.abil[card]
+    f.slot_row[b, s] = -1  # the card log's row: set by whoever brought the unit in
     if pr[P_HIRED_UNITS_ACT] > 0:
         w.i8[cols[TURN_STATE], b, s] = READY
         w.i8[cols[MV_LEFT], b, s] = min(MV_CAP, eff_mv(w, cols, ct, b, s))
@@ -360,8 +362,10 @@ def play_card(w, cols, f, bd, ct, pr, b, h, c):
     cost = np.int64(ct.card[card, C_COST])
     if typ == T_UNIT or typ == T_HERO:
         f.g[b, GOLD + side] -= cost
-        spawn(w, cols, f, ct, pr, b, side, card, c)
-    elif typ == T_ITEM:
+        log_played(f, b, side, card, spawn(w, cols, f, ct, pr, b, side, card, c))
+        return
+    log_played(f, b, side, card, -1)
+    if typ == T_ITEM:
         f.g[b, GOLD + side] -= cost
         _, who = occupancy(w, cols, b, bd.wall.shape[0])
         t = who[c]

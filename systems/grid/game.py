@@ -1,24 +1,27 @@
-"""One grid game from two decks on the parameters' map, played by the compiled random agent
-(``play.py``): what ``simulate --ruleset grid`` will do per game once the core's generated loop
-batches it (issue 16), and what the invariant tests play.
+"""Grid games from two decks on the parameters' map, played by the compiled game loop
+(``play.py``): batches for ``simulate --ruleset grid`` (``play_batch``, one compiled call per
+chunk and thread) and single games with invariant checks for the tests (``play_games``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from battlesim.ecs.datafiles import DataError
 from battlesim.systems.grid.action_table import table_size
 from battlesim.systems.grid.card_set import GridCardSet
 from battlesim.systems.grid.maps import hero_start, load_map
 from battlesim.systems.grid.params import GridParams
-from battlesim.systems.grid.play import INVARIANTS, play_game, setup_game
+from battlesim.systems.grid.play import AGENTS, INVARIANTS, RANDOM, play_batch, play_game, setup_game
 from battlesim.systems.grid.state import (
     DECK_MAX,
     END_REASON,
     END_REASONS,
+    GAME_OVER,
     GOLD,
     KPTS,
     ROUND,
@@ -33,6 +36,8 @@ from battlesim.systems.grid.state import (
     param_table,
     view_of,
 )
+
+MAX_ACTIONS = 100_000  # a guard only: every player turn ends (play.py ``play_game``)
 
 
 @dataclass
@@ -50,29 +55,77 @@ class GridTables:
         self.pr = param_table(p, self.board.width, self.board.height)
 
 
+@dataclass
+class GridBatch:
+    """A World of ``len(seeds)`` games of two decks, with what the compiled setup takes."""
+
+    tables: GridTables
+    seeds: np.ndarray
+    decks: tuple[str, str]
+
+    def __post_init__(self) -> None:
+        t, p, board = self.tables, self.tables.params, self.tables.board
+        self.seeds = np.asarray(self.seeds, dtype=np.int64)
+        self.w = new_world(len(self.seeds), board.cells, p.hand_limit, self.seeds)
+        view = view_of(self.w)
+        self.ws, self.cols, self.f = view.state, columns(view), fields(self.w)
+        dk = [t.cards.deck(d) for d in self.decks]
+        self.main = np.full((2, DECK_MAX), -1, dtype=np.int16)
+        for side, d in enumerate(dk):
+            self.main[side, :len(d.main)] = d.main[:DECK_MAX]
+        self.sizes = np.array([min(len(d.main), DECK_MAX) for d in dk], dtype=np.int64)
+        self.heroes = np.array([d.hero for d in dk], dtype=np.int64)
+        self.cells = np.array([hero_start(s, board.width, board.height) for s in (0, 1)], dtype=np.int64)
+        self.start = np.array([p.starting_hand, p.gold_start, p.se_start], dtype=np.int64)
+        self.actions_size = table_size(board.cells, K, p.hand_limit)
+        self.actions = np.zeros(len(self.seeds), dtype=np.int64)
+
+    def play(self, agents: np.ndarray, threads: int = 1) -> None:
+        """Every game to its end: one compiled call per thread, thread t playing games t, t + n, ..."""
+        t = self.tables
+        args = (self.ws, self.cols, self.f, t.bd, t.ct, t.pr)
+        rest = (self.main, self.sizes, self.heroes, self.cells, self.start, agents, self.actions_size, MAX_ACTIONS,
+                self.actions)
+        games = np.arange(len(self.seeds), dtype=np.int64)
+        n = max(1, min(threads, len(games)))
+        if n == 1:
+            play_batch(*args, games, *rest)
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=n) as pool:
+                for fut in [pool.submit(play_batch, *args, games[i::n], *rest) for i in range(n)]:
+                    fut.result()
+        running = np.flatnonzero(self.f.g[:, GAME_OVER] == 0)
+        if running.size:
+            raise RuntimeError(f"seed {int(self.seeds[running[0]])}: the game did not end in {MAX_ACTIONS:,} actions")
+
+
+def agent_codes(agents: Sequence[Any]) -> np.ndarray:
+    """Each seat's compiled agent (``--agents``); an agent without a grid twin is an error naming
+    the ones there are (grid has no step API for Python agents)."""
+    codes = []
+    for a in agents:
+        name = getattr(a, "name", a)
+        if name not in AGENTS:
+            raise DataError(f"agent {name!r} does not play grid; grid agents: {', '.join(AGENTS)}")
+        codes.append(AGENTS.index(name))
+    return np.array(codes, dtype=np.int64)
+
+
 def play_games(tables: GridTables, seeds: list[int], decks: tuple[str, str], check: bool = False,
-               max_actions: int = 100_000) -> list[dict[str, Any]]:
+               max_actions: int = MAX_ACTIONS) -> list[dict[str, Any]]:
     """Random vs random, one game per seed in one World of ``len(seeds)`` games, each played alone
     through the compiled kernels (state -> legal actions -> random choice -> apply, until the game
-    ends): the results, and with ``check`` the first invariant each game broke (``violation``).
-    The core's generated loop will batch this (issue 16, after issue 13)."""
-    p, board = tables.params, tables.board
-    w = new_world(len(seeds), board.cells, p.hand_limit, np.array(seeds))
-    view = view_of(w)
-    ws, cols, f = view.state, columns(view), fields(w)
-    dk = [tables.cards.deck(d) for d in decks]
-    main = np.full((2, DECK_MAX), -1, dtype=np.int16)
-    for side, d in enumerate(dk):
-        main[side, :len(d.main)] = d.main[:DECK_MAX]
-    sizes = np.array([min(len(d.main), DECK_MAX) for d in dk], dtype=np.int64)
-    heroes = np.array([d.hero for d in dk], dtype=np.int64)
-    cells = np.array([hero_start(s, board.width, board.height) for s in (0, 1)], dtype=np.int64)
-    start = np.array([p.starting_hand, p.gold_start, p.se_start], dtype=np.int64)
-    mask = np.zeros(table_size(board.cells, K, p.hand_limit), dtype=np.bool_)
+    ends): the results, and with ``check`` the first invariant each game broke (``violation``)."""
+    gb = GridBatch(tables, np.array(seeds), decks)
+    w, f, t = gb.w, gb.f, tables
+    mask = np.zeros(gb.actions_size, dtype=np.bool_)
+    agents = np.array([RANDOM, RANDOM], dtype=np.int64)
     out = []
     for b, seed in enumerate(seeds):
-        setup_game(ws, cols, f, tables.bd, tables.ct, tables.pr, b, main, sizes, heroes, cells, start)
-        n, bad = play_game(ws, cols, f, tables.bd, tables.ct, tables.pr, b, mask, max_actions, check)
+        setup_game(gb.ws, gb.cols, f, t.bd, t.ct, t.pr, b, gb.main, gb.sizes, gb.heroes, gb.cells, gb.start)
+        n, bad = play_game(gb.ws, gb.cols, f, t.bd, t.ct, t.pr, b, mask, agents, max_actions, check)
         g = f.g[b]
         out.append({"seed": int(seed), "actions": int(n), "violation": INVARIANTS[bad], "winner": int(g[WINNER]),
                     "rounds": int(g[ROUND]), "end_reason": END_REASONS[int(g[END_REASON])],
@@ -83,6 +136,6 @@ def play_games(tables: GridTables, seeds: list[int], decks: tuple[str, str], che
 
 
 def play_one_game(tables: GridTables, seed: int, decks: tuple[str, str], check: bool = False,
-                  max_actions: int = 100_000) -> dict[str, Any]:
+                  max_actions: int = MAX_ACTIONS) -> dict[str, Any]:
     """One random game (``play_games`` of one seed)."""
     return play_games(tables, [seed], decks, check, max_actions)[0]

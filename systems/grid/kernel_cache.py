@@ -23,7 +23,7 @@ KERNEL_FILES = ("state.py", "board.py", "damage.py", "action_table.py", "rules.p
 
 def layout_digest() -> str:
     """Every table whose positions a grid kernel reads, and the kernel files, as one short hash."""
-    parts = (state.COLUMNS, state.GAME_FIELDS, state.AB_FIELDS, state.CARD_FIELDS, state.PARAMS,
+    parts = (state.COLUMNS, state.GAME_FIELDS, state.AB_FIELDS, state.CARD_FIELDS, state.PARAMS, state.LOG_FIELDS,
              (state.SLOTS, state.K, state.DECK_MAX, state.ROGUE, state.MAGIC))
     here = Path(__file__).parent
     return kernel_stamp.digest(parts, (here / n for n in KERNEL_FILES if (here / n).exists()))

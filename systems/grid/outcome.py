@@ -25,8 +25,16 @@ from battlesim.systems.grid.state import (
     ITEM,
     KP,
     KPTS,
+    L_CARD,
+    L_DIED,
+    L_DRAWN,
+    L_KILLS,
+    L_PLAYED,
+    L_SIDE,
+    LOG_N,
     P_HAND_LIMIT,
     P_KP_TO_WIN,
+    ROUND,
     SIDE,
     WINNER,
 )
@@ -76,7 +84,42 @@ def take_from_deck(f, b, side, i):
         f.deck[b, side, j] = f.deck[b, side, j + 1]
     f.deck[b, side, n - 1] = -1
     f.g[b, DECK_N + side] = n - 1
+    log_card(f, b, side, card, f.g[b, ROUND], 0)
     return card
+
+
+# -- the card log (the cards table of a run: bookkeeping, no rule reads it) ------------------------
+@njit(cache=True)
+def log_card(f, b, side, card, drawn, played):
+    """The cards table's record of grid.md 4.1.4 "drawing a card" and spec §2 Setup's starting
+    hero. A new card-log row: a card that left its draw pile (``drawn`` = this round) or a starting hero
+    (on the board from round 1). The row number, -1 when the log is full (it holds both decks)."""
+    n = f.g[b, LOG_N]
+    if card < 0 or n >= f.log.shape[1]:
+        return -1
+    f.log[b, n, L_SIDE] = side
+    f.log[b, n, L_CARD] = card
+    f.log[b, n, L_DRAWN] = drawn
+    f.log[b, n, L_PLAYED] = played
+    f.g[b, LOG_N] = n + 1
+    return n
+
+
+@njit(cache=True)
+def log_played(f, b, side, card, s):
+    """The cards table's record of grid.md 4.1.4 "hire" (and spec §3 spells, items, traps).
+    Hand card ``card`` of ``side`` is played this round (hired, cast, equipped, set) and, for a
+    unit, stands in slot ``s`` (-1: not a unit). Copies of a card are alike, so the earliest drawn
+    copy not yet played is the one logged; a card that came back to the hand after its play (no
+    such copy left) is not logged again."""
+    for r in range(f.g[b, LOG_N]):
+        if f.log[b, r, L_SIDE] == side and f.log[b, r, L_CARD] == card and f.log[b, r, L_PLAYED] == 0:
+            f.log[b, r, L_PLAYED] = f.g[b, ROUND]
+            if s >= 0:
+                f.slot_row[b, s] = r
+            return
+    if s >= 0:
+        f.slot_row[b, s] = -1
 
 
 @njit(cache=True)
@@ -119,11 +162,18 @@ def settle(w, cols, f, pr, b):
     """grid.md 4.4.4: "A unit or hero is killed by reducing its hit points to zero. Unless specified
     otherwise, dead units are placed in the cemetary and their kill points count towards the
     victory condition." The kill points go to the dead unit's opponent; the victory threshold is
-    checked after every action's deaths (the game ends at once)."""
+    checked after every action's deaths (the game ends at once). The card log counts an enemy's
+    death as a kill of the active unit (whose action, attack or spell caused it)."""
+    active = f.g[b, ACTIVE]
     for s in range(w.alive.shape[1]):
         if w.alive[b, s] and w.i16[cols[HP], b, s] <= 0:
             side = w.i8[cols[SIDE], b, s]
             w.alive[b, s] = False
+            r = f.slot_row[b, s]
+            if r >= 0:
+                f.log[b, r, L_DIED] = f.g[b, ROUND]
+            if active >= 0 and active != s and w.i8[cols[SIDE], b, active] != side and f.slot_row[b, active] >= 0:
+                f.log[b, f.slot_row[b, active], L_KILLS] += 1
             to_cemetery(f, b, side, w.i16[cols[CARD], b, s])
             to_cemetery(f, b, side, w.i16[cols[ITEM], b, s])
             f.g[b, KPTS + 1 - side] += w.i8[cols[KP], b, s]

@@ -1,10 +1,9 @@
-"""A whole grid game, compiled: setup from two decks, the random agent, and the loop
-state -> legal actions -> the agent's choice -> apply, until the game ends; and the invariants a
-game must keep after every action (issue 16 "Invariants over random games").
+"""A whole grid game, compiled: setup from two decks, the compiled agents (random, pass), the
+loop state -> legal actions -> the agent's choice -> apply, until the game ends, and a batch of
+games in one call (``play_batch``: ``simulate --ruleset grid``); and the invariants a game must
+keep after every action (issue 16 "Invariants over random games").
 
-Compiled (``@njit(cache=True)``), same arguments as ``rules.py``. Batched runs (``simulate
---ruleset grid``) wait for the core's generated loop; ``play_one_game`` (Python) plays one game
-through these kernels.
+Compiled (``@njit(cache=True)``), same arguments as ``rules.py``; ``game.py`` calls these.
 """
 
 from __future__ import annotations
@@ -14,7 +13,9 @@ from numba import njit
 
 from battlesim.ecs.compiled.rng import choice, integers
 from battlesim.systems.grid import kernel_cache
+from battlesim.systems.grid.action_table import PASS
 from battlesim.systems.grid.apply import apply_action, begin_turn, shuffle_deck, spawn, take_from_deck, to_hand
+from battlesim.systems.grid.outcome import log_card
 from battlesim.systems.grid.rules import eff_mv, legal_mask, passes_walls
 from battlesim.systems.grid.state import (
     ACTION_USED,
@@ -37,12 +38,17 @@ from battlesim.systems.grid.state import (
     P_SE_CAP,
     ROUND,
     SE,
+    TURN,
     TURN_STATE,
     WINNER,
 )
 
 RNG_FIRST = 11  # stream: who plays first (spec §2 Setup "first player by seed")
 RNG_AGENT = 13  # stream: the random agent's choices
+
+# the compiled agents, by code (``--agents``): each seat's code is an argument of the game loop
+AGENTS = ("random", "pass")
+RANDOM, PASS_AGENT = range(len(AGENTS))
 
 # invariant codes (``violation``): 0 = none
 INVARIANTS = ("", "two units on one cell", "a unit on a wall it may not stand on", "HP above its maximum",
@@ -60,7 +66,8 @@ def setup_game(w, cols, f, bd, ct, pr, b, decks, deck_n, heroes, hero_cells, sta
         f.deck[b, side, :n] = decks[side, :n]
         f.g[b, DECK_N + side] = n
         shuffle_deck(f, b, side)
-        spawn(w, cols, f, ct, pr, b, side, heroes[side], hero_cells[side])
+        s = spawn(w, cols, f, ct, pr, b, side, heroes[side], hero_cells[side])
+        f.slot_row[b, s] = log_card(f, b, side, heroes[side], 1, 1)  # on the board from round 1
         for _ in range(start[0]):
             if f.g[b, DECK_N + side] > 0:
                 to_hand(f, pr, b, side, take_from_deck(f, b, side, 0))
@@ -77,6 +84,15 @@ def random_action(w, cols, f, bd, ct, pr, b, mask):
     """spec §4: one decision maker, a legal action of the table. The random agent: one legal action, uniformly (DESIGN "Decisions and agents": a compiled agent)."""
     legal_mask(w, cols, f, bd, ct, pr, b, mask)
     return choice(f.rng, b, mask, RNG_AGENT)
+
+
+@njit(cache=True)
+def agent_action(w, cols, f, bd, ct, pr, b, mask, agent):
+    """spec §4: one decision maker, the player whose turn it is. The action of that seat's agent, by its code: random, or pass (ends every
+    player turn at once: the baseline that does nothing, as lanes' pass agent)."""
+    if agent == PASS_AGENT:
+        return PASS
+    return random_action(w, cols, f, bd, ct, pr, b, mask)
 
 
 @njit(cache=True)
@@ -120,13 +136,15 @@ def violation(w, cols, f, bd, ct, pr, b):
 
 
 @njit(cache=True)
-def play_game(w, cols, f, bd, ct, pr, b, mask, max_actions, check):
-    """grid.md 4.1.4: player turns alternate until the victory rule (spec §2) ends the game. Random vs random: (actions taken, the first invariant broken or 0).
-    ``max_actions`` only guards the test: a player turn always ends (each unit has one turn of
-    bounded MV and actions; hires, items and spells spend the hand)."""
+def play_game(w, cols, f, bd, ct, pr, b, mask, agents, max_actions, check):
+    """grid.md 4.1.4: player turns alternate until the victory rule (spec §2) ends the game; each
+    decision is the agent's of the seat whose turn it is (``agents``: a code per seat). (actions
+    taken, the first invariant broken or 0). ``max_actions`` only guards the test: a player turn
+    always ends (each unit has one turn of bounded MV and actions; hires, items and spells spend
+    the hand)."""
     n = 0
     while not f.g[b, GAME_OVER] and n < max_actions:
-        a = random_action(w, cols, f, bd, ct, pr, b, mask)
+        a = agent_action(w, cols, f, bd, ct, pr, b, mask, agents[f.g[b, TURN]])
         apply_action(w, cols, f, bd, ct, pr, b, a)
         n += 1
         if check:
@@ -134,6 +152,22 @@ def play_game(w, cols, f, bd, ct, pr, b, mask, max_actions, check):
             if v:
                 return n, v
     return n, 0
+
+
+@njit(cache=True, nogil=True)
+def play_batch(w, cols, f, bd, ct, pr, games, decks, deck_n, heroes, hero_cells, start, agents, actions_size,
+               max_actions, out):
+    """spec §2 Setup and grid.md 4.1.4 (turns until the victory rule), for a batch: games ``games`` of the World, each set up and played to its end in one compiled call (the
+    batch loop of ``simulate --ruleset grid``: Python works per chunk, never per decision). A game
+    touches only its own rows and its own RNG counters, so its result is the same alone, in any
+    batch and on any thread; without the GIL, threads play disjoint ``games`` at once.
+    ``out[b]`` = actions the game took."""
+    mask = np.zeros(actions_size, dtype=np.bool_)
+    for i in range(games.shape[0]):
+        b = games[i]
+        setup_game(w, cols, f, bd, ct, pr, b, decks, deck_n, heroes, hero_cells, start)
+        n, _ = play_game(w, cols, f, bd, ct, pr, b, mask, agents, max_actions, False)
+        out[b] = n
 
 
 kernel_cache.check("play", kernel_cache.kernels_of(globals(), __name__))

@@ -1,6 +1,6 @@
 """The grid ruleset object, found by ``battlesim.ecs.ruleset`` through the ``battlesim.rulesets``
-entry point as lanes and hex are: its parameters, cards and decks loaded, scenarios, and (after
-the core's generated loop) batches of games."""
+entry point as lanes and hex are: its parameters, cards and decks loaded, scenarios, and batches
+of games through the runner (``simulate``, ``balance``, ``sweep``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from battlesim.ecs.datafiles import DataError
+from battlesim.data import data_dir
 from battlesim.systems.grid import state as _state  # noqa: F401  (declares the grid components)
 from battlesim.systems.grid.card_set import GridCardSet, load_card_set
 from battlesim.systems.grid.params import GridParams, load_params
@@ -23,6 +23,7 @@ class GridGame:
 
     params: GridParams
     cards: GridCardSet
+    cards_dir: Path
     ruleset: str = "grid"
 
     def deck_ids(self) -> list[str]:
@@ -32,10 +33,63 @@ class GridGame:
         ids = self.deck_ids()
         return (ids[0], ids[1] if len(ids) > 1 else ids[0])
 
+    def __post_init__(self) -> None:
+        from battlesim.systems.grid.game import GridTables
+
+        # the board, card and parameter tables the compiled game reads, built (and the map
+        # checked against the board parameters) when the game loads, not in a worker's chunk
+        self.tables = GridTables(self.params, self.cards)
+
+    @property
+    def card_names(self) -> list[str]:
+        return list(self.cards.catalog.names)
+
+    def compiled_agents(self) -> set[str]:
+        """Every grid agent is compiled (it decides inside the game loop); there is no step API."""
+        from battlesim.systems.grid.play import AGENTS
+
+        return set(AGENTS)
+
     def play(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any]) -> dict[str, np.ndarray]:
-        """Batches of grid games wait for the core's generated loop (issue 16, after issue 13)."""
-        raise DataError("grid: playing batches of games is not built yet (issue 16: it waits for the core's "
-                        "generated loop); `battlesim scenario` plays grid scenario files")
+        """Play one batch; the games-table columns."""
+        return self.play_tables(seeds, decks, agents, cards=False)["games"]
+
+    def play_tables(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any],
+                    cards: bool = True) -> dict[str, dict[str, np.ndarray]]:
+        """Play one batch in the compiled game loop (one call per chunk and thread, ``--threads``);
+        ``{"games": columns, "cards": columns}`` (cards only if asked). A game depends only on its
+        seed, decks, agents and parameters: never on its batch mates, chunk or thread."""
+        from battlesim.ecs.compiled.loop import threads
+        from battlesim.systems.grid.game import GridBatch, agent_codes
+        from battlesim.systems.grid.results import cards_columns, games_columns
+
+        codes = agent_codes(agents)
+        gb = GridBatch(self.tables, np.asarray(seeds, dtype=np.int64), decks)
+        gb.play(codes, threads())
+        out = {"games": games_columns(gb, decks, [getattr(a, "name", a) for a in agents])}
+        if cards:
+            out["cards"] = cards_columns(gb)
+        return out
+
+    def source_files(self, decks: Sequence[str]) -> dict[str, Path]:
+        """Every data file a run of ``decks`` rests on (a run directory's identity hashes them):
+        the parameter file, the map, every card file and the two decks' files."""
+        from battlesim.systems.grid.maps import maps_dir
+
+        files = {"ruleset grid.toml": data_dir() / "rulesets" / "grid.toml",
+                 f"map {self.params.map}.toml": maps_dir() / f"{self.params.map}.toml"}
+        for p in sorted(self.cards_dir.glob("*.toml")):
+            files[f"card file {p.name}"] = p
+        for d in decks:
+            files[f"deck {d}"] = self.cards.deck(d).path
+        return files
+
+    def replay(self, seed: int, decks: tuple[str, str], agents: Sequence[Any], write: Any = print) -> dict[str, Any]:
+        """Play game ``seed`` alone, writing each player turn and action (``systems/grid/replay.py``);
+        returns its games-table row, the same as in any run."""
+        from battlesim.systems.grid.replay import replay_game
+
+        return replay_game(self, seed, decks, agents, write)
 
     def scenario(self, path: Path) -> Any:
         """A grid scenario file (spec §5) set up and ready to run."""
@@ -50,7 +104,8 @@ class GridRuleset:
     def load(self, params: dict[str, Any] | None = None, cards_dir: Path | None = None,
              decks_dir: Path | None = None) -> GridGame:
         p = load_params(overrides=params or None)
-        return GridGame(p, load_card_set(p, cards_dir, decks_dir))
+        cards = Path(cards_dir) if cards_dir else data_dir() / "cards" / "grid"
+        return GridGame(p, load_card_set(p, cards, decks_dir), cards)
 
 
 RULESET = GridRuleset()

@@ -52,9 +52,16 @@ MAGIC = DAMAGE_TYPES.index("magic")
 
 # -- per-game fields: f.g[b, field] ------------------------------------------------------------------
 GAME_FIELDS = ("round", "turn", "first", "active", "winner", "draw", "over", "end_reason",
-               "gold0", "gold1", "se0", "se1", "kp0", "kp1", "hand0", "hand1", "deck0", "deck1", "cem0", "cem1")
+               "gold0", "gold1", "se0", "se1", "kp0", "kp1", "hand0", "hand1", "deck0", "deck1", "cem0", "cem1",
+               "log_n")
 (ROUND, TURN, FIRST, ACTIVE, WINNER, DRAW, GAME_OVER, END_REASON,
- GOLD, _G1, SE, _S1, KPTS, _K1, HAND_N, _H1, DECK_N, _D1, CEM_N, _C1) = range(len(GAME_FIELDS))
+ GOLD, _G1, SE, _S1, KPTS, _K1, HAND_N, _H1, DECK_N, _D1, CEM_N, _C1, LOG_N) = range(len(GAME_FIELDS))
+
+# -- the card log: f.log[b, row, field], one row per card instance that left a draw pile or started
+# on the board (the cards table of a run; what happens to it is bookkeeping, never a rule) --------
+LOG_FIELDS = ("side", "card", "drawn", "played", "died", "kills")
+(L_SIDE, L_CARD, L_DRAWN, L_PLAYED, L_DIED, L_KILLS) = range(len(LOG_FIELDS))
+LOG_MAX = 2 * (DECK_MAX + 1)  # both draw piles and both starting heroes
 END_REASONS = ("", "kill_points", "round_limit", "elimination")
 NO_END, END_KILL_POINTS, END_ROUND_LIMIT, END_ELIMINATION = range(len(END_REASONS))
 
@@ -94,6 +101,8 @@ class GridFields(NamedTuple):
     abil: np.ndarray  # int16[B, SLOTS, K, AB_FIELDS]
     trap: np.ndarray  # int16[B, C, 2]: (trap card id or -1, its owner)
     rng: np.ndarray  # uint64[B, 2]: the counter RNG (ecs/compiled/rng.py)
+    log: np.ndarray  # int16[B, LOG_MAX, LOG_FIELDS]: the card log (rounds; 0 = did not happen)
+    slot_row: np.ndarray  # int16[B, SLOTS]: the card-log row of the unit in each slot, -1 none
 
 
 class BoardTables(NamedTuple):
@@ -183,7 +192,9 @@ def new_world(n_games: int, cells: int, hand_limit: int, seeds: np.ndarray) -> W
              StateField("grid_cem", np.int16, (2, DECK_MAX), NONE, "cemeteries"),
              StateField("grid_abil", np.int16, (SLOTS, K, len(AB_FIELDS)), NONE, "each unit's ability rows"),
              StateField("grid_trap", np.int16, (cells, 2), NONE, "traps: card, owner"),
-             StateField("grid_rng", np.uint64, (2,), 0, "counter RNG"))
+             StateField("grid_rng", np.uint64, (2,), 0, "counter RNG"),
+             StateField("grid_log", np.int16, (LOG_MAX, len(LOG_FIELDS)), 0, "card log: drawn, played, died, kills"),
+             StateField("grid_slot_row", np.int16, (SLOTS,), NONE, "each slot's card-log row"))
     seeds = np.asarray(seeds, dtype=np.int64)
     w = World(n_games, SLOTS, COLUMNS, state, seeds=seeds)
     w.g.grid[:, ACTIVE] = NONE
@@ -195,7 +206,7 @@ def new_world(n_games: int, cells: int, hand_limit: int, seeds: np.ndarray) -> W
 
 def fields(w: World) -> GridFields:
     return GridFields(w.g.grid, w.g.grid_hand, w.g.grid_deck, w.g.grid_cem, w.g.grid_abil, w.g.grid_trap,
-                      w.g.grid_rng)
+                      w.g.grid_rng, w.g.grid_log, w.g.grid_slot_row)
 
 
 def columns(view: WorldView) -> np.ndarray:
