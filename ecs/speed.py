@@ -59,11 +59,16 @@ def measure(game, batch: int, agents: tuple[str, str], repeats: int = 3, seed: i
 
 
 def phase_split(game, batch: int, agents: tuple[str, str] = ("random", "random"), seed: int = 2_000_000) -> dict[str, float]:
-    """Seconds spent in each ``phase/System`` while playing one batch to the end."""
+    """Seconds spent in each ``phase/System`` while playing one batch to the end. A ruleset with
+    a compiled game loop (``game.system_split``) times each system over the batch through the
+    loop, system by system (what its Processors do); others through the schedule's profile."""
     ags = [make_agent(a) for a in agents]
+    seeds = np.arange(seed, seed + batch, dtype=np.int64)
+    if hasattr(game, "system_split"):
+        return dict(sorted(game.system_split(seeds, game.default_decks(), ags).items(), key=lambda kv: -kv[1]))
     game.schedule.profile(True)
     try:
-        game.play(np.arange(seed, seed + batch, dtype=np.int64), game.default_decks(), ags)
+        game.play(seeds, game.default_decks(), ags)
         return dict(sorted(game.schedule.timings.items(), key=lambda kv: -kv[1]))
     finally:
         game.schedule.profile(False)

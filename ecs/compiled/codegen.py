@@ -199,6 +199,7 @@ def _is_library(file: str) -> bool:
     return any(part in _LIBRARIES for part in path.parts)
 
 
+_KEPT_OPTIONS = ("_nrt", "boundscheck", "fastmath", "error_model", "nogil")  # a rebound copy keeps these
 _REBOUND: dict[int, tuple[dict, dict, dict]] = {}  # id(machine) -> (machine: kept alive, reaches, copies)
 
 
@@ -249,9 +250,13 @@ def rebind(fn: Callable, machine: dict[str, Callable], inline: bool = False) -> 
         new.__module__, new.__qualname__, new.__doc__ = py.__module__, py.__qualname__, py.__doc__
         # a function of its own: it reaches the machine through an unlinked caller, so linking
         # it links none of the machine (ecs/compiled/unlinked.py)
+        # the original's own options, and numba's reference counting stated explicitly: a callee
+        # without it inherits its caller's, and the game loop runs without (``loop.advance``)
+        options = {k: v for k, v in getattr(f, "targetoptions", {}).items() if k in _KEPT_OPTIONS}
+        options.setdefault("_nrt", True)
         if top and inline:  # a loop step: inlined, so the loop never passes the whole LoopArgs in a call
-            return njit(cache=False, inline="always")(new)
-        compiled = done[id(py)] = njit(cache=False)(new)
+            return njit(cache=False, inline="always", **options)(new)
+        compiled = done[id(py)] = njit(cache=False, **options)(new)
         return compiled
 
     return copy(fn, top=True)

@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from battlesim.ecs.compiled import loop as cl
-from battlesim.ecs.compiled.interpreter import check
+from battlesim.ecs.compiled.interpreter import EffectError, check
+from battlesim.ecs.effects import EffectDepthError
 from battlesim.ecs.compiled.machine import new_resolution
 from battlesim.ecs.plugin import extend
 from battlesim.ecs.threads import run_threads, threads
@@ -169,7 +170,10 @@ def _raise(w: Any, L: lg.LoopArgs, games: np.ndarray) -> None:
         b = int(bad[0])
         card = int(L.m.info[0])
         name = w.catalog.names[card] if 0 <= card < len(w.catalog.names) else "?"
-        check(int(L.pc[b, cl.PC_STATUS]), int(w.seeds[b]), name)
+        try:
+            check(int(L.pc[b, cl.PC_STATUS]), int(w.seeds[b]), name)
+        except EffectError as e:  # the card files are at fault (a chain that never quiets): one line, no retry
+            raise EffectDepthError(str(e)) from None
         raise RuntimeError(f"game with seed {int(w.seeds[b])} stopped with status {int(L.pc[b, cl.PC_STATUS])}")
 
 
