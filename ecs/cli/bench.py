@@ -72,7 +72,7 @@ def bench(
                   f"{1000 / s.median:.3f}")
     console.print(t)
     console.print(_share_table(f"where the time goes (random vs random, batch {split_batch:,})", "phase/system", split))
-    console.print(_share_table(f"by engine service (batch {split_batch:,})", "service", services))
+    console.print(_share_table(f"by engine service, numpy reference schedule (batch {split_batch:,})", "service", services))
 
 
 def _split_json(batch: int, seconds: dict[str, float]) -> dict:
