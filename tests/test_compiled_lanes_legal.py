@@ -97,7 +97,7 @@ def compare_games(lanes) -> Differences:
              (PAIRS[2], ("random", "greedy"), 48)]
     with requests_seen(lanes, seen):
         for i, (pair, agents, n) in enumerate(runs):
-            lanes.play(np.arange(n, dtype=np.int64) + 1000 * i, pair, [make_agent(a) for a in agents])
+            lanes.play_reference(np.arange(n, dtype=np.int64) + 1000 * i, pair, [make_agent(a) for a in agents])
     return seen
 
 
@@ -126,7 +126,7 @@ def test_a_copied_world_regrouped_gives_the_same_rows(lanes):
             taken.append((w.copy(), games.copy(), actor.copy(), legal.copy()))
 
     with requests_seen(lanes, keep):
-        lanes.play(np.arange(16, dtype=np.int64), lanes.default_decks(), [make_agent("random")] * 2)
+        lanes.play_reference(np.arange(16, dtype=np.int64), lanes.default_decks(), [make_agent("random")] * 2)
     for w, games, actor, legal in taken:
         with pytest.raises(ViewError):
             world_view(w)
@@ -161,7 +161,7 @@ def first_request(lanes) -> tuple:
             taken.append((w.copy(), games.copy(), actor.copy()))
 
     with requests_seen(lanes, keep):
-        lanes.play(np.arange(4, dtype=np.int64), lanes.default_decks(), [make_agent("random")] * 2)
+        lanes.play_reference(np.arange(4, dtype=np.int64), lanes.default_decks(), [make_agent("random")] * 2)
     w, games, actor = taken[0]
     regroup(w)
     return w, games, actor

@@ -27,13 +27,14 @@ from compiled_replay import lanes_engine
 
 import battlesim.systems.lanes.compiled
 import battlesim.systems.lanes.compiled.lookahead_agent  # noqa: F401  (declares lookahead_act)
-from battlesim.ecs.runs.runner import run_games
+from battlesim.ecs.decisions import make_agent as numpy_agents_make
 from battlesim.systems.lanes import agents as numpy_agents
 from battlesim.systems.lanes.compiled.agents import agent_columns, agent_fields
 from battlesim.systems.lanes.compiled.lookahead import lookahead_view
 from battlesim.systems.lanes.compiled.lookahead_agent import new_memo
 from battlesim.systems.lanes.compiled.play_layout import play_apply_fields, play_columns
 from battlesim.systems.lanes.compiled.rollout import rollout_game
+from battlesim.systems.lanes.ruleset import RULESET
 
 CASES = ((("lookahead", "greedy"), 50_000, 64), (("greedy", "lookahead"), 51_000, 32))
 # planted in numpy's LookaheadAgent (systems/lanes/agents.py): (text replaced, by what)
@@ -178,7 +179,9 @@ def play(seen: Seen, monkeypatch, agents, seed: int, n: int, tmp_path) -> None:
 
     with monkeypatch.context() as m:
         m.setattr(numpy_agents.LookaheadAgent, "act", act)
-        run_games(n, seed=seed, agents=agents, out=tmp_path / f"{agents[0]}_{seed}")
+        game = RULESET.load()  # the numpy schedule: the compiled loop would decide without numpy's agent
+        game.play_reference(np.arange(seed, seed + n, dtype=np.int64), game.default_decks(),
+                            [numpy_agents_make(a) for a in agents])
 
 
 def test_compiled_lookahead_chooses_as_numpy(engine, monkeypatch, tmp_path) -> None:

@@ -145,12 +145,12 @@ def compared(lanes) -> Compared:
              (PAIRS[2], ("random", "pass"), 32)]
     with processes_compared(lanes, seen):
         for i, (pair, agents, n) in enumerate(runs):
-            lanes.play(np.arange(n, dtype=np.int64) + 1000 * i, pair, [make_agent(a) for a in agents])
+            lanes.play_reference(np.arange(n, dtype=np.int64) + 1000 * i, pair, [make_agent(a) for a in agents])
     # the cases shipped numbers rarely reach: the round limit, empty decks, full lanes, a low cap
     edge = get_ruleset("lanes").load(params={"round_limit": 7, "draw_per_round": 10, "anchor_hp": 300,
                                              "positions": 2, "resources_cap": 5})
     with processes_compared(edge, seen):
-        edge.play(np.arange(48, dtype=np.int64), PAIRS[3], [make_agent("random")] * 2)
+        edge.play_reference(np.arange(48, dtype=np.int64), PAIRS[3], [make_agent("random")] * 2)
     return seen
 
 
@@ -306,7 +306,7 @@ def shopped(lanes) -> ShopCompared:
     runs = [(pair, ("random", "random"), 48) for pair in PAIRS] + [(PAIRS[0], ("greedy", "random"), 32)]
     with shop_compared(lanes, seen):
         for i, (pair, agents, n) in enumerate(runs):
-            lanes.play(np.arange(n, dtype=np.int64) + 500 * i, pair, [make_agent(a) for a in agents])
+            lanes.play_reference(np.arange(n, dtype=np.int64) + 500 * i, pair, [make_agent(a) for a in agents])
     return seen
 
 
@@ -409,7 +409,7 @@ def test_round_triggers_push_the_rows_numpy_fires(lanes):
     EXECUTOR.fire = fire
     try:
         for i, pair in enumerate(PAIRS):
-            lanes.play(np.arange(48, dtype=np.int64) + 300 * i, pair, [make_agent("random")] * 2)
+            lanes.play_reference(np.arange(48, dtype=np.int64) + 300 * i, pair, [make_agent("random")] * 2)
     finally:
         del EXECUTOR.fire
     assert not bad, bad[:3]

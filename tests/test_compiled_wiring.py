@@ -100,7 +100,7 @@ def _events(game, seeds, decks, agents) -> list[tuple]:
     for name, h in handlers.items():
         esper.set_handler(name, h)
     try:
-        game.play(seeds, decks, [make_agent(a) for a in agents])
+        game.play_reference(seeds, decks, [make_agent(a) for a in agents])
     finally:
         for name, h in handlers.items():
             esper.remove_handler(name, h)

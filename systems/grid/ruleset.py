@@ -59,7 +59,7 @@ class GridGame:
         """Play one batch in the compiled game loop (one call per chunk and thread, ``--threads``);
         ``{"games": columns, "cards": columns}`` (cards only if asked). A game depends only on its
         seed, decks, agents and parameters: never on its batch mates, chunk or thread."""
-        from battlesim.ecs.compiled.loop import threads
+        from battlesim.ecs.threads import threads
         from battlesim.systems.grid.game import GridBatch, agent_codes
         from battlesim.systems.grid.results import cards_columns, games_columns
 

@@ -95,6 +95,14 @@ class LanesGame:
     def deck_ids(self) -> list[str]:
         return sorted(self.cards.decks)
 
+    def play_reference(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any]) -> dict[str, np.ndarray]:
+        """One batch played by the numpy schedule (the Processors of ``systems/lanes/*.py``): the
+        reference every compiled system was proved against. The differential tests capture its
+        calls; runs play the compiled loop (``play``)."""
+        w = self.new_world(np.asarray(seeds, dtype=np.int64), decks, agents)
+        self.run(w)
+        return self.results(w, decks, agents)
+
     def system_split(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any]) -> dict[str, float]:
         """Seconds each ``phase/System`` took over one batch played to the end through the
         compiled loop, system by system (``bench``'s phase split)."""

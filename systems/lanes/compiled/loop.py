@@ -235,6 +235,7 @@ def run_system(w: Any, k: int) -> None:
     waiting = advance(w, games, k + 1)
     while waiting.size:
         actor, legal = pending(w, waiting)
+        _bookkeeping(w)
         actions = w.decide(waiting, actor, legal)
         waiting = advance(w, waiting, k + 1, actions)
     _bookkeeping(w)
@@ -261,6 +262,7 @@ def play_batch(game: Any, w: Any) -> None:
         waiting = advance(w, games)
         while waiting.size:
             actor, legal = pending(w, waiting)
+            _bookkeeping(w)  # a Python agent may read the World through numpy code (its caches)
             waiting = advance(w, waiting, cl.NO_STOP, w.decide(waiting, actor, legal))
         return
     for _ in range(game.params.round_limit + 1):

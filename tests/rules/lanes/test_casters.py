@@ -106,5 +106,5 @@ def test_random_games_ask_for_casters_and_always_offer_a_legal_action(game, monk
 
     monkeypatch.setattr(World, "decide", checked)
     agents = [make_agent("random"), make_agent("random")]
-    game.play(np.arange(512, dtype=np.int64), game.default_decks(), agents)
+    game.play_reference(np.arange(512, dtype=np.int64), game.default_decks(), agents)
     assert seen["caster"] > 0
