@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from battlesim.ecs.cli import app
+from battlesim.ecs.plugin import isolated
 
 runner = CliRunner()
 
@@ -61,7 +62,7 @@ def test_out_writes_parquet_with_the_games_table(tmp_path):
 def test_seed_offset_replays_the_same_game(tmp_path):
     a = json.loads(run("simulate", "--games", "100", "--seed", "0", "--json", "--out", str(tmp_path / "a")).stdout)
     t = ds.dataset(tmp_path / "a" / "games").to_table().sort_by("seed").to_pylist()
-    r = run("simulate", "--games", "1", "--seed", "7", "--out", str(tmp_path / "b"), "--json")
+    run("simulate", "--games", "1", "--seed", "7", "--out", str(tmp_path / "b"), "--json")
     one = ds.dataset(tmp_path / "b" / "games").to_table().to_pylist()[0]
     assert a["games"] == 100 and one == t[7]
 
@@ -182,7 +183,7 @@ def test_scenario_command_prints_state_and_checks_expectations(tmp_path):
     r = run("scenario", str(path), "--json", "--check")
     assert r.exit_code == 0, r.output
     state = json.loads(r.stdout)
-    wall = [u for u in state["units"] if u["name"] == "Wall"][0]
+    wall = next(u for u in state["units"] if u["name"] == "Wall")
     assert wall["health"] == 3 and wall["keywords"] == {"armor": 2}
     assert set(state) >= {"round", "winner", "gold", "anchors", "units"}
     assert [len(row) for row in state["anchors"]] == [3, 3]
@@ -224,7 +225,8 @@ def test_agents_says_which_decide_inside_the_compiled_loop(tmp_path):
         "    def act(self, world, games, seat, legal):\n"
         "        return legal.argmax(axis=1)\n"
         "register_agent('first-legal', FirstLegal)\n")
-    r = run("agents", "--plugin", str(plugin))
+    with isolated():  # the plugin's agent must not outlive this test
+        r = run("agents", "--plugin", str(plugin))
     assert r.exit_code == 0, r.stderr
     kinds = {line.split()[0]: line.split()[1] for line in r.stdout.strip().splitlines()}
     assert {kinds[n] for n in ("random", "pass", "greedy", "lookahead")} == {"compiled:"}
