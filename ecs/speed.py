@@ -78,8 +78,9 @@ REST = "systems' own work"
 
 
 def service_split(game, batch: int, agents: tuple[str, str] = ("random", "random"), seed: int = 2_000_000) -> dict[str, float]:
-    """(For a ruleset with a compiled game loop: its numpy schedule, the reference the loop was
-    proved against, since compiled code calls none of these services from Python.) Seconds spent in each engine service while playing one batch to the end, each second
+    """Seconds spent in each engine service while playing one batch to the end (a ruleset with a
+    compiled game loop: its numpy reference schedule, ``play_reference``, since compiled code calls
+    none of these services from Python), each second
     counted once, in the innermost service running (so the shares add up to the whole run):
 
     - ``legal actions``: the decision systems' ``request`` (legal-action masks, targets);
@@ -101,11 +102,9 @@ def service_split(game, batch: int, agents: tuple[str, str] = ("random", "random
     with _exclusive_timers(targets) as seconds:
         t0 = time.perf_counter()
         seeds = np.arange(seed, seed + batch, dtype=np.int64)
-        if hasattr(game, "system_split"):  # a compiled loop calls no Python service: time the numpy reference
-            w = game.new_world(seeds, game.default_decks(), ags)
-            game.run(w)
-        else:
-            game.play(seeds, game.default_decks(), ags)
+        # a compiled loop calls no Python service: time the numpy reference schedule
+        play = getattr(game, "play_reference", game.play)
+        play(seeds, game.default_decks(), ags)
         total = time.perf_counter() - t0
     seconds[REST] = max(total - sum(seconds.values()), 0.0)
     return dict(sorted(seconds.items(), key=lambda kv: -kv[1]))

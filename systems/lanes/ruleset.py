@@ -106,21 +106,11 @@ class LanesGame:
     def system_split(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any]) -> dict[str, float]:
         """Seconds each ``phase/System`` took over one batch played to the end through the
         compiled loop, system by system (``bench``'s phase split)."""
-        import time
-
         from battlesim.systems.lanes.compiled import loop as compiled_loop
 
         w = self.new_world(np.asarray(seeds, dtype=np.int64), decks, agents)
-        order = [(phase, s) for phase, systems in w.schedule._order for s in systems]
         timings: dict[str, float] = {}
-        for _ in range(self.params.round_limit + 1):
-            if not w.active.any():
-                break
-            for k, (phase, system) in enumerate(order):
-                t0 = time.perf_counter()
-                compiled_loop.run_system(w, k)
-                key = f"{getattr(phase, 'name', phase)}/{type(system).__name__}"
-                timings[key] = timings.get(key, 0.0) + time.perf_counter() - t0
+        compiled_loop.play_by_system(self, w, timings)
         return timings
 
     def compiled_agents(self) -> set[str]:

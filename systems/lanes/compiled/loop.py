@@ -27,8 +27,8 @@ import numpy as np
 
 from battlesim.ecs.compiled import loop as cl
 from battlesim.ecs.compiled.interpreter import EffectError, check
-from battlesim.ecs.effects import EffectDepthError
 from battlesim.ecs.compiled.machine import new_resolution
+from battlesim.ecs.effects import EffectDepthError
 from battlesim.ecs.plugin import extend
 from battlesim.ecs.threads import run_threads, threads
 from battlesim.systems.lanes.compiled import game as lg
@@ -98,12 +98,18 @@ def loop_args(w: Any, agents: Sequence[Any] | None = None) -> lg.LoopArgs:
             play_apply_fields(w, view), play_columns(view, w), lcols,
             np.zeros((w.n_games, w.n_slots), dtype=np.int64), np.ones(2, dtype=np.int64),
             np.zeros(2, dtype=np.bool_), new_memo(w.n_games),
-            rollout_game(w, view, engine(), 1, k.rng, tables=k.tables))
+            _rollout(w, k, 1))
         got = w.cache[KEY] = (k, args)
     args = got[1]
     agents = w.agents if agents is None else agents
     args.agents[:] = agent_codes(agents)
     return _lookahead(w, args, agents)
+
+
+def _rollout(w: Any, k: Any, candidates: int) -> Any:
+    """A rollout game for lookahead's ``candidates`` over World ``w``, its view and tables those of
+    the bundle ``k`` (the loop's), drawing beside the real RNG."""
+    return rollout_game(w, k.view, engine(), candidates, k.rng, tables=k.tables)
 
 
 def _lookahead(w: Any, L: lg.LoopArgs, agents: Sequence[Any]) -> lg.LoopArgs:
@@ -116,7 +122,7 @@ def _lookahead(w: Any, L: lg.LoopArgs, agents: Sequence[Any]) -> lg.LoopArgs:
         L.memo_on[seat] = L.agents[seat] == lg.LOOKAHEAD and type(agents[1 - seat]) is GreedyAgent
     if L.la_k.max() > L.ro.cand.shape[0]:
         k = bundle(w)
-        L = L._replace(ro=rollout_game(w, k.view, engine(), int(L.la_k.max()), k.rng, tables=k.tables))
+        L = L._replace(ro=_rollout(w, k, int(L.la_k.max())))
         w.cache[KEY] = (k, L)
     return L
 
@@ -188,7 +194,7 @@ def thread_args(w: Any, n: int) -> list:
         k = bundle(w)
         own = [L] + [L._replace(m=m._replace(frames=np.zeros_like(m.frames), arena=np.zeros_like(m.arena),
                                                 info=np.full_like(m.info, -1)),
-                                ro=rollout_game(w, k.view, engine(), L.ro.cand.shape[0], k.rng, tables=k.tables))
+                                ro=_rollout(w, k, L.ro.cand.shape[0]))
                      for _ in range(n - 1)]
         got = w.cache[KEY + "_threads"] = (L, n, own)
     return got[2]
@@ -254,9 +260,8 @@ def compiled_flags(n_systems: int) -> list[bool]:
 def play_batch(game: Any, w: Any) -> None:
     """Play every game of World ``w`` to its end through the compiled loop (module docstring)."""
     order = [s for _, systems in w.schedule._order for s in systems]
-    flags = compiled_flags(len(order))
-    L = loop_args(w)
-    if all(flags):
+    if all(compiled_flags(len(order))):
+        L = loop_args(w)
         games = np.arange(w.n_games, dtype=np.int64)
         L.pc[:] = 0
         waiting = advance(w, games)
@@ -265,12 +270,26 @@ def play_batch(game: Any, w: Any) -> None:
             _bookkeeping(w)  # a Python agent may read the World through numpy code (its caches)
             waiting = advance(w, waiting, cl.NO_STOP, w.decide(waiting, actor, legal))
         return
+    play_by_system(game, w)
+
+
+def play_by_system(game: Any, w: Any, timings: dict[str, float] | None = None) -> None:
+    """Play every game of World ``w`` to its end system by system: a compiled system over the
+    batch through the loop (``run_system``), one without a compiled twin through its Processor.
+    With ``timings``: the seconds each ``phase/System`` took are added there (the schedule's
+    profile keys: ``bench``'s phase split)."""
+    order = [(phase, s) for phase, systems in w.schedule._order for s in systems]
+    flags = compiled_flags(len(order))
     for _ in range(game.params.round_limit + 1):
         if not w.active.any():
             return
-        for k, system in enumerate(order):
+        for k, (phase, system) in enumerate(order):
+            t0 = time.perf_counter()
             if flags[k]:
                 run_system(w, k)
             else:
                 system.process(w)
+            if timings is not None:
+                key = f"{phase}/{type(system).__name__}"
+                timings[key] = timings.get(key, 0.0) + time.perf_counter() - t0
     raise RuntimeError("games still running past the round limit")  # pragma: no cover
