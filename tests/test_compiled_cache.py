@@ -104,6 +104,30 @@ def test_edits_are_always_compiled_and_old_engines_pruned(tmp_path: Path) -> Non
     assert len(numbas) == 1 and numbas[0].startswith(Path(helper["path"]).parent.name + "_")
 
 
+def _run_plugin(tmp_path: Path, plugin: str) -> tuple[dict, str]:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    p = subprocess.run([sys.executable, str(tmp_path / "driver.py"), str(tmp_path / plugin)],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout), p.stderr
+
+
+def test_engines_of_two_plugin_sets_do_not_prune_each_other(tmp_path: Path) -> None:
+    """Runs with ``--plugin A`` and runs with ``--plugin B`` (or none) alternate in a designer's
+    day: each plugin set keeps its engine, so neither recompiles the whole game after the other."""
+    (tmp_path / "driver.py").write_text(DRIVER)
+    (tmp_path / "scale_plugin.py").write_text(STAGE)
+    (tmp_path / "scale_helper.py").write_text(HELPER)
+    (tmp_path / "halve_plugin.py").write_text(STAGE.replace('"scale"', '"halve"').replace("def scale", "def halve")
+                                              .replace("* 2 * factor()", "// 2"))
+    a, _ = _run_plugin(tmp_path, "scale_plugin.py")
+    b, _ = _run_plugin(tmp_path, "halve_plugin.py")
+    assert (a["health"], b["health"]) == (80, 95) and a["path"] != b["path"] and b["compiled"]
+    again, err = _run_plugin(tmp_path, "scale_plugin.py")
+    assert again == dict(a, compiled=False) and err == ""  # still cached: B's build pruned nothing of A's
+    assert Path(b["path"]).exists()
+
+
 def test_prune_keeps_other_rulesets_and_unrelated_directories(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))
     root = cache.cache_root()

@@ -99,9 +99,7 @@ def build(ruleset: str, stages: list[CompiledStage] | None = None, stderr: TextI
     text = engine_source(ruleset, stages, interpreter, functions, machine)
     root = cache_root()
     digest = engine_hash(text, dependency_files(stages, functions))
-    # one name per source tree: worktrees and installs sharing a cache must not prune each other's
-    # engines (each would then recompile in turn, minutes each); drivers.py does the same
-    label = f"{ruleset}_{hashlib.sha256(str(_TREE).encode()).hexdigest()[:8]}"
+    label = engine_label(ruleset, stages, functions)
     path = engine_path(root, label, digest)
     done = _BUILT.get(path)
     if done is not None:
@@ -133,6 +131,21 @@ def build(ruleset: str, stages: list[CompiledStage] | None = None, stderr: TextI
     prune(root, label, digest)
     engine = _BUILT[path] = Engine(ruleset, module, path, stages, bool(first or misses), seconds)
     return engine
+
+
+def engine_label(ruleset: str, stages: list[CompiledStage], functions: list) -> str:
+    """The family an engine belongs to; ``prune`` removes only engines of the same family.
+
+    One family per source tree (worktrees and installs sharing a cache must not prune each
+    other's engines) and per plugin set: the names of every stage and compiled function the
+    engine holds, not their text. Editing a file keeps the family, so its older engines go; a
+    run with ``--plugin X`` and one without are two families, so alternating between them
+    loads both from the cache instead of recompiling the whole game loop (minutes) each time.
+    """
+    names = sorted({f"{fn.__module__}.{fn.__qualname__}" for fn in [s.fn for s in stages] + list(functions)})
+    tree = hashlib.sha256(str(_TREE).encode()).hexdigest()[:8]
+    family = hashlib.sha256("\0".join(names).encode()).hexdigest()[:8]
+    return f"{ruleset}_{tree}_{family}"
 
 
 def _compile(module: ModuleType) -> int:
