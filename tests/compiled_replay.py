@@ -73,7 +73,8 @@ class Replayer:
         table = world.effects if table is None else table
         self.m = new_resolution(engine, self.view, table, list(EXECUTOR.opcodes), list(EXECUTOR.selectors),
                                 world.n_games)
-        self.module = engine.module
+        self.module = engine.module  # the machine (resolve)
+        self.game = engine.game  # the phases
         self.rng = np.zeros((world.n_games, 2), dtype=np.uint64)
 
     def set(self, before: dict[str, np.ndarray]) -> None:

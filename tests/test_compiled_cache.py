@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numba
@@ -173,3 +174,38 @@ def test_the_engine_name_changes_with_numbas_version_and_any_source(tmp_path: Pa
     dep.write_text("X = 1\n")
     monkeypatch.setattr(numba, "__version__", numba.__version__ + ".post1")
     assert cache.engine_hash("text", [dep]) != base
+
+
+LOCKER = '''
+import sys
+from pathlib import Path
+from battlesim.systems.lanes.compiled.loop import _compile_lock
+with _compile_lock(Path(sys.argv[1])):
+    print("entered", flush=True)
+'''
+
+
+def test_a_second_process_waits_for_the_game_loop_being_compiled(tmp_path: Path) -> None:
+    """Two runs started on a cold cache (two terminals, test workers): the second waits for the
+    first's compile of the game loop, saying so, instead of compiling it again for minutes."""
+    from battlesim.systems.lanes.compiled.loop import _compile_lock
+
+    marker = tmp_path / "loop.compiled"
+    want = b"waiting for another battlesim process compiling the lanes game loop..."
+    with _compile_lock(marker):
+        waiter = subprocess.Popen([sys.executable, "-c", LOCKER, str(marker)], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+        said = b""
+        deadline = time.monotonic() + 120
+        while len(said) < len(want) and time.monotonic() < deadline:
+            said += os.read(waiter.stderr.fileno(), len(want) - len(said))
+        assert said == want
+        time.sleep(0.5)
+        assert waiter.poll() is None  # still waiting while this process holds the lock
+        marker.write_text("1.0\n")
+    out, err = waiter.communicate(timeout=60)
+    assert waiter.returncode == 0, err
+    assert out == b"entered\n" and re.fullmatch(rb" \d+\.\d s\n", err)
+    # once compiled, nobody waits: the marker says so and no lock is taken
+    again = subprocess.run([sys.executable, "-c", LOCKER, str(marker)], capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0 and again.stderr == "" and again.stdout == "entered\n"

@@ -33,7 +33,10 @@ def test_compile_warms_the_cache_and_says_where() -> None:
     where = Path(lines[0].removeprefix("lanes engine: "))
     assert where.parent == cache_root() and where.is_dir()
     assert list(where.glob("battlesim_engine_lanes_*.py"))
-    assert (where / LOOP_MARKER).exists()  # the game loop was compiled (a game played) too
+    loop = Path(lines[2].removeprefix("lanes game loop: ").rsplit(" (", 1)[0])
+    assert loop.parent == cache_root() and loop.name.startswith("lanes_game_")
+    assert (loop / LOOP_MARKER).exists()  # the game loop was compiled (a game played) too
+    assert lines[2].endswith(("(loaded from the cache)", "(compiled now)"))
     assert lines[1].startswith(("compiled", "already compiled; loaded from the cache in "))
     assert lines[1].endswith("(damage stages in run order: destroyed_objective, damage_immunity, shield, armor, "
                              "apply_health, record_hit, lifesteal, retaliate, overflow, anchor_falls, "

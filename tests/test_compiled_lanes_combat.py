@@ -75,7 +75,7 @@ class Replay:
     def compare(self, phase: str, before: dict, after: dict) -> None:
         rep = self.rep
         rep.set(before)
-        run = getattr(rep.module, phase)
+        run = getattr(rep.game, phase)
         for b in range(self.w.n_games):
             status = run(rep.st, rep.f, rep.cols, b, rep.g, rep.rng, rep.m)
             assert status == OK, f"seed {self.w.seeds[b]}: {phase} returned {status} ({rep.card_name()})"

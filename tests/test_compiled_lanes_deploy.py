@@ -99,7 +99,7 @@ class DeployReplay:
             deploy_begin(rep.st, f, self.cols, rep.rng, b)
             asked = self.asked.get(b, [])
             i = 0
-            while (seat := rep.module.round_step(rep.st, f, self.cols, b, rep.g, rep.rng, rep.m, DEPLOY, row,
+            while (seat := rep.game.round_step(rep.st, f, self.cols, b, rep.g, rep.rng, rep.m, DEPLOY, row,
                                                  expired)) in (0, 1):
                 if i == len(asked):
                     self.failures.append(f"{where}: seed {w.seeds[b]}: the compiled phase asks more than numpy")

@@ -232,7 +232,7 @@ def _toy_fire(engine, op_name: str):
     queue, qlen, _ = new_queue(1, 16)
     m = Resolution(queue, qlen, np.zeros((MAX_FRAMES, FW), dtype=np.int64),
                    np.zeros((ARENA_ROWS, it.WIDTH), dtype=np.int64), tbl, it.id_maps(pieces, [op_name], []),
-                   it.columns(pieces, {}), engine.columns({"health": 0}), np.full(4, -1, dtype=np.int64))
+                   it.columns(pieces, {}), engine.columns({"health": 0}), np.full(4, -1, dtype=np.int64), engine.address_table())
     rng = np.zeros((1, 2), dtype=np.uint64)
     g = (np.zeros(1, dtype=np.int64),)
     ctx = np.full((1, NCTX), -1, dtype=np.int64)

@@ -84,7 +84,7 @@ class Seen:
     def __init__(self, engine, mutants: dict | None = None) -> None:
         self.engine = engine
         self.mutants = mutants or {}
-        self.module = engine.module
+        self.module = engine.game
         self.bad: list[str] = []
         self.calls = self.decisions = self.refined = self.reused = 0
         self.plain_differs = 0  # the memo-less answer differs (numpy's "same values" claim broken)

@@ -131,7 +131,7 @@ class Replay:
         rep.set(before)
         out = np.zeros((games.size, 7), dtype=np.int64)
         for k, b in enumerate(games):
-            rep.module.play_step(rep.st, self.f, self.cols, int(b), rep.g, rep.rng, rep.m, APPLY, int(actor[k]),
+            rep.game.play_step(rep.st, self.f, self.cols, int(b), rep.g, rep.rng, rep.m, APPLY, int(actor[k]),
                                  int(actions[k]), self.lcols, self.row, int(Stream.AGENT), out[k])
             assert out[k, 0] >= 0, f"seed {self.w.seeds[b]}: apply_play returned {out[k]} ({rep.card_name()})"
         self.failures += rep.differences(after)
@@ -268,7 +268,7 @@ class PhaseReplay(Replay):
         rep, out = self.rep, np.zeros(7, dtype=np.int64)
         rep.set(before)
         for b in range(self.w.n_games):
-            n = rep.module.play_step(rep.st, self.f, self.cols, b, rep.g, rep.rng, rep.m, PHASE, 0, max_steps,
+            n = rep.game.play_step(rep.st, self.f, self.cols, b, rep.g, rep.rng, rep.m, PHASE, 0, max_steps,
                                      self.lcols, self.row, int(Stream.AGENT), out)
             assert n >= 0, f"seed {self.w.seeds[b]}: {n} ({rep.card_name()})"
             self.seen["decisions"] += n

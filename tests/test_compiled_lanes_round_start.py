@@ -100,7 +100,7 @@ class Replay:
         reported: dict[int, list[int]] = {}
         kind = START if cls is StartOfRound else END
         for b in range(w.n_games):
-            status = rep.module.round_step(rep.st, self.f, self.cols, b, rep.g, rep.rng, rep.m, kind, self.row,
+            status = rep.game.round_step(rep.st, self.f, self.cols, b, rep.g, rep.rng, rep.m, kind, self.row,
                                            expired)
             assert status >= OK, f"seed {w.seeds[b]}: {cls.__name__} returned {status} ({rep.card_name()})"
             if kind == END and status > 0:

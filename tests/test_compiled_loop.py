@@ -123,7 +123,7 @@ def test_a_games_result_does_not_depend_on_its_batch(game):
 
 
 def test_the_loop_is_generated_from_the_schedule(game):
-    module = ll.engine().module
+    module = ll.engine().game
     names = [s.name for _, specs in extend("lanes").schedule_specs() for s in specs]
     assert list(module.SYSTEMS) == names and module.N_SYSTEMS == len(names)
     order = [type(s).__name__ for _, systems in game.schedule._order for s in systems]

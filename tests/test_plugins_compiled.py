@@ -193,6 +193,25 @@ def test_the_example_plugin_declares_both_parts_of_each_keyword() -> None:
         assert [r["name"] for r in rows] == ["frostbite", "thorns"]  # one row each, not one per engine
 
 
+def test_a_plugin_keyword_gets_its_own_machine_and_shares_the_game_loop() -> None:
+    """A plugin that adds damage stages changes the machine module only: the game module (phases
+    and loop, minutes to compile) is the built-in one, and each engine's ``Resolution`` carries
+    its own machine's address (ecs/compiled/unlinked.py)."""
+    with isolated():
+        get_ruleset("lanes")
+        plain = build("lanes")
+    with isolated():
+        get_ruleset("lanes", [str(FROST_THORNS)])
+        frost = build("lanes")
+    assert plain.path != frost.path and "thorns" in frost.path.read_text() and "thorns" not in plain.path.read_text()
+    assert plain.game_plan is not None and frost.game_plan is not None
+    assert plain.game_plan.path == frost.game_plan.path
+    a, b = plain.address_table(), frost.address_table()
+    recorded = int((a != 0).sum())
+    assert recorded == int((b != 0).sum())  # every signature the game module recorded, for each machine
+    assert recorded == 0 or not np.array_equal(a[:recorded], b[:recorded])  # two machines, two addresses
+
+
 def test_the_engine_hash_changes_when_a_plugin_is_added_or_edited(cache_dir: Path, tmp_path: Path) -> None:
     # DESIGN.md "Plugins": "one module per (ruleset, plugin set), hash-named"
     with isolated():
@@ -307,7 +326,7 @@ def test_a_plugin_opcode_and_selector_fire_through_the_machine(cache_dir: Path, 
         m = Resolution(queue, qlen, np.zeros((MAX_FRAMES, FW), dtype=np.int64),
                        np.zeros((ARENA_ROWS, it.WIDTH), dtype=np.int64), tbl,
                        it.id_maps(pieces, ["chill"], ["odd_slots"]), it.columns(pieces, {"chill": 1}),
-                       engine.columns({"health": 0}), np.full(4, -1, dtype=np.int64))
+                       engine.columns({"health": 0}), np.full(4, -1, dtype=np.int64), engine.address_table())
         ctx = np.full((1, it.NCTX), -1, dtype=np.int64)
         ctx[0, it.C_CARD], ctx[0, it.C_OWNER] = 0, 0
         status = engine.module.fire(w, (np.zeros(1, dtype=np.int64),), np.zeros((1, 2), dtype=np.uint64), 0, m, 0,

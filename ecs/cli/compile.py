@@ -11,6 +11,7 @@ from battlesim.ecs.cli.app import PLUGIN_OPTION, app, fail
 from battlesim.ecs.datafiles import DataError
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.runs.runner import RunError, load_ruleset
+from battlesim.ecs.compiled.loop import LOOP_MARKER
 
 
 @app.command("compile")
@@ -23,8 +24,9 @@ def compile_engine(
     Warms the cache, so that runs start without compiling; prints where the engine is and
     how long it took. The cache is
     $NUMBA_CACHE_DIR/battlesim when NUMBA_CACHE_DIR is set, else ~/.cache/battlesim
-    (or $XDG_CACHE_HOME/battlesim). The engine holds the whole game: the damage stages, the
-    effect interpreter, the resolution machine and the game loop; warming plays one game."""
+    (or $XDG_CACHE_HOME/battlesim). The engine is two modules: the machine (damage stages,
+    effect interpreter, resolution machine; one per plugin set) and the game loop (one per
+    ruleset, shared by plugin sets that add no system or agent); warming plays one game."""
     from battlesim.ecs.compiled.cache import EngineCacheError
     from battlesim.ecs.compiled.engine import build
 
@@ -33,6 +35,8 @@ def compile_engine(
         rules = load_ruleset(ruleset, plugin)  # declares the built-ins, then the plugins
         engine = build(ruleset)
         game = rules.load()
+        loop = engine.game_plan.path.parent if engine.game_plan is not None else None
+        loop_cached = loop is not None and (loop / LOOP_MARKER).exists()
         if hasattr(game, "play_tables"):  # compiles the game loop (and everything it reaches)
             agents = [make_agent("random"), make_agent("random")]
             game.play_tables(np.array([0], dtype=np.int64), game.default_decks(), agents, cards=False)
@@ -41,8 +45,8 @@ def compile_engine(
         fail(str(e))
         return
     how = "compiled" if engine.compiled else "already compiled; loaded from the cache"
-    if engine.compiled:
-        how += " (the engine, then the game loop)"
     stages = ", ".join(s.name for s in engine.stages)
     typer.echo(f"{ruleset} engine: {engine.path.parent}")
     typer.echo(f"{how} in {seconds:.2f} s (damage stages in run order: {stages})")
+    if loop is not None and (loop / LOOP_MARKER).exists():
+        typer.echo(f"{ruleset} game loop: {loop} ({'loaded from the cache' if loop_cached else 'compiled now'})")

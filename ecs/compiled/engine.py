@@ -33,10 +33,11 @@ from battlesim.ecs.compiled.cache import (
     prune,
     write_engine,
 )
-from battlesim.ecs.compiled.codegen import dependency_files, engine_source
+from battlesim.ecs.compiled import unlinked
+from battlesim.ecs.compiled.codegen import dependency_files, engine_source, frozen_constants
 from battlesim.ecs.compiled.interpreter import interpreter_pieces, interpreter_source
 from battlesim.ecs.compiled.loop import decide_of, loop_source, systems_of
-from battlesim.ecs.compiled.machine import machine_source, phases_of
+from battlesim.ecs.compiled.machine import game_source, machine_source, phases_of
 from battlesim.ecs.compiled.reads import buffer_of, column_reads
 from battlesim.ecs.compiled.stages import MAX_READS, CompiledStage, stages_of
 from battlesim.ecs.compiled.world_view import state_type
@@ -52,8 +53,10 @@ STAGE_SIGNATURE = (*RUN_DAMAGE_SIGNATURE[:4], types.int64, types.int64[::1])
 
 @dataclass
 class Engine:
-    """A built engine: its module (``run_damage``...), where it lives, its stages in run order,
-    and whether this process compiled it (False: loaded from the cache) and how long it took."""
+    """A built engine: its machine module (``run_damage``, ``resolve``...), where it lives, its
+    stages in run order, whether this process compiled it (False: loaded from the cache) and how
+    long it took; ``game`` is the ruleset's game module (phases, ``advance``), shared by every
+    plugin set whose systems and agents are the same."""
 
     ruleset: str
     module: ModuleType
@@ -61,6 +64,7 @@ class Engine:
     stages: list[CompiledStage]
     compiled: bool
     seconds: float
+    game_plan: "GamePlan | None" = None
 
     def columns(self, layout: Mapping[str, int]) -> np.ndarray:
         """``int64[n_stages, MAX_READS]``, the ``cols`` argument of ``run_damage``: row k lists
@@ -77,25 +81,66 @@ class Engine:
                 out[k, j] = layout[name]
         return out
 
+    @property
+    def game(self) -> ModuleType:
+        """The game module (written and imported on first use): ``advance`` and the phases."""
+        if self.game_plan is None:
+            raise PluginError(f"the {self.ruleset} engine has no compiled phases, so no game module")
+        return self.game_plan.module()
+
+    def address_table(self) -> np.ndarray:
+        """``Resolution.fns``: this engine's ``resolve`` for every signature the game module calls it
+        with (``ecs/compiled/unlinked.py``); zeros where there is no game module."""
+        if self.game_plan is None:
+            return np.zeros(unlinked.MAX_SIGNATURES, dtype=np.int64)
+        self.game_plan.module()  # the manifest lives beside it
+        return unlinked.new_table(self.module, self.game_plan.manifest)
+
+
+@dataclass
+class GamePlan:
+    """The game module of a ruleset: its text and where it goes; written, imported and its older
+    engines pruned on first use (``Engine.game``)."""
+
+    ruleset: str
+    text: str
+    path: Path
+    label: str
+    digest: str
+
+    @property
+    def manifest(self) -> Path:
+        return self.path.with_name("machine_signatures.pkl")
+
+    def module(self) -> ModuleType:
+        got = _GAMES.get(self.path)
+        if got is None:
+            write_engine(self.path, self.text)
+            got = _GAMES[self.path] = import_engine(self.path)
+            prune(self.path.parent.parent, self.label, self.digest)
+        return got
+
 
 _BUILT: dict[Path, Engine] = {}
+_GAMES: dict[Path, ModuleType] = {}
 _TREE = Path(__file__).resolve().parents[2]  # the battlesim source tree
 
 
 def build(ruleset: str, stages: list[CompiledStage] | None = None, stderr: TextIO | None = None) -> Engine:
     """The engine of ``ruleset`` with the stages registered now (or ``stages``, in the order
-    given), built or loaded from the cache. Load the ruleset and its plugins first."""
+    given), built or loaded from the cache. Load the ruleset and its plugins first.
+
+    Two generated modules: the machine (damage stages, effect interpreter, resolution machine),
+    one per plugin set, compiled here; and the game (phases and game loop), one per ruleset's
+    systems and agents, compiled when first played (``Engine.game``). The game calls the machine
+    through the address table every ``Resolution`` carries, so a plugin that adds a keyword,
+    stage, opcode or selector compiles only its machine."""
     stages = stages_of(ruleset) if stages is None else list(stages)
     pieces = interpreter_pieces(ruleset)  # opcodes, selectors, quiet: the effect interpreter, if any
     interpreter = interpreter_source(*pieces) if any(pieces) else ""
     phases = phases_of(ruleset) if interpreter else []  # phases call the machine: it needs the interpreter
-    machine = machine_source(len(stages), phases) if interpreter else ""
-    functions = [p.fn for group in pieces for p in group] + [p.fn for p in phases]
-    if phases and decide_of(ruleset) is not None:  # the game loop, generated from the schedule
-        names = [spec.name for _, specs in extend(ruleset).schedule_specs() for spec in specs]
-        systems = systems_of(ruleset, names)
-        machine += loop_source(names, systems, decide_of(ruleset))
-        functions += [decide_of(ruleset)] + [f for s in systems if s is not None for f in (s.step, s.apply) if f]
+    machine = machine_source(len(stages)) if interpreter else ""
+    functions = [p.fn for group in pieces for p in group]
     text = engine_source(ruleset, stages, interpreter, functions, machine)
     root = cache_root()
     digest = engine_hash(text, dependency_files(stages, functions))
@@ -104,6 +149,7 @@ def build(ruleset: str, stages: list[CompiledStage] | None = None, stderr: TextI
     done = _BUILT.get(path)
     if done is not None:
         return done
+    game = _game_plan(ruleset, phases, root) if phases else None
     write_engine(path, text)
     marker = path.parent / MARKER
     first = not marker.exists()
@@ -129,8 +175,24 @@ def build(ruleset: str, stages: list[CompiledStage] | None = None, stderr: TextI
     except OSError:  # a read-only shared cache warmed by `battlesim compile`: nothing to record
         pass
     prune(root, label, digest)
-    engine = _BUILT[path] = Engine(ruleset, module, path, stages, bool(first or misses), seconds)
+    engine = _BUILT[path] = Engine(ruleset, module, path, stages, bool(first or misses), seconds, game)
     return engine
+
+
+def _game_plan(ruleset: str, phases: list, root: Path) -> GamePlan:
+    """The game module's text (the phases, and the game loop generated from the schedule when the
+    ruleset has compiled agents), its hash and its place in the cache."""
+    loop = ""
+    functions = [p.fn for p in phases]
+    if decide_of(ruleset) is not None:
+        names = [spec.name for _, specs in extend(ruleset).schedule_specs() for spec in specs]
+        systems = systems_of(ruleset, names)
+        loop = loop_source(names, systems, decide_of(ruleset))
+        functions += [decide_of(ruleset)] + [f for s in systems if s is not None for f in (s.step, s.apply) if f]
+    text = game_source(ruleset, phases, frozen_constants([], functions), loop)
+    digest = engine_hash(text, dependency_files([], functions))
+    label = engine_label(f"{ruleset}_game", [], functions)
+    return GamePlan(ruleset, text, engine_path(root, label, digest), label, digest)
 
 
 def engine_label(ruleset: str, stages: list[CompiledStage], functions: list) -> str:

@@ -42,6 +42,7 @@ NO_ACTION = -1  # ``actions[i]``: nothing to apply for this game
 ASK_PYTHON = -1  # ``decide``: a Python agent decides (below -1: the compiled agent's error)
 MAX_DECISIONS = 100_000  # per game and call: a phase that never ends is an error, not a hang
 LOOPING = -51
+LOOP_MARKER = "loop.compiled"  # beside a game module: its game loop was compiled once (its first run said so)
 
 F = TypeVar("F", bound=Callable)
 

@@ -60,6 +60,7 @@ class Resolution(NamedTuple):
     icols: np.ndarray  # the interpreter's column table (interpreter.columns)
     dcols: np.ndarray  # the damage stages' column table (Engine.columns)
     info: np.ndarray  # int64[4]: I_CARD
+    fns: np.ndarray  # int64[MAX_SIGNATURES]: this machine's ``resolve`` per signature (ecs/compiled/unlinked.py)
 
 
 def new_resolution(engine: Any, view: Any, table: Any, opcode_names: list[str], selector_names: list[str],
@@ -71,7 +72,7 @@ def new_resolution(engine: Any, view: Any, table: Any, opcode_names: list[str], 
     return Resolution(np.zeros((n_games, queue_rows, NF), dtype=np.int64), np.zeros(n_games, dtype=np.int64),
                       np.zeros((MAX_FRAMES, FW), dtype=np.int64), np.zeros((ARENA_ROWS, it.WIDTH), dtype=np.int64),
                       bound.tbl, bound.maps, bound.cols, engine.columns(view.layout()),
-                      np.full(4, -1, dtype=np.int64))
+                      np.full(4, -1, dtype=np.int64), engine.address_table())
 
 
 # -- the stubs phases call (the engine module binds the names to its own functions) -----------
@@ -117,53 +118,66 @@ def phases_of(ruleset: str) -> list[CompiledPhase]:
     return sorted(extend(ruleset).compiled_systems.values(), key=lambda p: p.name)
 
 
-# The phases call the machine through ``unlinked`` callers (ecs/compiled/unlinked.py): the machine
-# is compiled once, not linked into every phase that reaches it. Under NUMBA_DISABLE_JIT the
-# phases call the Python machine itself.
+# The phases call the machine through an ``unlinked`` caller (ecs/compiled/unlinked.py): the
+# machine's address comes from ``m.fns``, so the game module holds none of the machine's code and
+# serves every plugin set. Under NUMBA_DISABLE_JIT the phases call the Python machine itself.
 UNLINKED = '''
 import numba as _numba
 from pathlib import Path as _Path
 from battlesim.ecs.compiled import unlinked as _unlinked
 
+_SIGNATURES = _Path(__file__).with_name("machine_signatures.pkl")
+
 if _numba.config.DISABLE_JIT:
-    _MACHINE = {'resolve_damage': resolve_damage, 'drain': drain, 'fire': fire}
+    def _resolve(fns, st, g, rng, b, m, kind, start, trigger, ctx, nctx):
+        return _unlinked.machine_of(fns, _SIGNATURES).resolve(st, g, rng, b, m, kind, start, trigger, ctx, nctx)
 else:
-    _PREFIX = "battlesim_" + _Path(__file__).parent.name + "_resolve"
-    _SIGNATURES = _Path(__file__).with_name("machine_signatures.pkl")
-    # every signature a cached phase may call, bound before any phase can load from the cache
-    _unlinked.bind_recorded(resolve, _PREFIX, _SIGNATURES)
-    _resolve = _unlinked.unlinked_caller(resolve, _PREFIX, _SIGNATURES)
+    _resolve = _unlinked.unlinked_caller("resolve_unlinked", _SIGNATURES)
 
-    @njit(inline="always")
-    def _resolve_damage(st, g, rng, b, m, start):
-        return _resolve(st, g, rng, b, m, 0, start, -1, m.arena, 0)
 
-    @njit(inline="always")
-    def _drain(st, g, rng, b, m):
-        return _resolve(st, g, rng, b, m, 1, 0, -1, m.arena, 0)
+@njit(inline="always")
+def _resolve_damage(st, g, rng, b, m, start):
+    return _resolve(m.fns, st, g, rng, b, m, 0, start, -1, m.arena, 0)
 
-    @njit(inline="always")
-    def _fire(st, g, rng, b, m, trigger, ctx, nctx):
-        return _resolve(st, g, rng, b, m, 2, 0, trigger, ctx, nctx)
 
-    _MACHINE = {'resolve_damage': _resolve_damage, 'drain': _drain, 'fire': _fire}
+@njit(inline="always")
+def _drain(st, g, rng, b, m):
+    return _resolve(m.fns, st, g, rng, b, m, 1, 0, -1, m.arena, 0)
+
+
+@njit(inline="always")
+def _fire(st, g, rng, b, m, trigger, ctx, nctx):
+    return _resolve(m.fns, st, g, rng, b, m, 2, 0, trigger, ctx, nctx)
+
+
+_MACHINE = {'resolve_damage': _resolve_damage, 'drain': _drain, 'fire': _fire}
 '''
 
 
-def machine_source(n_stages: int, phases: list[CompiledPhase]) -> str:
-    """The machine's part of the engine module (after the stages and the interpreter's pieces and
-    switches): the loop, its three entry points, and each phase rebound and wrapped (cached)."""
+def machine_source(n_stages: int) -> str:
+    """The machine's part of the machine module (after the stages and the interpreter's pieces
+    and switches): the loop and its three entry points."""
     from battlesim.ecs.compiled.machine_text import MACHINE, stage_chain
 
-    lines = [MACHINE.replace("            # STAGES\n", stage_chain(n_stages))]
-    if phases:
-        lines += ["", "# -- phases: each a rebound copy (its calls to the machine bound to this module's), cached",
-                  "from battlesim.ecs.compiled.codegen import rebind as _rebind",
-                  UNLINKED]
-        for k, p in enumerate(phases):
-            args = ", ".join(p.params())
-            lines += [f"_phase_{k} = _rebind(getattr(importlib.import_module({p.fn.__module__!r}), {p.name!r}), _MACHINE)",
-                      "", "", "@njit(cache=True)", f"def {p.name}({args}):",
-                      f'    """{p.fn.__module__}.{p.name}, bound to this engine\'s machine."""',
-                      f"    return _phase_{k}({args})", ""]
-    return "\n".join(lines)
+    return MACHINE.replace("            # STAGES\n", stage_chain(n_stages))
+
+
+def game_source(ruleset: str, phases: list[CompiledPhase], frozen: list[str], loop: str = "") -> str:
+    """The text of the game module of ``ruleset``: each phase rebound to the machine (through
+    ``m.fns``) and wrapped (cached), then ``loop``, the game loop (``loop.loop_source``).
+    ``frozen``: the constants its functions read as globals (their values enter the hash)."""
+    listing = "\n".join(f"  {line}" for line in frozen) or "  (none)"
+    lines = [f'"""The compiled game of ruleset {ruleset!r}: its phases and game loop, generated by',
+             "battlesim.ecs.compiled.machine. They reach the resolution machine through ``m.fns`` (one",
+             "game module serves every plugin set's machine). Do not edit: its file name is a hash of",
+             "every source it was built from. Constants its functions read as globals:",
+             listing, '"""', "", "import importlib", "", "from numba import njit", "",
+             f"RULESET = {ruleset!r}", "",
+             "from battlesim.ecs.compiled.codegen import rebind as _rebind", UNLINKED]
+    for k, p in enumerate(phases):
+        args = ", ".join(p.params())
+        lines += [f"_phase_{k} = _rebind(getattr(importlib.import_module({p.fn.__module__!r}), {p.name!r}), _MACHINE)",
+                  "", "", "@njit(cache=True)", f"def {p.name}({args}):",
+                  f'    """{p.fn.__module__}.{p.name}, its machine calls through m.fns."""',
+                  f"    return _phase_{k}({args})", ""]
+    return "\n".join(lines) + loop

@@ -1,37 +1,53 @@
-"""Calls into a compiled function that its callers do not link: how phases reach the machine.
+"""Calls into the resolution machine that its callers neither link nor name: the machine as data.
 
 numba links the whole code of every function a compiled function calls into that function, and
 LLVM optimises and emits all of it again there (numba/numba#9566). The resolution machine is
 ~140 compiled functions (about 90 s cold on a quiet machine); every phase, agent and the game
 loop reach it, so inlining them all into one function (the first way out) made one entry point
 that did not finish compiling in 27 minutes, and separate entry points would each compile the
-machine again. A caller made by ``unlinked_caller`` instead declares the machine by a symbol name
-and calls it with numba's own calling convention (its exceptions propagate as from any compiled
-call): the machine is compiled once, its callers compile only themselves.
+machine again. A caller made by ``unlinked_caller`` instead calls the machine through a function
+address it reads from the ``Resolution`` it is given (``m.fns``), with numba's own calling
+convention (its exceptions propagate as from any compiled call): the machine is compiled once,
+its callers compile only themselves.
 
-The symbol is bound (``llvmlite.binding.add_symbol``) to the machine code of the callee for the
-argument types of the call: when a caller is typed (compiling the callee for those types if
-needed), and, since a caller loaded from numba's cache is not typed again, by ``bind_recorded``
-for every argument-type signature ever bound, kept in a manifest beside the engine. Code loaded
-with a symbol nobody bound would crash the process (the JIT linker cannot resolve it), so the
-manifest is written before the caller's machine code exists, under a lock (workers share it),
-and the engine binds it before any caller can load (``engine.build``).
+Why an address read from data rather than a symbol bound by name: the machine is generated per
+plugin set (its damage stages, opcodes and selectors), the game loop and phases per ruleset
+(its systems and agents). With the address in ``m``, one compiled game loop serves every plugin
+set, in one process or many: a plugin that adds a keyword compiles its machine (a minute or
+two), not the whole game again (minutes more), and two plugin sets never see each other's code.
+
+``m.fns[i]`` is the machine's ``resolve`` compiled for the i-th argument-type signature the game
+module ever called it with, recorded in order in a manifest beside the game module (``fns`` has
+``MAX_SIGNATURES`` slots; the index is frozen into the caller's machine code, so the manifest
+only grows). ``new_resolution`` fills every recorded slot for its engine's machine; a signature
+met for the first time while a caller is typed is recorded, then filled into every live ``fns``
+of that game module before the caller can run. The manifest is written before
+the caller's machine code exists, under a lock (workers share it).
 """
 
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import pickle
-from collections.abc import Callable, Iterable
+import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import llvmlite.binding as ll
+import numpy as np
+from llvmlite import ir
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-_BOUND: dict[str, int] = {}  # symbol -> address bound in this process
+MAX_SIGNATURES = 32  # argument-type signatures a game module may call the machine with
+
+# game module manifest -> [(weak fns array, machine module)]: every live address table, so that a
+# signature recorded later is filled into each with its own machine's code
+_LIVE: dict[Path, list[tuple[weakref.ref, Any]]] = {}
+
+
+class SignatureLimit(RuntimeError):
+    """More argument-type signatures than ``MAX_SIGNATURES`` (a caller typed with ever new types)."""
 
 
 def type_text(t: Any) -> str:
@@ -45,64 +61,74 @@ def type_text(t: Any) -> str:
     return str(t)
 
 
-def symbol_of(prefix: str, argtypes: Iterable[Any]) -> str:
-    """The symbol of ``prefix``'s callee compiled for ``argtypes``."""
-    text = "|".join(type_text(t) for t in argtypes)
-    return f"{prefix}_{hashlib.sha1(text.encode()).hexdigest()[:20]}"
-
-
-def bind(dispatcher: Any, prefix: str, argtypes: tuple, manifest: Path | None) -> Any:
-    """Compile (or load) ``dispatcher`` for ``argtypes``, bind its symbol in this process and
-    record the signature in ``manifest``; returns the compile result."""
-    argtypes = tuple(argtypes)
+def address(machine: Any, argtypes: tuple) -> int:
+    """The machine code of ``machine.resolve`` for ``argtypes`` (compiled, or loaded from numba's
+    cache, if needed)."""
+    dispatcher = machine.resolve
     dispatcher.compile(argtypes)
     cres = dispatcher.overloads[argtypes]
-    symbol = symbol_of(prefix, argtypes)
-    if symbol not in _BOUND:
-        if manifest is not None:
-            _record(manifest, argtypes)
-        address = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
-        ll.add_symbol(symbol, address)
-        _BOUND[symbol] = address
-    return cres
+    return int(cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name))
 
 
-def bind_recorded(dispatcher: Any, prefix: str, manifest: Path) -> int:
-    """Bind every signature ``manifest`` records (loaded from numba's cache, or compiled where
-    the cache lost it); returns how many."""
-    signatures = _read(manifest)
-    for argtypes in signatures:
-        bind(dispatcher, prefix, argtypes, None)
-    return len(signatures)
+def new_table(machine: Any, manifest: Path) -> np.ndarray:
+    """``int64[MAX_SIGNATURES]``: ``machine``'s ``resolve`` for every signature ``manifest``
+    records, in its order; kept up to date when a caller records another."""
+    fns = np.zeros(MAX_SIGNATURES, dtype=np.int64)
+    for i, argtypes in enumerate(_signatures(manifest)):
+        fns[i] = address(machine, argtypes)
+    live = _LIVE.setdefault(manifest, [])
+    live[:] = [(r, mod) for r, mod in live if r() is not None]
+    live.append((weakref.ref(fns), machine))
+    return fns
 
 
-def unlinked_caller(dispatcher: Any, prefix: str, manifest: Path | None) -> Callable:
-    """A compiled function calling ``dispatcher`` (same parameters) without linking its code."""
-    params = list(dispatcher.py_func.__code__.co_varnames[: dispatcher.py_func.__code__.co_argcount])
-    args = ", ".join(params)
-    text = (f"def call(typingctx, {args}):\n"
-            f"    return _typer(({args},))\n")
-    scope: dict[str, Any] = {}
+def machine_of(fns: np.ndarray, manifest: Path) -> Any:
+    """The machine module whose table ``fns`` is (``NUMBA_DISABLE_JIT``: the phases call it in Python)."""
+    for r, machine in _LIVE.get(manifest, []):
+        if r() is fns:
+            return machine
+    raise RuntimeError("this Resolution was not made by new_resolution for this game module")
 
-    def _typer(argtypes: tuple) -> tuple:
-        cres = bind(dispatcher, prefix, argtypes, manifest)
-        sig = cres.signature.return_type(*argtypes)
-        symbol = symbol_of(prefix, argtypes)
+
+def _fill(manifest: Path, index: int, argtypes: tuple) -> None:
+    for r, machine in _LIVE.get(manifest, []):
+        fns = r()
+        if fns is not None and fns[index] == 0:
+            fns[index] = address(machine, argtypes)
+
+
+def unlinked_caller(name: str, manifest: Path) -> Callable:
+    """A compiled ``call(fns, *args)``: ``resolve(*args)`` of the machine whose table ``fns`` is
+    (``m.fns``), through the address recorded for the argument types of ``args``."""
+
+    def _typer(fns_type: Any, argtypes: tuple) -> tuple:
+        index = _record(manifest, argtypes)
+        _fill(manifest, index, argtypes)
+        live = [mod for r, mod in _LIVE.get(manifest, []) if r() is not None]
+        if not live:
+            raise RuntimeError("the game module is typed before any Resolution exists (new_resolution first)")
+        dispatcher = live[0].resolve
+        cres = dispatcher.overloads[argtypes]
+        sig = cres.signature.return_type(fns_type, *argtypes)
 
         def codegen(context: Any, builder: Any, signature: Any, llargs: Any) -> Any:
-            fnty = context.call_conv.get_function_type(signature.return_type, signature.args)
-            fn = cgutils.get_or_insert_function(builder.module, fnty, symbol)
-            status, out = context.call_conv.call_function(builder, fn, signature.return_type,
-                                                          signature.args, llargs)
+            rest = signature.args[1:]
+            fnty = context.call_conv.get_function_type(signature.return_type, rest)
+            table = context.make_array(signature.args[0])(context, builder, llargs[0])
+            slot = builder.gep(table.data, [ir.Constant(ir.IntType(64), index)])
+            fn = builder.inttoptr(builder.load(slot), fnty.as_pointer())
+            status, out = context.call_conv.call_function(builder, fn, signature.return_type, rest, llargs[1:])
             with cgutils.if_unlikely(builder, status.is_error):
                 context.call_conv.return_status_propagate(builder, status)
             return out
 
         return sig, codegen
 
-    exec(text, {"_typer": _typer}, scope)  # an intrinsic's typer takes the call's parameters by name
-    call = scope["call"]
-    call.__name__ = call.__qualname__ = f"unlinked_{dispatcher.py_func.__name__}"
+    def call(typingctx: Any, fns: Any, st: Any, g: Any, rng: Any, b: Any, m: Any, kind: Any, start: Any,
+             trigger: Any, ctx: Any, nctx: Any) -> tuple:
+        return _typer(fns, (st, g, rng, b, m, kind, start, trigger, ctx, nctx))
+
+    call.__name__ = call.__qualname__ = name
     return intrinsic(call)
 
 
@@ -113,20 +139,32 @@ def _read(manifest: Path) -> list[tuple]:
         return []
 
 
-def _record(manifest: Path, argtypes: tuple) -> None:
-    """Add ``argtypes`` to the manifest (read, union, replace) under an exclusive lock. A
-    read-only engine directory (a shared cache warmed by ``battlesim compile``) records nothing:
-    numba cannot cache a caller there either, so no cached caller can miss its symbol."""
-    if argtypes in _read(manifest):
-        return
-    try:
-        with open(manifest.with_suffix(".lock"), "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            signatures = _read(manifest)
-            if argtypes not in signatures:
-                signatures.append(argtypes)
-                tmp = manifest.with_suffix(f".{id(signatures)}.tmp")
-                tmp.write_bytes(pickle.dumps(signatures))
-                tmp.replace(manifest)
-    except OSError:
-        pass
+# signatures this process could not write (a read-only game directory): numba cannot cache a
+# caller there either, so their indexes only have to hold in this process
+_UNWRITTEN: dict[Path, list[tuple]] = {}
+
+
+def _signatures(manifest: Path) -> list[tuple]:
+    return _read(manifest) + _UNWRITTEN.get(manifest, [])
+
+
+def _record(manifest: Path, argtypes: tuple) -> int:
+    """The index of ``argtypes`` among the manifest's signatures, appending it (read, union,
+    replace) under an exclusive lock if it is new."""
+    if argtypes not in _signatures(manifest):
+        try:
+            with open(manifest.with_suffix(".lock"), "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                signatures = _read(manifest)
+                if argtypes not in signatures:
+                    signatures.append(argtypes)
+                    tmp = manifest.with_suffix(f".{id(signatures)}.tmp")
+                    tmp.write_bytes(pickle.dumps(signatures))
+                    tmp.replace(manifest)
+        except OSError:
+            _UNWRITTEN.setdefault(manifest, []).append(argtypes)
+    index = _signatures(manifest).index(argtypes)
+    if index >= MAX_SIGNATURES:
+        raise SignatureLimit(f"the machine is called with more than {MAX_SIGNATURES} argument-type signatures "
+                             f"(recorded in {manifest})")
+    return index

@@ -16,6 +16,7 @@ plays each game to its end.
 
 from __future__ import annotations
 
+import fcntl
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -128,37 +129,67 @@ def _lookahead(w: Any, L: lg.LoopArgs, agents: Sequence[Any]) -> lg.LoopArgs:
 
 
 _NOTICED: set[str] = set()
-LOOP_MARKER = "loop.compiled"  # beside the engine module: its game loop was compiled once
+LOOP_MARKER = cl.LOOP_MARKER
 
 
 @contextmanager
 def first_compile_notice(module: Any) -> Iterator[None]:
     """The first ``advance`` of a process: when the engine's loop was never compiled (no marker
-    beside the engine), say on stderr that it compiles now and how long it took (DESIGN.md
-    "Rules of the road": minutes of silence look like a hang), then leave the marker."""
+    beside the game module), say on stderr that it compiles now and how long it took (DESIGN.md
+    "Rules of the road": minutes of silence look like a hang), then leave the marker. One process
+    compiles a game loop at a time (a lock beside it): another that needs the same loop meanwhile
+    waits, says so, and loads it from the cache, instead of spending minutes compiling it again."""
     if module.__name__ in _NOTICED:
         yield
         return
     _NOTICED.add(module.__name__)
     marker = Path(module.__file__).with_name(LOOP_MARKER)
-    first = not marker.exists()
-    if first:
-        print("compiling the lanes game loop (first run: a few minutes; cached for later runs)...",
-              end="", file=sys.stderr, flush=True)
-    t0 = time.perf_counter()
-    try:
-        yield
-    except BaseException:
+    with _compile_lock(marker):
+        first = not marker.exists()
         if first:
-            print(" stopped", file=sys.stderr, flush=True)
-        raise
-    if first:
-        seconds = time.perf_counter() - t0
-        print(f" {seconds:.1f} s", file=sys.stderr, flush=True)
+            print("compiling the lanes game loop (first run: a few minutes; cached for later runs)...",
+                  end="", file=sys.stderr, flush=True)
+        t0 = time.perf_counter()
         try:
-            marker.write_text(f"{seconds:.3f}\n")
-        except OSError:  # a read-only shared cache: nothing to record
-            pass
+            yield
+        except BaseException:
+            if first:
+                print(" stopped", file=sys.stderr, flush=True)
+            raise
+        if first:
+            seconds = time.perf_counter() - t0
+            print(f" {seconds:.1f} s", file=sys.stderr, flush=True)
+            try:
+                marker.write_text(f"{seconds:.3f}\n")
+            except OSError:  # a read-only shared cache: nothing to record
+                pass
+
+
+@contextmanager
+def _compile_lock(marker: Path) -> Iterator[None]:
+    """Held while this process may compile the game loop beside ``marker`` (none once it is
+    compiled, or where the cache is read-only)."""
+    if marker.exists():
+        yield
+        return
+    try:
+        handle = open(marker.with_name("loop.lock"), "a")
+    except OSError:
+        yield
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print("waiting for another battlesim process compiling the lanes game loop...", end="",
+                  file=sys.stderr, flush=True)
+            t0 = time.perf_counter()
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            print(f" {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _bookkeeping(w: Any) -> None:
@@ -209,7 +240,7 @@ def advance(w: Any, games: np.ndarray, stop: int = cl.NO_STOP, actions: np.ndarr
     games = np.asarray(games, dtype=np.int64)
     acts = np.full(0, cl.NO_ACTION, dtype=np.int64) if actions is None else np.asarray(actions, dtype=np.int64)
     n = min(threads(), games.size)
-    module = engine().module
+    module = engine().game
     with first_compile_notice(module):
         if n > 1:
             Ls = thread_args(w, n)
