@@ -65,14 +65,17 @@ class Engine:
     compiled: bool
     seconds: float
     game_plan: "GamePlan | None" = None
+    reads_checked: bool = False
 
     def columns(self, layout: Mapping[str, int]) -> np.ndarray:
         """``int64[n_stages, MAX_READS]``, the ``cols`` argument of ``run_damage``: row k lists
         the ids of what stage k reads. ``layout`` maps names to ids (``WorldView.layout()``: a
         component's row in its group's buffer, ``card.<column>``, ``param.<name>``...)."""
         out = np.full((max(len(self.stages), 1), MAX_READS), -1, dtype=np.int64)
-        for s in self.stages:
-            check_reads(s)
+        if not self.reads_checked:  # reading every stage's source is ~50 ms: once per engine, not per chunk
+            for s in self.stages:
+                check_reads(s)
+            self.reads_checked = True
         for k, s in enumerate(self.stages):
             for j, name in enumerate(s.reads):
                 if name not in layout:

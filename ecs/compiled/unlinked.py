@@ -61,13 +61,20 @@ def type_text(t: Any) -> str:
     return str(t)
 
 
+_ADDRESSES: dict[tuple[str, tuple], int] = {}  # (machine module, argtypes) -> address, this process
+
+
 def address(machine: Any, argtypes: tuple) -> int:
     """The machine code of ``machine.resolve`` for ``argtypes`` (compiled, or loaded from numba's
-    cache, if needed)."""
-    dispatcher = machine.resolve
-    dispatcher.compile(argtypes)
-    cres = dispatcher.overloads[argtypes]
-    return int(cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name))
+    cache, if needed; then remembered: every chunk asks)."""
+    key = (machine.__name__, argtypes)
+    got = _ADDRESSES.get(key)
+    if got is None:
+        dispatcher = machine.resolve
+        dispatcher.compile(argtypes)
+        cres = dispatcher.overloads[argtypes]
+        got = _ADDRESSES[key] = int(cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name))
+    return got
 
 
 def new_table(machine: Any, manifest: Path) -> np.ndarray:
@@ -132,11 +139,20 @@ def unlinked_caller(name: str, manifest: Path) -> Callable:
     return intrinsic(call)
 
 
+_MANIFESTS: dict[Path, tuple[tuple[int, int], list[tuple]]] = {}  # path -> ((mtime, size), signatures)
+
+
 def _read(manifest: Path) -> list[tuple]:
+    """The signatures ``manifest`` records (unpickled again only when the file changed)."""
     try:
-        return pickle.loads(manifest.read_bytes())
+        st = manifest.stat()
     except FileNotFoundError:
         return []
+    stamp = (st.st_mtime_ns, st.st_size)
+    got = _MANIFESTS.get(manifest)
+    if got is None or got[0] != stamp:
+        got = _MANIFESTS[manifest] = (stamp, pickle.loads(manifest.read_bytes()))
+    return list(got[1])
 
 
 # signatures this process could not write (a read-only game directory): numba cannot cache a
