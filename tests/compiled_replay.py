@@ -74,8 +74,13 @@ class Replayer:
         self.m = new_resolution(engine, self.view, table, list(EXECUTOR.opcodes), list(EXECUTOR.selectors),
                                 world.n_games)
         self.module = engine.module  # the machine (resolve)
-        self.game = engine.game  # the phases
+        self.engine = engine
         self.rng = np.zeros((world.n_games, 2), dtype=np.uint64)
+
+    @property
+    def game(self):
+        """The engine's game module (the phases), its machine addresses refreshed at each use."""
+        return self.engine.game
 
     def set(self, before: dict[str, np.ndarray]) -> None:
         """The replay World as it was before the captured call (no pending events)."""

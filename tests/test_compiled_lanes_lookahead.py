@@ -84,7 +84,6 @@ class Seen:
     def __init__(self, engine, mutants: dict | None = None) -> None:
         self.engine = engine
         self.mutants = mutants or {}
-        self.module = engine.game
         self.bad: list[str] = []
         self.calls = self.decisions = self.refined = self.reused = 0
         self.plain_differs = 0  # the memo-less answer differs (numpy's "same values" claim broken)
@@ -109,7 +108,7 @@ class Seen:
         a.rng[...] = self._packed
         out = np.zeros(games.size, dtype=np.int64)
         for i, b in enumerate(games):
-            out[i] = self.module.lookahead_act(st, fa, acols, fp, pcols, a.rng, int(b), int(seat), legal[i], a.k,
+            out[i] = self.engine.game.lookahead_act(st, fa, acols, fp, pcols, a.rng, int(b), int(seat), legal[i], a.k,
                                                bool(memo_on and a.use_memo), a.memo, a.r)
         return out
 

@@ -89,7 +89,9 @@ class Engine:
         """The game module (written and imported on first use): ``advance`` and the phases."""
         if self.game_plan is None:
             raise PluginError(f"the {self.ruleset} engine has no compiled phases, so no game module")
-        return self.game_plan.module()
+        module = self.game_plan.module()
+        unlinked.refresh(self.game_plan.manifest)  # signatures other processes recorded since
+        return module
 
     def address_table(self) -> np.ndarray:
         """``Resolution.fns``: this engine's ``resolve`` for every signature the game module calls it

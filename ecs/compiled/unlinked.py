@@ -22,7 +22,9 @@ module ever called it with, recorded in order in a manifest beside the game modu
 only grows). ``new_resolution`` fills every recorded slot for its engine's machine; a signature
 met for the first time while a caller is typed is recorded, then filled into every live ``fns``
 of that game module before the caller can run. The manifest is written before
-the caller's machine code exists, under a lock (workers share it).
+the caller's machine code exists, under a lock (workers share it), and every entry into the game
+module (``Engine.game``) first fills the slots of signatures other processes recorded since
+(``refresh``): their callers may be loaded from the cache without being typed here.
 """
 
 from __future__ import annotations
@@ -87,6 +89,15 @@ def new_table(machine: Any, manifest: Path) -> np.ndarray:
     live[:] = [(r, mod) for r, mod in live if r() is not None]
     live.append((weakref.ref(fns), machine))
     return fns
+
+
+def refresh(manifest: Path) -> None:
+    """Fill every live table's slots for the signatures ``manifest`` records now. Call before
+    entering the game module: another process may have recorded a signature (and cached a
+    caller that uses it) since a table was made, and a caller loaded from numba's cache is not
+    typed again here, so nothing else would fill its slot (an empty slot is a jump to 0)."""
+    for index, argtypes in enumerate(_signatures(manifest)):
+        _fill(manifest, index, argtypes)
 
 
 def machine_of(fns: np.ndarray, manifest: Path) -> Any:

@@ -242,6 +242,9 @@ def advance(w: Any, games: np.ndarray, stop: int = cl.NO_STOP, actions: np.ndarr
     n = min(threads(), games.size)
     module = engine().game
     with first_compile_notice(module):
+        # again, inside: after waiting for another process's compile, the tables get the slots of
+        # the signatures it recorded (its advance is loaded from the cache, not typed here)
+        module = engine().game
         if n > 1:
             Ls = thread_args(w, n)
             run_threads(module.advance, Ls, games, stop, acts)
