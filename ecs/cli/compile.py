@@ -47,6 +47,7 @@ def compile_engine(
     how = "compiled" if engine.compiled else "already compiled; loaded from the cache"
     stages = ", ".join(s.name for s in engine.stages)
     typer.echo(f"{ruleset} engine: {engine.path.parent}")
-    typer.echo(f"{how} in {seconds:.2f} s (damage stages in run order: {stages})")
+    typer.echo(f"{how} in {engine.seconds:.2f} s (damage stages in run order: {stages})")
     if loop is not None and (loop / LOOP_MARKER).exists():
-        typer.echo(f"{ruleset} game loop: {loop} ({'loaded from the cache' if loop_cached else 'compiled now'})")
+        what = "loaded from the cache" if loop_cached else "compiled now"
+        typer.echo(f"{ruleset} game loop: {loop} ({what}; {seconds - engine.seconds:.2f} s with one game played)")
