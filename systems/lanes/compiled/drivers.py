@@ -150,7 +150,7 @@ def cached() -> ModuleType:
 
 def _load() -> ModuleType:
     here = sys.modules[__name__]
-    functions = [getattr(here, name).py_func for name in DRIVERS]
+    functions = [getattr(getattr(here, name), "py_func", getattr(here, name)) for name in DRIVERS]
     frozen = "".join(f"# frozen: {line}\n" for line in frozen_constants([], functions))
     text = frozen + Path(__file__).read_text().replace("cache=False", "cache=True")
     digest = engine_hash(text, dependency_files([], functions))
