@@ -52,3 +52,33 @@ def test_each_table_holds_its_own_machine(tmp_path: Path) -> None:
     assert a[0] != 0 and b[0] != 0 and a[0] != b[0]
     assert unlinked.machine_of(b, manifest).resolve is _resolve_b  # NUMBA_DISABLE_JIT's way back
     assert np.array_equal(a[1:], b[1:]) and not a[1:].any()
+
+
+def test_a_signature_past_the_last_slot_is_refused_before_it_is_written(tmp_path: Path) -> None:
+    # the index is frozen into the callers' machine code, so the manifest may only hold as many
+    # signatures as a table has slots: the one too many is a one-line SignatureLimit, and the
+    # manifest keeps the ones that fit (a later table is still complete)
+    manifest = tmp_path / "machine_signatures.pkl"
+    full = [(nt.int64[::1], nt.Array(nt.int64, 1, "C", readonly=False), nt.UniTuple(nt.int64, k))
+            for k in range(unlinked.MAX_SIGNATURES)]
+    manifest.write_bytes(pickle.dumps(full))
+    assert unlinked._record(manifest, full[-1]) == unlinked.MAX_SIGNATURES - 1
+    try:
+        unlinked._record(manifest, SIG)
+    except unlinked.SignatureLimit as e:
+        assert str(manifest) in str(e) and "\n" not in str(e)
+    else:
+        raise AssertionError("a 33rd signature was accepted")
+    assert pickle.loads(manifest.read_bytes()) == full
+
+
+def test_compile_recorded_compiles_every_recorded_signature(tmp_path: Path) -> None:
+    manifest = tmp_path / "machine_signatures.pkl"
+    manifest.write_bytes(pickle.dumps([SIG]))
+
+    @njit
+    def resolve(a, x):
+        return a[0] * x
+
+    unlinked.compile_recorded(_machine("test_machine_recorded", resolve), manifest)
+    assert list(resolve.overloads) == [SIG]

@@ -166,7 +166,7 @@ def build(ruleset: str, stages: list[CompiledStage] | None = None, stderr: TextI
     try:
         misses = _compile(module)
         if game is not None:  # resolve for every signature the game module calls it with: announced here,
-            unlinked.new_table(module, game.manifest)  # not a silent minute inside the first game
+            unlinked.compile_recorded(module, game.manifest)  # not a silent minute inside the first game
     except numba.core.errors.NumbaError as e:
         if first:
             print(" failed", file=out, flush=True)

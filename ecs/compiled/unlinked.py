@@ -94,6 +94,13 @@ def new_table(machine: Any, manifest: Path) -> np.ndarray:
     return fns
 
 
+def compile_recorded(machine: Any, manifest: Path) -> None:
+    """Compile (or load from numba's cache) ``machine``'s ``resolve`` for every signature
+    ``manifest`` records, so that the first game does not pay for it in silence."""
+    for argtypes in _signatures(manifest):
+        address(machine, argtypes)
+
+
 def refresh(manifest: Path) -> None:
     """Fill every live table's slots for the signatures ``manifest`` records now. Call before
     entering the game module: another process may have recorded a signature (and cached a
@@ -187,14 +194,20 @@ def _record(manifest: Path, argtypes: tuple) -> int:
                 fcntl.flock(lock, fcntl.LOCK_EX)
                 signatures = _read(manifest)
                 if argtypes not in signatures:
+                    _check_room(manifest, len(signatures) + len(_UNWRITTEN.get(manifest, [])))
                     signatures.append(argtypes)
                     tmp = manifest.with_suffix(f".{id(signatures)}.tmp")
                     tmp.write_bytes(pickle.dumps(signatures))
                     tmp.replace(manifest)
         except OSError:
+            _check_room(manifest, len(_signatures(manifest)))
             _UNWRITTEN.setdefault(manifest, []).append(argtypes)
-    index = _signatures(manifest).index(argtypes)
-    if index >= MAX_SIGNATURES:
+    return _signatures(manifest).index(argtypes)
+
+
+def _check_room(manifest: Path, recorded: int) -> None:
+    """Refuse a signature past the table's last slot *before* it is written: once in the manifest
+    it would stay there, and every later table would be too short for it."""
+    if recorded >= MAX_SIGNATURES:
         raise SignatureLimit(f"the machine is called with more than {MAX_SIGNATURES} argument-type signatures "
                              f"(recorded in {manifest})")
-    return index
