@@ -28,7 +28,7 @@ from battlesim.systems.hex.battle import (
 from battlesim.systems.hex.board import DIST, N_HEXES, coords
 from battlesim.systems.hex.pipeline import plugin_stages, stage_columns
 from battlesim.systems.hex.state import A_COMBINABLE, POS, columns, view_of
-from battlesim.systems.hex.turn import round_end, settle
+from battlesim.systems.hex.turn import round_end
 
 
 def at_(h: int) -> str:
@@ -95,7 +95,7 @@ class Battle:
         k.qlen[b] = 0
         if status != OK:
             raise RuntimeError(f"hex damage pipeline stopped ({status}) in game seed {self.w.seeds[b]}")
-        settle(self.st, self.cols, self.f, b, k.returned)
+        ap.bury(self.st, self.cols, self.f, k, b)
 
     def alive(self, b: int, s: int) -> bool:
         return bool(self.st.alive[b, s])

@@ -83,6 +83,7 @@ from battlesim.systems.hex.state import (
     S_POWER,
     S_RANGE,
     SHIELD_C,
+    SIDE,
     SPELLPROOF,
     TO_ACT,
     TRAMPLE,
@@ -92,6 +93,8 @@ from battlesim.systems.hex.state import (
 from battlesim.systems.hex.turn import drop_modifier, end_turn, refresh, seat_can_act, settle, status_damage, status_tick, sync_modifiers
 
 QUEUE = 64
+DIED, KILLS = 0, 1  # stats fields
+N_STATS = 2
 LOG_FIELDS = ("source", "target", "kind", "pushed", "after", "dealt")
 NLF = len(LOG_FIELDS)
 # return codes of the actions (0 = done); the scenario runner turns them into its "not legal" line
@@ -101,7 +104,9 @@ DONE, NO_RETREATING, BAD_RETREAT, BAD_MOVE = range(4)
 class Work(NamedTuple):
     """Scratch of one thread: the damage queue of the batch (rows per game), the stage column
     table, and per-thread buffers (deaths' ``returned``, occupancy, reachability, a path, and the
-    damage log a replay prints: ``log[i]`` = LOG_FIELDS, ``nlog[0]`` rows; a 0-row log logs nothing)."""
+    damage log a replay prints: ``log[i]`` = LOG_FIELDS, ``nlog[0]`` rows; a 0-row log logs nothing;
+    ``killer``/``was`` for deaths), and ``stats[b, slot]`` = (round it died, 0: alive; kills), the
+    cards table's columns, per game."""
 
     queue: np.ndarray
     qlen: np.ndarray
@@ -115,14 +120,41 @@ class Work(NamedTuple):
     pre: np.ndarray
     log: np.ndarray
     nlog: np.ndarray
+    killer: np.ndarray
+    was: np.ndarray
+    stats: np.ndarray
 
 
-def new_work(n_games: int, n_slots: int, dcols: np.ndarray, queue: tuple | None = None, log: int = 0) -> Work:
-    """A thread's scratch; threads of one batch share ``queue`` (their games' rows are disjoint)."""
-    q = new_queue(n_games, QUEUE) if queue is None else queue
+def new_work(n_games: int, n_slots: int, dcols: np.ndarray, shared: "Work | None" = None, log: int = 0) -> Work:
+    """A thread's scratch; threads of one batch share the queue and stats of ``shared`` (their
+    games' rows are disjoint)."""
+    if shared is None:
+        q = new_queue(n_games, QUEUE)
+        stats = np.zeros((n_games, n_slots, N_STATS), dtype=np.int64)
+    else:
+        q = (shared.queue, shared.qlen, shared.stack)
+        stats = shared.stats
     e = lambda: np.zeros(N_HEXES, dtype=np.int64)  # noqa: E731
     return Work(q[0], q[1], q[2], dcols, np.zeros(n_slots, dtype=np.int64), e(), e(), e(), e(),
-                np.zeros(QUEUE + 1, dtype=np.int64), np.zeros((log, NLF), dtype=np.int64), np.zeros(1, dtype=np.int64))
+                np.zeros(QUEUE + 1, dtype=np.int64), np.zeros((log, NLF), dtype=np.int64), np.zeros(1, dtype=np.int64),
+                np.full(n_slots, -1, dtype=np.int64), np.zeros(n_slots, dtype=np.int64), stats)
+
+
+@njit(cache=True)
+def bury(w, cols, f, k, b):
+    """Deaths settled (``turn.settle``), and for the cards table each unit that died now: the
+    round (``stats[.., DIED]``) and a kill for the enemy whose damage brought it below 1 (the
+    last such instance; none for status damage, a push off the map or a sacrifice)."""
+    for s in range(w.alive.shape[1]):
+        k.was[s] = w.alive[b, s]
+    settle(w, cols, f, b, k.returned)
+    for s in range(w.alive.shape[1]):
+        if k.was[s] and not w.alive[b, s]:
+            k.stats[b, s, DIED] = f.g[b, ROUND]
+            o = k.killer[s]
+            if o >= 0 and w.i16[cols[SIDE], b, o] != w.i16[cols[SIDE], b, s]:
+                k.stats[b, o, KILLS] += 1
+        k.killer[s] = -1
 
 
 @njit(cache=True)
@@ -137,6 +169,9 @@ def resolve(w, cols, f, k, b, deaths):
     if status != OK:
         raise RuntimeError("hex damage pipeline stopped (reactions too deep or queue full)")
     for i in range(k.qlen[b]):
+        t = k.queue[b, i, TARGET]
+        if k.queue[b, i, SOURCE] >= 0 and w.i16[cols[HEALTH], b, t] < 1 and k.queue[b, i, AMOUNT] > 0:
+            k.killer[t] = k.queue[b, i, SOURCE]
         n = k.nlog[0]
         if n < k.log.shape[0]:
             k.log[n, 0] = k.queue[b, i, SOURCE]
@@ -148,7 +183,7 @@ def resolve(w, cols, f, k, b, deaths):
             k.nlog[0] = n + 1
     k.qlen[b] = 0
     if deaths:
-        settle(w, cols, f, b, k.returned)
+        bury(w, cols, f, k, b)
 
 
 @njit(cache=True)
@@ -465,7 +500,7 @@ def displace(w, cols, f, k, b, s, source, amount, pull, path, npath):
             break
         if nxt == -1 and not pull:
             w.i16[cols[HEALTH], b, s] = 0  # pushed off the map: destroyed
-            settle(w, cols, f, b, k.returned)
+            bury(w, cols, f, k, b)
             return
         if nxt < 0:
             break
@@ -484,7 +519,7 @@ def round_start(w, cols, f, k, b):
     status_damage(w, cols, f, b, k.queue, k.qlen)
     resolve(w, cols, f, k, b, False)
     status_tick(w, cols, f, b)
-    settle(w, cols, f, b, k.returned)
+    bury(w, cols, f, k, b)
     opener = f.g[b, OPENER]
     if f.g[b, WINNER] >= 0:
         f.g[b, TO_ACT] = -1

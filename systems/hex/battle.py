@@ -288,24 +288,42 @@ def legal_ability(w, cols, f, b, s, k, t, occ):
     """hex.md "A silenced unit cannot use active abilities."; "Abilities with a mana cost will
     state the mana required"; a legal target in cast range (H10.3.3.3; I-44: no range =
     infinite); once per round per unit (I-43)."""
-    if k >= f.abil.shape[2] or f.abil[b, s, k, A_PRESENT] == 0 or w.i16[cols[SILENCED], b, s] > 0:
+    if k >= f.abil.shape[2] or not ability_ready(w, cols, f, b, s, k):
+        return False
+    return target_ok(w, cols, b, s, f.abil[b, s, k, A_TARGET], ability_reach(w, cols, f, b, s, k),
+                     w.i16[cols[POS], b, s], t, occ)
+
+
+@njit(cache=True)
+def ability_ready(w, cols, f, b, s, k):
+    """The ability is there, the unit is not silenced, has the mana, and did not use it this
+    round if it is once per round (``legal_ability`` without the target)."""
+    if f.abil[b, s, k, A_PRESENT] == 0 or w.i16[cols[SILENCED], b, s] > 0:
         return False
     cost = np.int64(f.abil[b, s, k, A_COST])
     mana = np.int64(w.i16[cols[MANA], b, s])
     if cost > 0 and (mana == NULL or mana < cost):
         return False
-    if f.abil[b, s, k, A_ONCE] and f.abil[b, s, k, A_USED] == f.g[b, ROUND]:
-        return False
-    target = f.abil[b, s, k, A_TARGET]
-    here = w.i16[cols[POS], b, s]
+    return not (f.abil[b, s, k, A_ONCE] and f.abil[b, s, k, A_USED] == f.g[b, ROUND])
+
+
+@njit(cache=True)
+def ability_reach(w, cols, f, b, s, k):
+    """The ability's cast range as the rules read it (hex.md "Modifying a unit's cast range
+    modifies the cast range of all of that unit's abilities."; INFINITE stays)."""
+    reach_ = np.int64(f.abil[b, s, k, A_CAST_RANGE])
+    if reach_ != INFINITE:
+        reach_ = modified(f, b, s, S_CAST_RANGE, reach_, w.i16[cols[RANGE], b, s] != NULL)
+    return reach_
+
+
+@njit(cache=True)
+def target_ok(w, cols, b, s, target, reach_, here, t, occ):
+    """Hex t is a legal target of kind ``target`` within ``reach_`` of ``here`` for unit s."""
     if target == T_NONE:
         return True
     if target == T_SELF:
         return t == here
-    reach_ = np.int64(f.abil[b, s, k, A_CAST_RANGE])
-    if reach_ != INFINITE:
-        # hex.md "Modifying a unit's cast range modifies the cast range of all of that unit's abilities."
-        reach_ = modified(f, b, s, S_CAST_RANGE, reach_, w.i16[cols[RANGE], b, s] != NULL)
     if DIST[here, t] > reach_:
         return False
     if target == T_HEX:
@@ -369,8 +387,27 @@ def legal_actions(w, cols, f, b, seat, out):
                         if (steps[a] <= mv - 1 and DIST[a, h] == 1) if rng == NULL else (steps[a] <= mv and DIST[a, h] <= rng):
                             out[base + CHARGE * N_HEXES + h] = True
                             break
-            for k in range(f.abil.shape[2]):
-                out[base + (ABILITY_0 + k) * N_HEXES + h] = legal_ability(w, cols, f, b, s, k, h, occ)
+        for k in range(f.abil.shape[2]):
+            # legal_ability, with what depends only on the unit and ability read once
+            if not ability_ready(w, cols, f, b, s, k):
+                continue
+            target = f.abil[b, s, k, A_TARGET]
+            reach_ = ability_reach(w, cols, f, b, s, k)
+            at = base + (ABILITY_0 + k) * N_HEXES
+            if target == T_NONE:
+                out[at:at + N_HEXES] = True
+            elif target == T_SELF:
+                out[at + here] = True
+            else:
+                for h in range(N_HEXES):  # target_ok, inline (a call per hex costs more than the test)
+                    if DIST[here, h] > reach_:
+                        continue
+                    o = occ[h]
+                    if target == T_HEX:
+                        out[at + h] = True
+                    elif o >= 0:
+                        ally = w.i16[cols[CONTROLLER], b, o] == seat
+                        out[at + h] = (not ally) if target == T_ENEMY else (ally if target == T_ALLY else True)
 
 
 kernel_cache.check("battle", [v for v in list(globals().values()) if hasattr(v, "py_func") and v.__module__ == __name__])
