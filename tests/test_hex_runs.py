@@ -88,7 +88,6 @@ def test_games_table_columns_and_the_victory_rule(reference):
             assert r["winner"] == (r["first_player"] if r["centre_holder"] == r["first_player"] else 1 - r["first_player"])
         else:
             assert r["end_reason"] == "no_units" and r["winner"] == 1 - r["first_player"]
-            assert r[f"units_left_{r['first_player']}"] == 0 or True  # (owned and controlled: a controlled unit counts for the other side)
 
 
 def test_cards_table_one_row_per_unit_and_kills_are_enemy_deaths(hexgame, reference):

@@ -74,10 +74,10 @@ def unit_value(w, cols, b, o):
 
 
 @njit(cache=True)
-def threat(w, cols, f, b, seat, h, occ):
-    """Enemies that could attack a unit on hex h next turn (in reach: movement + 1 for melee,
-    movement + range for ranged)."""
-    n = 0.0
+def threat_map(w, cols, f, b, seat, out):
+    """``out[h]``: the power of the enemies that could attack a unit on hex h next turn (in
+    reach: movement + 1 for melee, movement + range for ranged), read once per decision."""
+    out[:] = 0.0
     for o in range(w.alive.shape[1]):
         if not w.alive[b, o] or w.i16[cols[CONTROLLER], b, o] == seat:
             continue
@@ -87,9 +87,10 @@ def threat(w, cols, f, b, seat, h, occ):
         mv = max(prop(w, cols, f, b, o, S_MOVEMENT), 0)
         rng = prop(w, cols, f, b, o, S_RANGE)
         reach_ = mv + (1 if rng == NULL else rng)
-        if DIST[w.i16[cols[POS], b, o], h] <= reach_:
-            n += p
-    return n
+        here = w.i16[cols[POS], b, o]
+        for h in range(N_HEXES):
+            if DIST[here, h] <= reach_:
+                out[h] += p
 
 
 @njit(cache=True)
@@ -117,7 +118,7 @@ def strike_score(w, cols, f, b, s, o, amount, magical, combat, melee):
 
 
 @njit(cache=True)
-def action_score(w, cols, f, b, seat, a, occ):
+def action_score(w, cols, f, b, seat, a, occ, threat):
     """The greedy score of battle-table entry ``a`` (spec §6 layout)."""
     h = a % N_HEXES
     uv = a // N_HEXES
@@ -132,9 +133,9 @@ def action_score(w, cols, f, b, seat, a, occ):
         if here == CENTRE_ID:
             return -centre
         if h == CENTRE_ID:
-            return centre - 0.2 * threat(w, cols, f, b, seat, h, occ)
+            return centre - 0.2 * threat[h]
         closer = DIST[here, CENTRE_ID] - DIST[h, CENTRE_ID]
-        return 0.8 * closer - 0.15 * threat(w, cols, f, b, seat, h, occ)
+        return 0.8 * closer - 0.15 * threat[h]
     if v == ATTACK or v == CHARGE:
         o = occ[h]
         melee = prop(w, cols, f, b, s, S_RANGE) == NULL
@@ -171,12 +172,14 @@ def greedy_action(w, cols, f, k, rng, b, seat, mask, stream):
     """The best-scoring legal entry of ``mask`` (the battle table, filled), ties broken by a
     uniform draw per entry (the table's width of draws per decision: no two entries share one)."""
     occupancy(w, cols, b, k.occ)
+    threat = np.zeros(N_HEXES, dtype=np.float64)
+    threat_map(w, cols, f, b, seat, threat)
     best = -1
     best_score = -1e18
     for a in range(mask.shape[0]):
         if not mask[a]:
             continue
-        score = action_score(w, cols, f, b, seat, a, k.occ) + 0.01 * to_unit(bits_at(rng, b, a, stream))
+        score = action_score(w, cols, f, b, seat, a, k.occ, threat) + 0.01 * to_unit(bits_at(rng, b, a, stream))
         if score > best_score:
             best_score = score
             best = a

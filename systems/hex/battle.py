@@ -181,19 +181,29 @@ def passable(w, cols, f, b, s, o):
 def reach(w, cols, f, b, s, occ, steps, prev):
     """Breadth-first steps from unit s's hex through passable hexes (``steps[h]``, FAR if never),
     ``prev[h]`` the hex before h on a shortest path (lowest id at forks: I-23). Movement counts
-    hexes (H5.3.7); the map's edge bounds it (hex.md "A unit may never move off the map")."""
+    hexes (H5.3.7); the map's edge bounds it (hex.md "A unit may never move off the map").
+    ``passable``, with what depends only on the mover read once (the search runs per decision)."""
     steps[:] = FAR
     prev[:] = -1
     start = w.i16[cols[POS], b, s]
     steps[start] = 0
+    anyone = has(w, cols, f, b, s, FLYING) or has(w, cols, f, b, s, PATHING)
+    allies = has(w, cols, f, b, s, ALLIED_PATHING)
+    tramples = has(w, cols, f, b, s, TRAMPLE)
+    me = w.i16[cols[CONTROLLER], b, s]
     queue = np.empty(N_HEXES, dtype=np.int64)
     head, tail = 0, 1
     queue[0] = start
     while head < tail:
         h = queue[head]
         head += 1
-        if h != start and occ[h] >= 0 and not passable(w, cols, f, b, s, occ[h]):
-            continue
+        o = occ[h]
+        if h != start and o >= 0 and not anyone:
+            if w.i16[cols[CONTROLLER], b, o] == me:
+                if not allies:
+                    continue
+            elif not tramples or has(w, cols, f, b, o, STEADFAST):
+                continue
         for k in range(6):
             n = SORTED_NEIGHBOURS[h, k]
             if n == 127:

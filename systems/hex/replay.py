@@ -75,9 +75,9 @@ def replay_game(armies: Armies, seed: int, decks: Sequence[str], agents: Sequenc
             ty = "physical" if kind & PHYSICAL else ("magical" if kind & MAGICAL else "pure")
             what = ("status" if kind & STATUS else "returned" if kind & RETURN
                     else "retaliation" if kind & RETALIATION else "damage")
-            by = before.get(src, (0, 0, (), f"slot {src}"))[3] if src >= 0 else "statuses"
+            by = before[src][3] if src in before else ("statuses" if src < 0 else f"slot {src}")
             red = f"{pushed} - {pushed - after} reduced = {after}" if pushed >= 0 else f"{after}"
-            write(f"    {what} {ty} {red} from {by} to {before.get(tgt, (0, 0, (), unit(tgt)))[3]}: health -{dealt}")
+            write(f"    {what} {ty} {red} from {by} to {before[tgt][3] if tgt in before else unit(tgt)}: health -{dealt}")
         k.nlog[0] = 0
         now = snapshot()
         for s, (hp, mana, counters, who) in before.items():

@@ -46,7 +46,19 @@ def test_random_games_keep_every_invariant_and_end_by_the_victory_rule(hexgame):
         assert r["end_reason"] in ("centre", "no_units")
         if r["end_reason"] == "centre":
             assert r["rounds"] == 7
-    assert {r["end_reason"] for r in results} == {"centre", "no_units"}
+
+
+def test_the_early_end_when_the_first_player_has_no_unit_left(hexgame):
+    # I-17: "the first player owns and controls no unit on the battlefield -> the second player wins
+    # at once"; greedy against a passing army wipes it out when the passing seat plays first
+    decks = ("ember_blitz", "gale_blitz")
+    res = play_games(hexgame.armies(decks), list(range(200)), agents=(GREEDY, PASS_AGENT), check=True)
+    assert [r["violation"] for r in res] == [""] * 200
+    t = hexgame.play_tables(np.arange(200), decks, ["greedy", "pass"], cards=False)["games"]
+    early = t["end_reason"] == "no_units"
+    assert early.any()
+    assert (t["first_player"][early] == 1).all() and (t["winner"][early] == 0).all()
+    assert (t["units_left_1"][early] == 0).all() and (t["rounds"][early] <= 7).all()
 
 
 def test_the_first_player_is_drawn_per_game_and_both_seats_get_it(hexgame):
