@@ -23,7 +23,6 @@ from battlesim.systems.hex.board import AWAY, DIST, LINE, N_HEXES, TOWARD
 from battlesim.systems.hex.damage_stages import ATTACK, COMBAT, MAGICAL, NONLETHAL, PHYSICAL, PURE, RANGED, RETALIATION
 from battlesim.systems.hex.pipeline import run_damage
 from battlesim.systems.hex.state import (
-    A_COMBINABLE,
     A_COST,
     A_EFFECTS,
     A_NEFFECTS,
@@ -90,7 +89,16 @@ from battlesim.systems.hex.state import (
     VENGEANCE,
     WINNER,
 )
-from battlesim.systems.hex.turn import drop_modifier, end_turn, refresh, seat_can_act, settle, status_damage, status_tick, sync_modifiers
+from battlesim.systems.hex.turn import (
+    drop_modifier,
+    end_turn,
+    refresh,
+    seat_can_act,
+    settle,
+    status_damage,
+    status_tick,
+    sync_modifiers,
+)
 
 QUEUE = 64
 DIED, KILLS = 0, 1  # stats fields
@@ -125,7 +133,7 @@ class Work(NamedTuple):
     stats: np.ndarray
 
 
-def new_work(n_games: int, n_slots: int, dcols: np.ndarray, shared: "Work | None" = None, log: int = 0) -> Work:
+def new_work(n_games: int, n_slots: int, dcols: np.ndarray, shared: Work | None = None, log: int = 0) -> Work:
     """A thread's scratch; threads of one batch share the queue and stats of ``shared`` (their
     games' rows are disjoint)."""
     if shared is None:
@@ -134,7 +142,7 @@ def new_work(n_games: int, n_slots: int, dcols: np.ndarray, shared: "Work | None
     else:
         q = (shared.queue, shared.qlen, shared.stack)
         stats = shared.stats
-    e = lambda: np.zeros(N_HEXES, dtype=np.int64)  # noqa: E731
+    e = lambda: np.zeros(N_HEXES, dtype=np.int64)
     return Work(q[0], q[1], q[2], dcols, np.zeros(n_slots, dtype=np.int64), e(), e(), e(), e(),
                 np.zeros(QUEUE + 1, dtype=np.int64), np.zeros((log, NLF), dtype=np.int64), np.zeros(1, dtype=np.int64),
                 np.full(n_slots, -1, dtype=np.int64), np.zeros(n_slots, dtype=np.int64), stats)
@@ -145,16 +153,23 @@ def bury(w, cols, f, k, b):
     """Deaths settled (``turn.settle``), and for the cards table each unit that died now: the
     round (``stats[.., DIED]``) and a kill for the enemy whose damage brought it below 1 (the
     last such instance; none for status damage, a push off the map or a sacrifice)."""
-    for s in range(w.alive.shape[1]):
-        k.was[s] = w.alive[b, s]
-    settle(w, cols, f, b, k.returned)
-    for s in range(w.alive.shape[1]):
-        if k.was[s] and not w.alive[b, s]:
-            k.stats[b, s, DIED] = f.g[b, ROUND]
-            o = k.killer[s]
-            if o >= 0 and w.i16[cols[SIDE], b, o] != w.i16[cols[SIDE], b, s]:
-                k.stats[b, o, KILLS] += 1
-        k.killer[s] = -1
+    w_i16 = w.i16
+    w_alive = w.alive
+    f_g = f.g
+    k_returned = k.returned
+    k_killer = k.killer
+    k_was = k.was
+    k_stats = k.stats
+    for s in range(w_alive.shape[1]):
+        k_was[s] = w_alive[b, s]
+    settle(w, cols, f, b, k_returned)
+    for s in range(w_alive.shape[1]):
+        if k_was[s] and not w_alive[b, s]:
+            k_stats[b, s, DIED] = f_g[b, ROUND]
+            o = k_killer[s]
+            if o >= 0 and w_i16[cols[SIDE], b, o] != w_i16[cols[SIDE], b, s]:
+                k_stats[b, o, KILLS] += 1
+        k_killer[s] = -1
 
 
 @njit(cache=True)
@@ -162,50 +177,67 @@ def resolve(w, cols, f, k, b, deaths):
     """Every queued damage instance through hex's pipeline, then deaths (hex.md "If a unit's
     health is reduced to below 1, the unit dies") unless ``deaths`` is False: a simultaneous
     instance still to come (Counterstrike) settles them."""
-    n0 = min(k.qlen[b], k.pre.shape[0])
+    w_i16 = w.i16
+    k_queue = k.queue
+    k_qlen = k.qlen
+    k_stack = k.stack
+    k_dcols = k.dcols
+    k_pre = k.pre
+    k_log = k.log
+    k_nlog = k.nlog
+    k_killer = k.killer
+    n0 = min(k_qlen[b], k_pre.shape[0])
     for i in range(n0):
-        k.pre[i] = k.queue[b, i, AMOUNT]
-    status = run_damage(w, b, k.queue, k.qlen, 0, k.dcols, k.stack)
+        k_pre[i] = k_queue[b, i, AMOUNT]
+    status = run_damage(w, b, k_queue, k_qlen, 0, k_dcols, k_stack)
     if status != OK:
         raise RuntimeError("hex damage pipeline stopped (reactions too deep or queue full)")
-    for i in range(k.qlen[b]):
-        t = k.queue[b, i, TARGET]
-        if k.queue[b, i, SOURCE] >= 0 and w.i16[cols[HEALTH], b, t] < 1 and k.queue[b, i, AMOUNT] > 0:
-            k.killer[t] = k.queue[b, i, SOURCE]
-        n = k.nlog[0]
-        if n < k.log.shape[0]:
-            k.log[n, 0] = k.queue[b, i, SOURCE]
-            k.log[n, 1] = k.queue[b, i, TARGET]
-            k.log[n, 2] = k.queue[b, i, KIND]
-            k.log[n, 3] = k.pre[i] if i < n0 else -1
-            k.log[n, 4] = k.queue[b, i, AMOUNT]
-            k.log[n, 5] = k.queue[b, i, DEALT]
-            k.nlog[0] = n + 1
-    k.qlen[b] = 0
+    for i in range(k_qlen[b]):
+        t = k_queue[b, i, TARGET]
+        if k_queue[b, i, SOURCE] >= 0 and w_i16[cols[HEALTH], b, t] < 1 and k_queue[b, i, AMOUNT] > 0:
+            k_killer[t] = k_queue[b, i, SOURCE]
+        n = k_nlog[0]
+        if n < k_log.shape[0]:
+            k_log[n, 0] = k_queue[b, i, SOURCE]
+            k_log[n, 1] = k_queue[b, i, TARGET]
+            k_log[n, 2] = k_queue[b, i, KIND]
+            k_log[n, 3] = k_pre[i] if i < n0 else -1
+            k_log[n, 4] = k_queue[b, i, AMOUNT]
+            k_log[n, 5] = k_queue[b, i, DEALT]
+            k_nlog[0] = n + 1
+    k_qlen[b] = 0
     if deaths:
         bury(w, cols, f, k, b)
 
 
 @njit(cache=True)
 def deal(w, cols, f, k, b, source, target, amount, kind):
-    push(k.queue, k.qlen, b, source, target, amount, kind)
+    k_queue = k.queue
+    k_qlen = k.qlen
+    push(k_queue, k_qlen, b, source, target, amount, kind)
     resolve(w, cols, f, k, b, True)
 
 
 @njit(cache=True)
 def path_to(w, cols, f, k, b, s, h):
-    """Into ``k.path``: the hexes entered on a shortest path to h (lowest id at forks: I-23); its length."""
-    occupancy(w, cols, b, k.occ)
-    reach(w, cols, f, b, s, k.occ, k.steps, k.prev)
-    here = w.i16[cols[POS], b, s]
+    """Into ``k_path``: the hexes entered on a shortest path to h (lowest id at forks: I-23); its length."""
+    w_i16 = w.i16
+    k_occ = k.occ
+    k_steps = k.steps
+    k_prev = k.prev
+    k_path = k.path
+    k_pre = k.pre
+    occupancy(w, cols, b, k_occ)
+    reach(w, cols, f, b, s, k_occ, k_steps, k_prev)
+    here = w_i16[cols[POS], b, s]
     n = 0
     x = h
     while x != here and x >= 0:
-        k.pre[n] = x
+        k_pre[n] = x
         n += 1
-        x = k.prev[x]
+        x = k_prev[x]
     for i in range(n):
-        k.path[i] = k.pre[n - 1 - i]
+        k_path[i] = k_pre[n - 1 - i]
     return n
 
 
@@ -214,35 +246,41 @@ def walk(w, cols, f, k, b, s, path, n):
     """Move s along ``path[:n]``; each entry into an enemy's hex deals the trampler's X physical
     (hex.md "Trample X – ... deals X damage to each enemy unit in the hexes it moves through";
     I-23: the same hex again too; I-24: a flying unit moves over them and never tramples)."""
+    w_i16 = w.i16
+    w_alive = w.alive
+    k_occ = k.occ
     x = 0 if has(w, cols, f, b, s, FLYING) else number(w, cols, b, s, TRAMPLE)
     for i in range(n):
         if x > 0:
-            occupancy(w, cols, b, k.occ)
-            o = k.occ[path[i]]
-            if o >= 0 and o != s and w.i16[cols[CONTROLLER], b, o] != w.i16[cols[CONTROLLER], b, s]:
+            occupancy(w, cols, b, k_occ)
+            o = k_occ[path[i]]
+            if o >= 0 and o != s and w_i16[cols[CONTROLLER], b, o] != w_i16[cols[CONTROLLER], b, s]:
                 deal(w, cols, f, k, b, s, o, x, PHYSICAL)
-        if not w.alive[b, s]:
+        if not w_alive[b, s]:
             return
     if n > 0:
-        w.i16[cols[POS], b, s] = path[n - 1]
+        w_i16[cols[POS], b, s] = path[n - 1]
 
 
 @njit(cache=True)
 def walk_to(w, cols, f, k, b, s, h):
+    k_path = k.path
     n = path_to(w, cols, f, k, b, s, h)
-    walk(w, cols, f, k, b, s, k.path, n)
+    walk(w, cols, f, k, b, s, k_path, n)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def spend(w, cols, b, s):
     """hex.md "A unit that has no actions remaining is considered exhausted."."""
-    w.i16[cols[ACTIONS], b, s] = max(w.i16[cols[ACTIONS], b, s] - 1, 0)
+    w_i16 = w.i16
+    w_i16[cols[ACTIONS], b, s] = max(w_i16[cols[ACTIONS], b, s] - 1, 0)
 
 
 @njit(cache=True)
 def do_move(w, cols, f, k, b, s, h, path, npath):
     """H10.3.1: a move action (``npath`` < 0: the shortest path; else ``path[:npath]``)."""
-    seat = w.i16[cols[CONTROLLER], b, s]
+    w_i16 = w.i16
+    seat = w_i16[cols[CONTROLLER], b, s]
     if npath < 0:
         walk_to(w, cols, f, k, b, s, h)
     else:
@@ -254,7 +292,8 @@ def do_move(w, cols, f, k, b, s, h, path, npath):
 @njit(cache=True)
 def do_skip(w, cols, f, k, b, s):
     """hex.md "Skipping consumes the unit's action, but does not count as taking an action"."""
-    seat = w.i16[cols[CONTROLLER], b, s]
+    w_i16 = w.i16
+    seat = w_i16[cols[CONTROLLER], b, s]
     spend(w, cols, b, s)
     end_turn(w, cols, f, b, seat, False)
 
@@ -264,32 +303,37 @@ def do_attack(w, cols, f, k, b, s, t, approach, path, npath, retreat):
     """H10.3.2 / H11: an attack on the unit on hex t, a charge from ``approach`` (>= 0; I-22),
     Retreating to ``retreat`` after it (>= 0; the own hex = stay). Legality of the attack and
     charge is the caller's (the mask); a retreat is checked after the combat: BAD_RETREAT."""
-    seat = w.i16[cols[CONTROLLER], b, s]
+    w_i16 = w.i16
+    w_alive = w.alive
+    k_occ = k.occ
+    k_steps = k.steps
+    k_prev = k.prev
+    seat = w_i16[cols[CONTROLLER], b, s]
     code = DONE
     if approach >= 0:
         if npath < 0:
             walk_to(w, cols, f, k, b, s, approach)
         else:
             walk(w, cols, f, k, b, s, path, npath)
-    occupancy(w, cols, b, k.occ)
-    d = k.occ[t]
-    if w.alive[b, s] and d >= 0:
+    occupancy(w, cols, b, k_occ)
+    d = k_occ[t]
+    if w_alive[b, s] and d >= 0:
         combat(w, cols, f, k, b, s, d)
-    if retreat >= 0 and w.alive[b, s]:
+    if retreat >= 0 and w_alive[b, s]:
         x = number(w, cols, b, s, RETREATING)
-        here = w.i16[cols[POS], b, s]
+        here = w_i16[cols[POS], b, s]
         if x <= 0:
             code = NO_RETREATING
         elif retreat != here:
-            occupancy(w, cols, b, k.occ)
-            reach(w, cols, f, b, s, k.occ, k.steps, k.prev)
-            if k.occ[retreat] >= 0 or k.steps[retreat] > x or w.i16[cols[ROOTED], b, s] > 0:
+            occupancy(w, cols, b, k_occ)
+            reach(w, cols, f, b, s, k_occ, k_steps, k_prev)
+            if k_occ[retreat] >= 0 or k_steps[retreat] > x or w_i16[cols[ROOTED], b, s] > 0:
                 code = BAD_RETREAT
             else:
                 walk_to(w, cols, f, k, b, s, retreat)
     if code != DONE:
         return code
-    if w.alive[b, s]:
+    if w_alive[b, s]:
         spend(w, cols, b, s)
     end_turn(w, cols, f, b, seat, True)
     return DONE
@@ -307,7 +351,9 @@ def retaliation_power(w, cols, f, b, d, a):
 def can_retaliate(w, cols, f, b, d, a):
     """hex.md "A disarmed unit cannot attack or retaliate."; NULL power "cannot ... retaliate";
     "Backstab – When this unit attacks, the defender cannot retaliate."."""
-    return (w.alive[b, d] and prop(w, cols, f, b, d, S_POWER) != NULL and w.i16[cols[DISARMED], b, d] == 0
+    w_i16 = w.i16
+    w_alive = w.alive
+    return (w_alive[b, d] and prop(w, cols, f, b, d, S_POWER) != NULL and w_i16[cols[DISARMED], b, d] == 0
             and not has(w, cols, f, b, a, BACKSTAB))
 
 
@@ -322,38 +368,43 @@ def combat(w, cols, f, k, b, a, d):
     """Spec §2.8 (I-20): declaration (Manaburn), Overwatch, the attack (Counterstrike at the
     same instant), the kill-and-occupy or the push back and one retaliation; ranged: no
     retaliation (H11.4.2.3)."""
+    w_i16 = w.i16
+    w_alive = w.alive
+    k_queue = k.queue
+    k_qlen = k.qlen
+    k_returned = k.returned
     ranged = prop(w, cols, f, b, a, S_RANGE) != NULL
-    from_hex = w.i16[cols[POS], b, a]
-    target_hex = w.i16[cols[POS], b, d]
+    from_hex = w_i16[cols[POS], b, a]
+    target_hex = w_i16[cols[POS], b, d]
     mb = number(w, cols, b, a, MANABURN)
-    if mb > 0 and w.i16[cols[MANA], b, d] != NULL:  # hex.md "Manaburn X – When this unit attacks, remove X mana"
-        w.i16[cols[MANA], b, d] = max(w.i16[cols[MANA], b, d] - mb, 0)
+    if mb > 0 and w_i16[cols[MANA], b, d] != NULL:  # hex.md "Manaburn X – When this unit attacks, remove X mana"
+        w_i16[cols[MANA], b, d] = max(w_i16[cols[MANA], b, d] - mb, 0)
     retaliated = ranged
     if not ranged and has(w, cols, f, b, d, OVERWATCH) and can_retaliate(w, cols, f, b, d, a):
         # hex-keywords.md "Overwatch – This unit retaliates before the attacker deals damage to it."
         deal(w, cols, f, k, b, d, a, retaliation_power(w, cols, f, b, d, a), combat_kind(w, cols, f, b, d) | RETALIATION)
         retaliated = True
-        if not w.alive[b, a]:
+        if not w_alive[b, a]:
             return
     power = prop(w, cols, f, b, a, S_POWER)
     counter = not retaliated and has(w, cols, f, b, d, COUNTERSTRIKE) and can_retaliate(w, cols, f, b, d, a)
     back = retaliation_power(w, cols, f, b, d, a) if counter else 0
-    push(k.queue, k.qlen, b, a, d, power, combat_kind(w, cols, f, b, a) | ATTACK | (RANGED if ranged else 0))
+    push(k_queue, k_qlen, b, a, d, power, combat_kind(w, cols, f, b, a) | ATTACK | (RANGED if ranged else 0))
     # spec §2.8 (3): "Lifesteal heals before the counterstrike damage lands"
     resolve(w, cols, f, k, b, not counter)
     if counter:
         # hex.md "Counterstrike – This unit retaliates at the same time that it is attacked."
-        push(k.queue, k.qlen, b, d, a, back, combat_kind(w, cols, f, b, d) | RETALIATION)
+        push(k_queue, k_qlen, b, d, a, back, combat_kind(w, cols, f, b, d) | RETALIATION)
         resolve(w, cols, f, k, b, True)
         retaliated = True
-    if ranged or not w.alive[b, a]:
+    if ranged or not w_alive[b, a]:
         return
-    if not w.alive[b, d]:
-        w.i16[cols[POS], b, a] = target_hex  # hex.md "the attacking unit moves into the defender's hex"
+    if not w_alive[b, d]:
+        w_i16[cols[POS], b, a] = target_hex  # hex.md "the attacking unit moves into the defender's hex"
         return
-    if k.returned[d]:
+    if k_returned[d]:
         return  # I-25: pushed back to its own hex; the returned unit does not retaliate
-    w.i16[cols[POS], b, a] = from_hex
+    w_i16[cols[POS], b, a] = from_hex
     if not retaliated and can_retaliate(w, cols, f, b, d, a):
         deal(w, cols, f, k, b, d, a, retaliation_power(w, cols, f, b, d, a), combat_kind(w, cols, f, b, d) | RETALIATION)
 
@@ -366,22 +417,29 @@ def do_ability(w, cols, f, k, b, s, kk, t, move_to, move_first):
     not ``move_first``: hex.md "Combinable – This unit may move and use this ability in a single
     action." (the move after; a move first is the caller's ``walk_to`` before this). Legality is
     the caller's (the mask, or the scenario runner's checks); a bad move after: BAD_MOVE."""
-    occupancy(w, cols, b, k.occ)
-    seat = w.i16[cols[CONTROLLER], b, s]
-    cost = f.abil[b, s, kk, A_COST]
+    w_i16 = w.i16
+    w_alive = w.alive
+    f_g = f.g
+    f_abil = f.abil
+    k_occ = k.occ
+    k_steps = k.steps
+    k_prev = k.prev
+    occupancy(w, cols, b, k_occ)
+    seat = w_i16[cols[CONTROLLER], b, s]
+    cost = f_abil[b, s, kk, A_COST]
     if cost > 0:
-        w.i16[cols[MANA], b, s] = w.i16[cols[MANA], b, s] - cost
-    f.abil[b, s, kk, A_USED] = f.g[b, ROUND]
-    o = k.occ[t]
-    if o >= 0 and not (w.i16[cols[CONTROLLER], b, o] != seat and has(w, cols, f, b, o, SPELLPROOF)):
-        for e in range(f.abil[b, s, kk, A_NEFFECTS]):
+        w_i16[cols[MANA], b, s] = w_i16[cols[MANA], b, s] - cost
+    f_abil[b, s, kk, A_USED] = f_g[b, ROUND]
+    o = k_occ[t]
+    if o >= 0 and not (w_i16[cols[CONTROLLER], b, o] != seat and has(w, cols, f, b, o, SPELLPROOF)):
+        for e in range(f_abil[b, s, kk, A_NEFFECTS]):
             effect(w, cols, f, k, b, s, o, kk, A_EFFECTS + e * NEF, s * ABILITIES + kk)
-    if move_to >= 0 and not move_first and w.alive[b, s]:
-        occupancy(w, cols, b, k.occ)
-        if not legal_move(w, cols, f, b, s, move_to, k.occ, k.steps, k.prev):
+    if move_to >= 0 and not move_first and w_alive[b, s]:
+        occupancy(w, cols, b, k_occ)
+        if not legal_move(w, cols, f, b, s, move_to, k_occ, k_steps, k_prev):
             return BAD_MOVE
         walk_to(w, cols, f, k, b, s, move_to)
-    if w.alive[b, s]:
+    if w_alive[b, s]:
         spend(w, cols, b, s)
     end_turn(w, cols, f, b, seat, True)
     return DONE
@@ -390,14 +448,18 @@ def do_ability(w, cols, f, k, b, s, kk, t, move_to, move_first):
 @njit(cache=True)
 def effect(w, cols, f, k, b, s, o, kk, base, source):
     """One effect op of an ability (spec §5 ops: damage, heal, shield, status, mana, modifier,
-    push, pull) on unit o; its fields are ``f.abil[b, s, kk, base:base + NEF]``."""
-    row = f.abil[b, s, kk]
+    push, pull) on unit o; its fields are ``f_abil[b, s, kk, base:base + NEF]``."""
+    w_i16 = w.i16
+    w_alive = w.alive
+    f_abil = f.abil
+    k_path = k.path
+    row = f_abil[b, s, kk]
     op = row[base + E_OP]
     amount = np.int64(row[base + E_AMOUNT])
-    if not w.alive[b, o]:
+    if not w_alive[b, o]:
         return
-    buff = w.i16[cols[CONTROLLER], b, o] == w.i16[cols[CONTROLLER], b, s]
-    if buff and (op == OP_SHIELD or op == OP_STATUS or op == OP_MODIFIER) and w.i16[cols[OVERHEATED], b, o] > 0:
+    buff = w_i16[cols[CONTROLLER], b, o] == w_i16[cols[CONTROLLER], b, s]
+    if buff and (op == OP_SHIELD or op == OP_STATUS or op == OP_MODIFIER) and w_i16[cols[OVERHEATED], b, o] > 0:
         return  # hex.md "Overheat – An overheated unit cannot be healed or buffed this round."
     if op == OP_DAMAGE:
         # hex.md "Magical damage is dealt by abilities unless otherwise specified."
@@ -407,20 +469,20 @@ def effect(w, cols, f, k, b, s, o, kk, base, source):
     elif op == OP_HEAL:
         heal(w, cols, b, o, amount)
     elif op == OP_SHIELD:
-        w.i16[cols[SHIELD_C], b, o] += amount
+        w_i16[cols[SHIELD_C], b, o] += amount
     elif op == OP_STATUS:
         c = FIRST_STATUS + row[base + E_STATUS]
         value = amount if row[base + E_ROUNDS] <= 0 else np.int64(row[base + E_ROUNDS])
-        w.i16[cols[c], b, o] = max(np.int64(w.i16[cols[c], b, o]), value)
+        w_i16[cols[c], b, o] = max(np.int64(w_i16[cols[c], b, o]), value)
     elif op == OP_MANA:
-        if w.i16[cols[MANA], b, o] != NULL:
-            w.i16[cols[MANA], b, o] = max(w.i16[cols[MANA], b, o] + amount, 0)
+        if w_i16[cols[MANA], b, o] != NULL:
+            w_i16[cols[MANA], b, o] = max(w_i16[cols[MANA], b, o] + amount, 0)
     elif op == OP_MODIFIER:
         add_modifier(w, cols, f, b, s, o, row[base + E_STAT], amount, row[base + E_SET], row[base + E_KEYWORD],
                      row[base + E_ROUNDS], row[base + E_ONLY], source)
     elif op == OP_PUSH or op == OP_PULL:
         # hex.md "Pushed X" / "Pulled X": from / toward the acting unit's hex
-        displace(w, cols, f, k, b, o, w.i16[cols[POS], b, s], amount, op == OP_PULL, k.path, -1)
+        displace(w, cols, f, k, b, o, w_i16[cols[POS], b, s], amount, op == OP_PULL, k_path, -1)
 
 
 @njit(cache=True)
@@ -430,7 +492,10 @@ def add_modifier(w, cols, f, b, s, o, stat, amount, set_, keyword, rounds, only,
     ``round + rounds - 1``, I-34). I-36: a non-stacking one ("Prop X", a granted keyword) from
     the same source replaces the earlier instance (hex-keywords.md "if a buff does not stack,
     applying it again replaces it"); "+X" ones add an instance each (hex.md "Numerical values stack")."""
-    mods = f.mods
+    w_i16 = w.i16
+    f_g = f.g
+    f_mods = f.mods
+    mods = f_mods
     stacks = keyword < 0 and set_ < 0
     if not stacks and source >= 0:
         for m in range(mods.shape[1]):
@@ -447,8 +512,8 @@ def add_modifier(w, cols, f, b, s, o, stat, amount, set_, keyword, rounds, only,
         raise RuntimeError("hex: more modifier instances than the game holds (state.MODS)")
     mods[b, free, :] = -1
     mods[b, free, M_SLOT] = o
-    mods[b, free, M_BY] = w.i16[cols[CONTROLLER], b, s]
-    mods[b, free, M_UNTIL] = PERMANENT if rounds <= 0 else f.g[b, ROUND] + rounds - 1
+    mods[b, free, M_BY] = w_i16[cols[CONTROLLER], b, s]
+    mods[b, free, M_UNTIL] = PERMANENT if rounds <= 0 else f_g[b, ROUND] + rounds - 1
     mods[b, free, M_ONLY] = only
     mods[b, free, M_SOURCE] = source
     if keyword >= 0:
@@ -461,9 +526,9 @@ def add_modifier(w, cols, f, b, s, o, stat, amount, set_, keyword, rounds, only,
         else:
             mods[b, free, M_AMOUNT] = amount
             if stat == S_HEALTH:  # I-35: "+X Health raises max and current"
-                mx = max(w.i16[cols[MAX_HEALTH], b, o] + amount, 1)
-                w.i16[cols[MAX_HEALTH], b, o] = mx
-                w.i16[cols[HEALTH], b, o] = max(min(w.i16[cols[HEALTH], b, o] + amount, mx), 1)
+                mx = max(w_i16[cols[MAX_HEALTH], b, o] + amount, 1)
+                w_i16[cols[MAX_HEALTH], b, o] = mx
+                w_i16[cols[HEALTH], b, o] = max(min(w_i16[cols[HEALTH], b, o] + amount, mx), 1)
     sync_modifiers(w, cols, f, b)
 
 
@@ -471,8 +536,9 @@ def add_modifier(w, cols, f, b, s, o, stat, amount, set_, keyword, rounds, only,
 def heal(w, cols, b, s, amount):
     """hex.md "Heal – Refers to the removal of damage from a unit." (up to max health); "An
     overheated unit cannot be healed"."""
-    if w.i16[cols[OVERHEATED], b, s] == 0:
-        w.i16[cols[HEALTH], b, s] = min(w.i16[cols[HEALTH], b, s] + amount, w.i16[cols[MAX_HEALTH], b, s])
+    w_i16 = w.i16
+    if w_i16[cols[OVERHEATED], b, s] == 0:
+        w_i16[cols[HEALTH], b, s] = min(w_i16[cols[HEALTH], b, s] + amount, w_i16[cols[MAX_HEALTH], b, s])
 
 
 @njit(cache=True)
@@ -481,9 +547,11 @@ def displace(w, cols, f, k, b, s, source, amount, pull, path, npath):
     pushed." (adjacent source: the line behind, I-4; else each step away, "Away From X");
     "Pulled X" along a shortest path; off the map = destroyed; a unit in the way stops it; a
     rooted unit does not move. ``npath`` >= 0: the hexes ``path[:npath]`` instead."""
-    if w.i16[cols[ROOTED], b, s] > 0:
+    w_i16 = w.i16
+    k_occ = k.occ
+    if w_i16[cols[ROOTED], b, s] > 0:
         return
-    at = np.int64(w.i16[cols[POS], b, s])
+    at = np.int64(w_i16[cols[POS], b, s])
     prev_hex = np.int64(source)
     for n in range(amount):
         if npath >= 0:
@@ -499,36 +567,39 @@ def displace(w, cols, f, k, b, s, source, amount, pull, path, npath):
         if nxt == source and pull:
             break
         if nxt == -1 and not pull:
-            w.i16[cols[HEALTH], b, s] = 0  # pushed off the map: destroyed
+            w_i16[cols[HEALTH], b, s] = 0  # pushed off the map: destroyed
             bury(w, cols, f, k, b)
             return
         if nxt < 0:
             break
-        occupancy(w, cols, b, k.occ)
-        if k.occ[nxt] >= 0:
+        occupancy(w, cols, b, k_occ)
+        if k_occ[nxt] >= 0:
             break
         prev_hex, at = at, nxt
-        w.i16[cols[POS], b, s] = at
+        w_i16[cols[POS], b, s] = at
 
 
 @njit(cache=True)
 def round_start(w, cols, f, k, b):
     """Spec §2.6 round start (I-10): refresh, the simultaneous status update, Fade, deaths, who
     opens (decided again from the living units)."""
+    f_g = f.g
+    k_queue = k.queue
+    k_qlen = k.qlen
     refresh(w, cols, f, b)
-    status_damage(w, cols, f, b, k.queue, k.qlen)
+    status_damage(w, cols, f, b, k_queue, k_qlen)
     resolve(w, cols, f, k, b, False)
     status_tick(w, cols, f, b)
     bury(w, cols, f, k, b)
-    opener = f.g[b, OPENER]
-    if f.g[b, WINNER] >= 0:
-        f.g[b, TO_ACT] = -1
+    opener = f_g[b, OPENER]
+    if f_g[b, WINNER] >= 0:
+        f_g[b, TO_ACT] = -1
     elif seat_can_act(w, cols, b, opener):
-        f.g[b, TO_ACT] = opener
+        f_g[b, TO_ACT] = opener
     elif seat_can_act(w, cols, b, 1 - opener):
-        f.g[b, TO_ACT] = 1 - opener
+        f_g[b, TO_ACT] = 1 - opener
     else:
-        f.g[b, TO_ACT] = -1
+        f_g[b, TO_ACT] = -1
 
 
 kernel_cache.check("apply", [v for v in list(globals().values()) if hasattr(v, "py_func") and v.__module__ == __name__])

@@ -18,7 +18,20 @@ from battlesim.ecs.compiled.rng import choice, integers
 from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.agents import greedy_action
 from battlesim.systems.hex.apply import do_ability, do_attack, do_move, do_skip, round_start
-from battlesim.systems.hex.battle import ABILITY_0, ATTACK, CHARGE, MOVE, SKIP, U, V, can_act, charge_from, legal_actions, occupancy, reach
+from battlesim.systems.hex.battle import (
+    ABILITY_0,
+    ATTACK,
+    CHARGE,
+    MOVE,
+    SKIP,
+    U,
+    V,
+    can_act,
+    charge_from,
+    legal_actions,
+    occupancy,
+    reach,
+)
 from battlesim.systems.hex.board import N_HEXES
 from battlesim.systems.hex.state import (
     ACTIONS,
@@ -64,22 +77,23 @@ INVARIANTS = ("", "two units on one hex at a turn's end", "health above max heal
 def setup_game(w, cols, f, k, rng, b):
     """Spec §2.3 (H9.1): the first player drawn from the game's RNG; I-9: it opens round 1; the
     early end (I-17) if it has no unit at all."""
+    f_g = f.g
     first = integers(rng, b, 2, RNG_FIRST)
-    f.g[b, FIRST_PLAYER] = first
-    f.g[b, OPENER] = first
-    f.g[b, ROUND] = 1
-    f.g[b, LAST_ACTOR] = -1
-    f.g[b, WINNER] = -1
-    f.g[b, END_REASON] = 0
+    f_g[b, FIRST_PLAYER] = first
+    f_g[b, OPENER] = first
+    f_g[b, ROUND] = 1
+    f_g[b, LAST_ACTOR] = -1
+    f_g[b, WINNER] = -1
+    f_g[b, END_REASON] = 0
     early_end(w, cols, f, b)
-    if f.g[b, WINNER] >= 0:
-        f.g[b, TO_ACT] = -1
+    if f_g[b, WINNER] >= 0:
+        f_g[b, TO_ACT] = -1
     elif seat_can_act(w, cols, b, first):
-        f.g[b, TO_ACT] = first
+        f_g[b, TO_ACT] = first
     elif seat_can_act(w, cols, b, 1 - first):
-        f.g[b, TO_ACT] = 1 - first
+        f_g[b, TO_ACT] = 1 - first
     else:
-        f.g[b, TO_ACT] = -1
+        f_g[b, TO_ACT] = -1
 
 
 @njit(cache=True)
@@ -97,23 +111,47 @@ def agent_action(w, cols, f, k, rng, b, seat, agent, mask):
     legal entries of the battle table), pass, or greedy (``agents.py``)."""
     if agent == PASS_AGENT:
         return pass_action(w, cols, b, seat)
-    legal_actions(w, cols, f, b, seat, mask)
+    units = legal_actions(w, cols, f, b, seat, mask)
     if agent == GREEDY:
-        return greedy_action(w, cols, f, k, rng, b, seat, mask, RNG_GREEDY)
-    return choice(rng, b, mask, RNG_AGENT)
+        return greedy_action(w, cols, f, k, rng, b, seat, mask, units, RNG_GREEDY)
+    return choice_in_blocks(rng, b, mask, units, RNG_AGENT)
+
+
+@njit(cache=True)
+def choice_in_blocks(rng, b, mask, units, stream):
+    """``rng.choice(rng, b, mask, stream)`` reading only the blocks of the acting units (bits of
+    ``units``; every other entry is False): the same draw and the same entry, a sixth of the scan."""
+    block = V * N_HEXES
+    count = 0
+    for u in range(U):
+        if units >> u & 1:
+            for a in range(u * block, (u + 1) * block):
+                count += mask[a]
+    j = integers(rng, b, max(count, 1), stream)
+    for u in range(U):
+        if units >> u & 1:
+            for a in range(u * block, (u + 1) * block):
+                if mask[a]:
+                    if j == 0:
+                        return a
+                    j -= 1
+    return -1
 
 
 @njit(cache=True)
 def approach_of(w, cols, f, k, rng, b, s, t, agent):
     """A charge's follow-up (spec §6): the hex to move to before attacking t; random: uniform
     over the legal ones; greedy and pass: the nearest to the charger's own hex (lowest id)."""
-    occupancy(w, cols, b, k.occ)
-    reach(w, cols, f, b, s, k.occ, k.steps, k.prev)
+    k_occ = k.occ
+    k_steps = k.steps
+    k_prev = k.prev
+    occupancy(w, cols, b, k_occ)
+    reach(w, cols, f, b, s, k_occ, k_steps, k_prev)
     ok = np.zeros(N_HEXES, dtype=np.bool_)
     best = -1
     for a in range(N_HEXES):
-        ok[a] = charge_from(w, cols, f, b, s, t, a, k.occ, k.steps)
-        if ok[a] and (best < 0 or k.steps[a] < k.steps[best]):
+        ok[a] = charge_from(w, cols, f, b, s, t, a, k_occ, k_steps)
+        if ok[a] and (best < 0 or k_steps[a] < k_steps[best]):
             best = a
     if agent == RANDOM:
         return choice(rng, b, ok, RNG_FOLLOW)
@@ -123,6 +161,7 @@ def approach_of(w, cols, f, k, rng, b, s, t, agent):
 @njit(cache=True)
 def apply_action(w, cols, f, k, rng, b, seat, a, agent):
     """Entry ``a`` of the battle table for ``seat``: ``a = (u * V + v) * 59 + h`` (spec §6)."""
+    k_path = k.path
     h = a % N_HEXES
     uv = a // N_HEXES
     v = uv % V
@@ -130,11 +169,11 @@ def apply_action(w, cols, f, k, rng, b, seat, a, agent):
     if v == SKIP:
         do_skip(w, cols, f, k, b, s)
     elif v == MOVE:
-        do_move(w, cols, f, k, b, s, h, k.path, -1)
+        do_move(w, cols, f, k, b, s, h, k_path, -1)
     elif v == ATTACK:
-        do_attack(w, cols, f, k, b, s, h, -1, k.path, -1, -1)
+        do_attack(w, cols, f, k, b, s, h, -1, k_path, -1, -1)
     elif v == CHARGE:
-        do_attack(w, cols, f, k, b, s, h, approach_of(w, cols, f, k, rng, b, s, h, agent), k.path, -1, -1)
+        do_attack(w, cols, f, k, b, s, h, approach_of(w, cols, f, k, rng, b, s, h, agent), k_path, -1, -1)
     else:
         do_ability(w, cols, f, k, b, s, v - ABILITY_0, h, -1, True)
 
@@ -144,9 +183,10 @@ def between_turns(w, cols, f, k, b):
     """No unit can act: hex.md "A round ends when all units have taken an action" (H10.8) - the
     round's end events and, unless the game is over, the next round's start. True if the last
     round's end events ran (the victory check was made)."""
-    last = f.g[b, ROUND] >= f.g[b, ROUNDS]
+    f_g = f.g
+    last = f_g[b, ROUND] >= f_g[b, ROUNDS]
     round_end(w, cols, f, b)
-    if f.g[b, WINNER] < 0:
+    if f_g[b, WINNER] < 0:
         round_start(w, cols, f, k, b)
     return last
 
@@ -154,33 +194,36 @@ def between_turns(w, cols, f, k, b):
 @njit(cache=True)
 def violation(w, cols, f, b, ended):
     """The invariants of a hex game (issue 14): the first one broken now (an index of ``INVARIANTS``), 0 if none."""
+    w_i16 = w.i16
+    w_alive = w.alive
+    f_g = f.g
     seen = np.zeros(N_HEXES, dtype=np.bool_)
-    for s in range(w.alive.shape[1]):
-        if not w.alive[b, s]:
+    for s in range(w_alive.shape[1]):
+        if not w_alive[b, s]:
             continue
-        h = w.i16[cols[POS], b, s]
+        h = w_i16[cols[POS], b, s]
         if h < 0 or h >= N_HEXES:
             return 7
         if seen[h]:
             return 1  # hex.md "units cannot occupy the same hex as other units at the end of the turn"
         seen[h] = True
-        if w.i16[cols[HEALTH], b, s] > w.i16[cols[MAX_HEALTH], b, s]:
+        if w_i16[cols[HEALTH], b, s] > w_i16[cols[MAX_HEALTH], b, s]:
             return 2  # hex.md "Heal ... up to its maximum health"
         for c in range(FIRST_STATUS, LAST_STATUS + 1):
-            if w.i16[cols[c], b, s] < 0:
+            if w_i16[cols[c], b, s] < 0:
                 return 3
-        if w.i16[cols[MANA], b, s] < 0 and w.i16[cols[MANA], b, s] != NULL:
+        if w_i16[cols[MANA], b, s] < 0 and w_i16[cols[MANA], b, s] != NULL:
             return 3
-        if w.i16[cols[ACTIONS], b, s] < 0:
+        if w_i16[cols[ACTIONS], b, s] < 0:
             return 4
-    if f.g[b, WINNER] >= 0:
-        reason = f.g[b, END_REASON]
+    if f_g[b, WINNER] >= 0:
+        reason = f_g[b, END_REASON]
         if reason == END_CENTRE and not ended:
             return 6  # hex.md "The victory check occurs after all other end-of-round events" of round 7
         if reason == END_NO_UNITS:
-            first = f.g[b, FIRST_PLAYER]
-            for s in range(w.alive.shape[1]):
-                if w.alive[b, s] and w.i16[cols[SIDE], b, s] == first and w.i16[cols[CONTROLLER], b, s] == first:
+            first = f_g[b, FIRST_PLAYER]
+            for s in range(w_alive.shape[1]):
+                if w_alive[b, s] and w_i16[cols[SIDE], b, s] == first and w_i16[cols[CONTROLLER], b, s] == first:
                     return 6
         if reason != END_CENTRE and reason != END_NO_UNITS:
             return 6
@@ -193,10 +236,11 @@ def play_game(w, cols, f, k, rng, b, mask, agents, max_steps, check):
     then the round's end and the next round's start, until the victory check of round 7 or the
     early end. (decisions taken, the first invariant broken or 0). ``max_steps`` only guards:
     every turn spends an action and units have at most one a round (I-13)."""
+    f_g = f.g
     n = 0
     ended = False
-    while f.g[b, WINNER] < 0 and n < max_steps:
-        seat = f.g[b, TO_ACT]
+    while f_g[b, WINNER] < 0 and n < max_steps:
+        seat = f_g[b, TO_ACT]
         if seat < 0:
             ended = between_turns(w, cols, f, k, b)
         else:
@@ -221,7 +265,8 @@ def step_game(w, cols, f, k, rng, b, mask, agents):
     """One step of game b (a replay's unit): the seat to act decides and its action is applied
     (returns the table entry), or nobody can act and the round ends and the next one starts
     (returns -1, or -2 when those were the last round's end events)."""
-    seat = f.g[b, TO_ACT]
+    f_g = f.g
+    seat = f_g[b, TO_ACT]
     if seat < 0:
         return -2 if between_turns(w, cols, f, k, b) else -1
     a = agent_action(w, cols, f, k, rng, b, seat, agents[seat], mask)

@@ -114,7 +114,7 @@ def replay_game(armies: Armies, seed: int, decks: Sequence[str], agents: Sequenc
                 write(f"  side {int(f.g[0, TO_ACT])} opens")
             continue
         a = call(STEP)
-        write("  " + describe(a, seat, lambda s: before[s][3], at, army.abilities))
+        write("  " + describe(a, seat, lambda s, snap=before: snap[s][3], at, army.abilities))
         n += 1
         effects(before)
         if shield and not f.g[0, CENTRE_SHIELD]:

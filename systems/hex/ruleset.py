@@ -15,9 +15,9 @@ from battlesim.data import data_dir
 from battlesim.ecs.datafiles import DataError, read_toml
 from battlesim.systems.hex import damage_stages as _stages  # noqa: F401  (declares hex's compiled damage stages)
 from battlesim.systems.hex import state as _state  # noqa: F401  (declares the hex components)
-from battlesim.systems.lanes import agents as _agent_names  # noqa: F401  (registers the agent name "greedy", which hex plays compiled)
 from battlesim.systems.hex.cards import HexCardSet, load_cards
 from battlesim.systems.hex.kingdoms import Kingdom, load_kingdoms
+from battlesim.systems.lanes import agents as _agent_names  # noqa: F401  (registers the agent name "greedy", which hex plays compiled)
 
 FORMATS = ("blitz", "draft")
 
