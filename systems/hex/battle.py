@@ -196,8 +196,15 @@ def passable(w, cols, f, b, s, o):
 def reach(w, cols, f, b, s, occ, steps, prev):
     """Breadth-first steps from unit s's hex through passable hexes (``steps[h]``, FAR if never),
     ``prev[h]`` the hex before h on a shortest path (lowest id at forks: I-23). Movement counts
-    hexes (H5.3.7); the map's edge bounds it (hex.md "A unit may never move off the map").
-    ``passable``, with what depends only on the mover read once (the search runs per decision)."""
+    hexes (H5.3.7); the map's edge bounds it (hex.md "A unit may never move off the map")."""
+    reach_within(w, cols, f, b, s, occ, steps, prev, FAR)
+
+
+@njit(cache=True)
+def reach_within(w, cols, f, b, s, occ, steps, prev, limit):
+    """``reach`` searching no farther than ``limit`` steps (hexes beyond stay FAR: a move or a
+    charge's approach never needs them). ``passable``, with what depends only on the mover read
+    once (the search runs per decision)."""
     w_i16 = w.i16
     steps[:] = FAR
     prev[:] = -1
@@ -213,6 +220,8 @@ def reach(w, cols, f, b, s, occ, steps, prev):
     while head < tail:
         h = queue[head]
         head += 1
+        if steps[h] >= limit:
+            continue
         o = occ[h]
         if h != start and o >= 0 and not anyone:
             if w_i16[cols[CONTROLLER], b, o] == me:
@@ -411,7 +420,7 @@ def legal_actions(w, cols, f, b, seat, out):
         mv = prop(w, cols, f, b, s, S_MOVEMENT)
         moves = mv >= 1 and w_i16[cols[ROOTED], b, s] == 0
         if moves:
-            reach(w, cols, f, b, s, occ, steps, prev)
+            reach_within(w, cols, f, b, s, occ, steps, prev, mv)
             for h in range(N_HEXES):
                 out[base + MOVE * N_HEXES + h] = occ[h] < 0 and steps[h] <= mv
         charges = moves and has(w, cols, f, b, s, CHARGING)

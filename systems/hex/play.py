@@ -120,21 +120,23 @@ def agent_action(w, cols, f, k, rng, b, seat, agent, mask):
 @njit(cache=True)
 def choice_in_blocks(rng, b, mask, units, stream):
     """``rng.choice(rng, b, mask, stream)`` reading only the blocks of the acting units (bits of
-    ``units``; every other entry is False): the same draw and the same entry, a sixth of the scan."""
+    ``units``; every other entry is False): the same draw and the same entry, the blocks counted
+    at once and only the chosen one scanned."""
     block = V * N_HEXES
-    count = 0
+    counts = np.zeros(U, dtype=np.int64)
     for u in range(U):
         if units >> u & 1:
-            for a in range(u * block, (u + 1) * block):
-                count += mask[a]
-    j = integers(rng, b, max(count, 1), stream)
+            counts[u] = np.count_nonzero(mask[u * block:(u + 1) * block])
+    j = integers(rng, b, max(counts.sum(), 1), stream)
     for u in range(U):
-        if units >> u & 1:
-            for a in range(u * block, (u + 1) * block):
-                if mask[a]:
-                    if j == 0:
-                        return a
-                    j -= 1
+        if j >= counts[u]:
+            j -= counts[u]
+            continue
+        for a in range(u * block, (u + 1) * block):
+            if mask[a]:
+                if j == 0:
+                    return a
+                j -= 1
     return -1
 
 
