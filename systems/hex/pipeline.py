@@ -19,6 +19,7 @@ from battlesim.ecs.compiled.damage_queue import HI, LO, MAX_DEPTH, NEXT, OK, QUE
 from battlesim.ecs.compiled.stages import MAX_READS, stages_of
 from battlesim.ecs.datafiles import DataError
 from battlesim.systems.hex import damage_stages as ds
+from battlesim.systems.hex import kernel_cache
 
 STAGE_NAMES = ("shield", "refraction", "ethereal", "armor", "magic_resist", "evasion", "nonlethal", "apply_health",
                "lifesteal", "damage_return", "status_on_hit")
@@ -116,3 +117,9 @@ def run_damage(w, b, queue, qlen, start, cols, stack):
             stack[b, depth, HI] = qlen[b]
             stack[b, depth, NEXT] = 0
     return OK
+
+
+# the stage wrappers (``_shield``...) too: their own file is damage_stages.py, but the constants
+# they freeze (damage kinds) live elsewhere
+kernel_cache.check("pipeline", [v for n, v in list(globals().items())
+                                if hasattr(v, "py_func") and (v.__module__ == __name__ or n.startswith("_"))])
