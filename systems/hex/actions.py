@@ -14,7 +14,7 @@ from battlesim.ecs.compiled.damage_queue import OK, push
 from battlesim.ecs.datafiles import DataError
 from battlesim.systems.hex import apply as ap
 from battlesim.systems.hex import damage_stages  # noqa: F401  (declares hex's stages)
-from battlesim.systems.hex.apply import new_work
+from battlesim.systems.hex import work as wk
 from battlesim.systems.hex.battle import (
     HexFields,
     legal_ability,
@@ -29,6 +29,7 @@ from battlesim.systems.hex.board import DIST, N_HEXES, coords
 from battlesim.systems.hex.pipeline import plugin_stages, stage_columns
 from battlesim.systems.hex.state import A_COMBINABLE, POS, columns, view_of
 from battlesim.systems.hex.turn import round_end
+from battlesim.systems.hex.work import new_work
 
 
 def at_(h: int) -> str:
@@ -87,7 +88,7 @@ class Battle:
     def deal(self, b: int, source: int, target: int, amount: int, kind: int) -> None:
         """One damage instance through the pipeline, then deaths."""
         if not self.plugins:
-            ap.deal(*self._args(b), source, target, amount, kind)
+            wk.deal(*self._args(b), source, target, amount, kind)
             return
         k, engine = self.k, self.engine
         push(k.queue, k.qlen, b, source, target, amount, kind)
@@ -95,7 +96,7 @@ class Battle:
         k.qlen[b] = 0
         if status != OK:
             raise RuntimeError(f"hex damage pipeline stopped ({status}) in game seed {self.w.seeds[b]}")
-        ap.bury(self.st, self.cols, self.f, k, b)
+        wk.bury(self.st, self.cols, self.f, k, b)
 
     def alive(self, b: int, s: int) -> bool:
         return bool(self.st.alive[b, s])
@@ -159,7 +160,7 @@ class Battle:
                 raise Illegal(f"ability {k} is not combinable")
             if move_first:
                 self.check_move(b, s, move_to)
-                ap.walk_to(*self._args(b), s, move_to)
+                wk.walk_to(*self._args(b), s, move_to)
                 if not self.alive(b, s):
                     raise Illegal("the unit died on its way")
         if not legal_ability(st, cols, f, b, s, k, t, self.occupied(b)):
@@ -170,10 +171,10 @@ class Battle:
 
     # -- effects (not turns) -------------------------------------------------------------------
     def heal(self, b: int, s: int, amount: int) -> None:
-        ap.heal(self.st, self.cols, b, s, amount)
+        wk.heal(self.st, self.cols, b, s, amount)
 
     def displace(self, b: int, s: int, source: int, amount: int, pull: bool, path: list[int] | None) -> None:
-        ap.displace(*self._args(b), s, source, amount, pull, *self._path(path))
+        wk.displace(*self._args(b), s, source, amount, pull, *self._path(path))
 
     def round_start(self, b: int) -> None:
         ap.round_start(*self._args(b))

@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from battlesim.ecs.compiled.rng import advance, bits_at, to_unit
+from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.battle import ABILITY_0, ATTACK, CHARGE, MOVE, SKIP, U, V, has, number, occupancy, prop
 from battlesim.systems.hex.board import CENTRE_ID, DIST, N_HEXES
 from battlesim.systems.hex.state import (
@@ -200,3 +201,6 @@ def greedy_action(w, cols, f, k, rng, b, seat, mask, units, stream):
                 best = a
     advance(rng, b, mask.shape[0])
     return best
+
+
+kernel_cache.check("agents", [v for v in list(globals().values()) if hasattr(v, "py_func") and v.__module__ == __name__])

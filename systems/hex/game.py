@@ -13,13 +13,13 @@ import numpy as np
 from battlesim.ecs.compiled.rng import rng_state
 from battlesim.ecs.datafiles import DataError
 from battlesim.systems.hex.actions import Battle
-from battlesim.systems.hex.apply import new_work
 from battlesim.systems.hex.cards import HexCardSet
 from battlesim.systems.hex.kingdoms import Kingdom
 from battlesim.systems.hex.pipeline import check_stages
 from battlesim.systems.hex.play import AGENTS, INVARIANTS, PLAY, RANDOM, play_batch
 from battlesim.systems.hex.setup import Army, place, tile
 from battlesim.systems.hex.state import WINNER, new_world
+from battlesim.systems.hex.work import new_work
 
 MAX_STEPS = 10_000  # a guard only: every turn spends an action, each unit has one a round (I-13)
 

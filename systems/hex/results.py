@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from battlesim.systems.hex.apply import DIED, KILLS
 from battlesim.systems.hex.board import CENTRE_ID
 from battlesim.systems.hex.game import HexBatch
 from battlesim.systems.hex.state import CONTROLLER, END_REASON, END_REASONS, FIRST_PLAYER, POS, ROUND, SIDE, WINNER
+from battlesim.systems.hex.work import DIED, KILLS
 
 
 def games_columns(hb: HexBatch, decks: tuple[str, str], agents: Sequence[str]) -> dict[str, np.ndarray]:
