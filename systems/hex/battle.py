@@ -4,6 +4,11 @@ occupancy, reachability, and the legality of each battle action (spec §2.7: the
 Every function is compiled (``@njit``) and takes the World as kernels see it (``w``, a
 ``WorldState``), the column table ``cols`` (``state.columns``), the per-game fields ``f``
 (``HexFields``) and the game ``b``.
+
+The small predicates the game loop asks thousands of times a game (``has``, ``number``,
+``can_act``, ``occupancy``...) are inlined (``inline='always'``): a call hands over the World's
+arrays, and numba counts a reference to each of them on every call and return; inlined, those
+counts cancel.
 """
 
 from __future__ import annotations
@@ -78,33 +83,37 @@ class HexFields(NamedTuple):
     abil: np.ndarray
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def tag(w, cols, b, s, k):
     """A tag keyword as the rules read it: the unit's own, off while it is broken
     (hex.md "A broken unit has its passive abilities disabled."); granted ones are ``granted``'s."""
-    return w.flags[cols[k], b, s] and w.i16[cols[BROKEN], b, s] == 0
+    w_i16 = w.i16
+    w_flags = w.flags
+    return w_flags[cols[k], b, s] and w_i16[cols[BROKEN], b, s] == 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def number(w, cols, b, s, k):
     """A Keyword X as the rules read it (0 while broken)."""
-    if w.i16[cols[BROKEN], b, s] > 0:
+    w_i16 = w.i16
+    if w_i16[cols[BROKEN], b, s] > 0:
         return 0
-    return np.int64(w.i16[cols[k], b, s])
+    return np.int64(w_i16[cols[k], b, s])
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def granted(f, b, s, k):
     """A keyword granted by a modifier instance (``{ keyword = ... }``): its amount (1 for a tag),
     0 if none (granted keywords stay while broken: I-37)."""
+    f_mods = f.mods
     best = 0
-    for m in range(f.mods.shape[1]):
-        if f.mods[b, m, M_SLOT] == s and f.mods[b, m, M_KEYWORD] == k:
-            best = max(best, max(np.int64(f.mods[b, m, M_AMOUNT]), 1))
+    for m in range(f_mods.shape[1]):
+        if f_mods[b, m, M_SLOT] == s and f_mods[b, m, M_KEYWORD] == k:
+            best = max(best, max(np.int64(f_mods[b, m, M_AMOUNT]), 1))
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def has(w, cols, f, b, s, k):
     """A keyword (tag or X > 0) the unit has: its own unless broken, or granted."""
     if k >= FIRST_TAG:
@@ -118,8 +127,9 @@ def prop(w, cols, f, b, s, stat):
     "A null value cannot be increased or decreased."); "Property X" takes the highest (hex.md
     "the higher value always takes precedence"); "Movement X" overrides every other movement
     modifier; "+X" modifiers stack; never below 0."""
+    w_i16 = w.i16
     col = POWER if stat == S_POWER else (RANGE if stat == S_RANGE else MOVEMENT)
-    return modified(f, b, s, stat, np.int64(w.i16[cols[col], b, s]), w.i16[cols[RANGE], b, s] != NULL)
+    return modified(f, b, s, stat, np.int64(w_i16[cols[col], b, s]), w_i16[cols[RANGE], b, s] != NULL)
 
 
 @njit(cache=True)
@@ -127,17 +137,18 @@ def modified(f, b, s, stat, base, ranged):
     """``base`` with unit s's modifiers of ``stat`` applied (``prop``'s rules, I-35); hex.md "A
     modifier may state in parentheses whether it only affects melee or ranged units." (``ranged``:
     the unit's Range is not NULL)."""
+    f_mods = f.mods
     if base == NULL:
         return NULL
     best = -1
     add = 0
-    for m in range(f.mods.shape[1]):
-        if f.mods[b, m, M_SLOT] != s or f.mods[b, m, M_STAT] != stat or not qualifies(f, b, m, ranged):
+    for m in range(f_mods.shape[1]):
+        if f_mods[b, m, M_SLOT] != s or f_mods[b, m, M_STAT] != stat or not qualifies(f, b, m, ranged):
             continue
-        if f.mods[b, m, M_SET] >= 0:
-            best = max(best, np.int64(f.mods[b, m, M_SET]))
+        if f_mods[b, m, M_SET] >= 0:
+            best = max(best, np.int64(f_mods[b, m, M_SET]))
         else:
-            add += np.int64(f.mods[b, m, M_AMOUNT])
+            add += np.int64(f_mods[b, m, M_AMOUNT])
     if best >= 0:
         if stat == S_MOVEMENT:
             return best
@@ -145,20 +156,23 @@ def modified(f, b, s, stat, base, ranged):
     return max(base + add, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def qualifies(f, b, m, ranged):
     """Modifier m applies to a ranged (or melee) unit: no qualifier, or the matching one."""
-    only = f.mods[b, m, M_ONLY]
+    f_mods = f.mods
+    only = f_mods[b, m, M_ONLY]
     return only < 0 or (only == ONLY_RANGED) == ranged
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def occupancy(w, cols, b, out):
     """``out[h]``: the slot standing on hex h, -1 when empty."""
+    w_i16 = w.i16
+    w_alive = w.alive
     out[:] = -1
-    for s in range(w.alive.shape[1]):
-        if w.alive[b, s] and w.i16[cols[POS], b, s] >= 0:
-            out[w.i16[cols[POS], b, s]] = s
+    for s in range(w_alive.shape[1]):
+        if w_alive[b, s] and w_i16[cols[POS], b, s] >= 0:
+            out[w_i16[cols[POS], b, s]] = s
 
 
 @njit(cache=True)
@@ -167,11 +181,12 @@ def passable(w, cols, f, b, s, o):
     through other units."; "Allied Pathing"; hex-keywords.md "Flying – over other units";
     "Trample X – may move into and through hexes occupied by enemy units"; "Steadfast – cannot be
     ... trampled")."""
+    w_i16 = w.i16
     if o < 0:
         return True
     if has(w, cols, f, b, s, FLYING) or has(w, cols, f, b, s, PATHING):
         return True
-    ally = w.i16[cols[CONTROLLER], b, o] == w.i16[cols[CONTROLLER], b, s]
+    ally = w_i16[cols[CONTROLLER], b, o] == w_i16[cols[CONTROLLER], b, s]
     if ally:
         return has(w, cols, f, b, s, ALLIED_PATHING)
     return has(w, cols, f, b, s, TRAMPLE) and not has(w, cols, f, b, o, STEADFAST)
@@ -182,18 +197,38 @@ def reach(w, cols, f, b, s, occ, steps, prev):
     """Breadth-first steps from unit s's hex through passable hexes (``steps[h]``, FAR if never),
     ``prev[h]`` the hex before h on a shortest path (lowest id at forks: I-23). Movement counts
     hexes (H5.3.7); the map's edge bounds it (hex.md "A unit may never move off the map")."""
+    reach_within(w, cols, f, b, s, occ, steps, prev, FAR)
+
+
+@njit(cache=True)
+def reach_within(w, cols, f, b, s, occ, steps, prev, limit):
+    """``reach`` searching no farther than ``limit`` steps (hexes beyond stay FAR: a move or a
+    charge's approach never needs them). ``passable``, with what depends only on the mover read
+    once (the search runs per decision)."""
+    w_i16 = w.i16
     steps[:] = FAR
     prev[:] = -1
-    start = w.i16[cols[POS], b, s]
+    start = w_i16[cols[POS], b, s]
     steps[start] = 0
+    anyone = has(w, cols, f, b, s, FLYING) or has(w, cols, f, b, s, PATHING)
+    allies = has(w, cols, f, b, s, ALLIED_PATHING)
+    tramples = has(w, cols, f, b, s, TRAMPLE)
+    me = w_i16[cols[CONTROLLER], b, s]
     queue = np.empty(N_HEXES, dtype=np.int64)
     head, tail = 0, 1
     queue[0] = start
     while head < tail:
         h = queue[head]
         head += 1
-        if h != start and occ[h] >= 0 and not passable(w, cols, f, b, s, occ[h]):
+        if steps[h] >= limit:
             continue
+        o = occ[h]
+        if h != start and o >= 0 and not anyone:
+            if w_i16[cols[CONTROLLER], b, o] == me:
+                if not allies:
+                    continue
+            elif not tramples or has(w, cols, f, b, o, STEADFAST):
+                continue
         for k in range(6):
             n = SORTED_NEIGHBOURS[h, k]
             if n == 127:
@@ -205,12 +240,14 @@ def reach(w, cols, f, b, s, occ, steps, prev):
                 tail += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def can_act(w, cols, b, s, seat):
     """A live unit of ``seat`` with an action left (hex.md "A unit that has no actions
     remaining is considered exhausted."; I-38: no actions while channelling)."""
-    return (w.alive[b, s] and w.i16[cols[CONTROLLER], b, s] == seat and w.i16[cols[ACTIONS], b, s] > 0
-            and w.i16[cols[CHANNEL_C], b, s] == 0)
+    w_i16 = w.i16
+    w_alive = w.alive
+    return (w_alive[b, s] and w_i16[cols[CONTROLLER], b, s] == seat and w_i16[cols[ACTIONS], b, s] > 0
+            and w_i16[cols[CHANNEL_C], b, s] == 0)
 
 
 @njit(cache=True)
@@ -218,8 +255,9 @@ def legal_move(w, cols, f, b, s, h, occ, steps, prev):
     """hex.md "A unit may move a number of hexes up to its Movement value."; "A rooted unit
     cannot move."; NULL movement "cannot move on its own"; the move ends on an empty hex (hex.md
     "units cannot occupy the same hex as other units at the end of the turn")."""
+    w_i16 = w.i16
     mv = prop(w, cols, f, b, s, S_MOVEMENT)
-    if mv < 1 or w.i16[cols[ROOTED], b, s] > 0 or occ[h] >= 0:
+    if mv < 1 or w_i16[cols[ROOTED], b, s] > 0 or occ[h] >= 0:
         return False
     reach(w, cols, f, b, s, occ, steps, prev)
     return steps[h] <= mv
@@ -229,7 +267,8 @@ def legal_move(w, cols, f, b, s, h, occ, steps, prev):
 def may_attack(w, cols, f, b, s):
     """hex.md "A missing value (null) means that the unit cannot attack"; "A disarmed unit cannot
     attack"; hex-keywords.md "Defender – This unit cannot attack."."""
-    return (prop(w, cols, f, b, s, S_POWER) != NULL and w.i16[cols[DISARMED], b, s] == 0
+    w_i16 = w.i16
+    return (prop(w, cols, f, b, s, S_POWER) != NULL and w_i16[cols[DISARMED], b, s] == 0
             and not has(w, cols, f, b, s, DEFENDER))
 
 
@@ -238,20 +277,22 @@ def in_attack_range(w, cols, f, b, s, at, t):
     """From hex ``at``, whether unit s reaches the unit on hex t: melee (Range NULL) adjacent
     with a movement point and not rooted (H11.4.1, I-19); ranged within Range (I-18, also at
     distance 1)."""
+    w_i16 = w.i16
     rng = prop(w, cols, f, b, s, S_RANGE)
     d = DIST[at, t]
     if rng == NULL:
-        return d == 1 and prop(w, cols, f, b, s, S_MOVEMENT) >= 1 and w.i16[cols[ROOTED], b, s] == 0
+        return d == 1 and prop(w, cols, f, b, s, S_MOVEMENT) >= 1 and w_i16[cols[ROOTED], b, s] == 0
     return d <= rng
 
 
 @njit(cache=True)
 def legal_attack(w, cols, f, b, s, t, occ):
     """An attack on the enemy on hex t from where s stands (spec §2.7 Attack)."""
+    w_i16 = w.i16
     o = occ[t]
-    if o < 0 or w.i16[cols[CONTROLLER], b, o] == w.i16[cols[CONTROLLER], b, s] or not may_attack(w, cols, f, b, s):
+    if o < 0 or w_i16[cols[CONTROLLER], b, o] == w_i16[cols[CONTROLLER], b, s] or not may_attack(w, cols, f, b, s):
         return False
-    return in_attack_range(w, cols, f, b, s, w.i16[cols[POS], b, s], t)
+    return in_attack_range(w, cols, f, b, s, w_i16[cols[POS], b, s], t)
 
 
 @njit(cache=True)
@@ -259,7 +300,8 @@ def legal_charge(w, cols, f, b, s, t, a, occ, steps, prev):
     """hex.md "Charging – This unit can move and attack in a single action."; "The attack must be
     declared before movement occurs."; "Steadfast – This unit cannot be charged"; I-22: >= 1 hex
     moved to an empty hex, and a melee charger keeps a movement point for the attack."""
-    if w.i16[cols[ROOTED], b, s] > 0 or prop(w, cols, f, b, s, S_MOVEMENT) < 1:
+    w_i16 = w.i16
+    if w_i16[cols[ROOTED], b, s] > 0 or prop(w, cols, f, b, s, S_MOVEMENT) < 1:
         return False
     reach(w, cols, f, b, s, occ, steps, prev)
     return charge_from(w, cols, f, b, s, t, a, occ, steps)
@@ -269,10 +311,11 @@ def legal_charge(w, cols, f, b, s, t, a, occ, steps, prev):
 def charge_from(w, cols, f, b, s, t, a, occ, steps):
     """``legal_charge`` with ``steps`` already filled by ``reach`` for unit s (the mask asks it
     for every target and approach hex: one search per unit, not one per pair)."""
+    w_i16 = w.i16
     o = occ[t]
     if not has(w, cols, f, b, s, CHARGING) or o < 0 or has(w, cols, f, b, o, STEADFAST):
         return False
-    if w.i16[cols[CONTROLLER], b, o] == w.i16[cols[CONTROLLER], b, s] or not may_attack(w, cols, f, b, s):
+    if w_i16[cols[CONTROLLER], b, o] == w_i16[cols[CONTROLLER], b, s] or not may_attack(w, cols, f, b, s):
         return False
     if occ[a] >= 0 or steps[a] < 1:
         return False
@@ -288,24 +331,50 @@ def legal_ability(w, cols, f, b, s, k, t, occ):
     """hex.md "A silenced unit cannot use active abilities."; "Abilities with a mana cost will
     state the mana required"; a legal target in cast range (H10.3.3.3; I-44: no range =
     infinite); once per round per unit (I-43)."""
-    if k >= f.abil.shape[2] or f.abil[b, s, k, A_PRESENT] == 0 or w.i16[cols[SILENCED], b, s] > 0:
+    w_i16 = w.i16
+    f_abil = f.abil
+    if k >= f_abil.shape[2] or not ability_ready(w, cols, f, b, s, k):
         return False
-    cost = np.int64(f.abil[b, s, k, A_COST])
-    mana = np.int64(w.i16[cols[MANA], b, s])
+    return target_ok(w, cols, b, s, f_abil[b, s, k, A_TARGET], ability_reach(w, cols, f, b, s, k),
+                     w_i16[cols[POS], b, s], t, occ)
+
+
+@njit(cache=True)
+def ability_ready(w, cols, f, b, s, k):
+    """The ability is there, the unit is not silenced, has the mana, and did not use it this
+    round if it is once per round (``legal_ability`` without the target)."""
+    w_i16 = w.i16
+    f_g = f.g
+    f_abil = f.abil
+    if f_abil[b, s, k, A_PRESENT] == 0 or w_i16[cols[SILENCED], b, s] > 0:
+        return False
+    cost = np.int64(f_abil[b, s, k, A_COST])
+    mana = np.int64(w_i16[cols[MANA], b, s])
     if cost > 0 and (mana == NULL or mana < cost):
         return False
-    if f.abil[b, s, k, A_ONCE] and f.abil[b, s, k, A_USED] == f.g[b, ROUND]:
-        return False
-    target = f.abil[b, s, k, A_TARGET]
-    here = w.i16[cols[POS], b, s]
+    return not (f_abil[b, s, k, A_ONCE] and f_abil[b, s, k, A_USED] == f_g[b, ROUND])
+
+
+@njit(cache=True)
+def ability_reach(w, cols, f, b, s, k):
+    """The ability's cast range as the rules read it (hex.md "Modifying a unit's cast range
+    modifies the cast range of all of that unit's abilities."; INFINITE stays)."""
+    w_i16 = w.i16
+    f_abil = f.abil
+    reach_ = np.int64(f_abil[b, s, k, A_CAST_RANGE])
+    if reach_ != INFINITE:
+        reach_ = modified(f, b, s, S_CAST_RANGE, reach_, w_i16[cols[RANGE], b, s] != NULL)
+    return reach_
+
+
+@njit(cache=True)
+def target_ok(w, cols, b, s, target, reach_, here, t, occ):
+    """Hex t is a legal target of kind ``target`` within ``reach_`` of ``here`` for unit s."""
+    w_i16 = w.i16
     if target == T_NONE:
         return True
     if target == T_SELF:
         return t == here
-    reach_ = np.int64(f.abil[b, s, k, A_CAST_RANGE])
-    if reach_ != INFINITE:
-        # hex.md "Modifying a unit's cast range modifies the cast range of all of that unit's abilities."
-        reach_ = modified(f, b, s, S_CAST_RANGE, reach_, w.i16[cols[RANGE], b, s] != NULL)
     if DIST[here, t] > reach_:
         return False
     if target == T_HEX:
@@ -313,7 +382,7 @@ def legal_ability(w, cols, f, b, s, k, t, occ):
     o = occ[t]
     if o < 0:
         return False
-    ally = w.i16[cols[CONTROLLER], b, o] == w.i16[cols[CONTROLLER], b, s]
+    ally = w_i16[cols[CONTROLLER], b, o] == w_i16[cols[CONTROLLER], b, s]
     if target == T_ENEMY:
         return not ally
     if target == T_ALLY:
@@ -331,8 +400,12 @@ def legal_actions(w, cols, f, b, seat, out):
     """The battle turn's flat action table (spec §6): ``out[(u * V + v) * 59 + h]`` for unit u
     of ``seat`` (slot ``seat * 16 + u``), verb v, hex h. CHARGE marks the target hexes that some
     approach hex makes legal (the approach is the follow-up decision). Skip is always legal
-    (H10.4)."""
+    (H10.4). Returns a bit per unit u of ``seat`` that can act (the blocks of the others are all
+    False: agents read only the acting units' blocks)."""
+    w_i16 = w.i16
+    f_abil = f.abil
     out[:] = False
+    active = 0
     occ = np.empty(N_HEXES, dtype=np.int64)
     steps = np.empty(N_HEXES, dtype=np.int64)
     prev = np.empty(N_HEXES, dtype=np.int64)
@@ -342,11 +415,12 @@ def legal_actions(w, cols, f, b, seat, out):
         if s >= SLOTS or not can_act(w, cols, b, s, seat):
             continue
         base = u * V * N_HEXES
+        active |= 1 << u
         out[base + SKIP * N_HEXES] = True
         mv = prop(w, cols, f, b, s, S_MOVEMENT)
-        moves = mv >= 1 and w.i16[cols[ROOTED], b, s] == 0
+        moves = mv >= 1 and w_i16[cols[ROOTED], b, s] == 0
         if moves:
-            reach(w, cols, f, b, s, occ, steps, prev)
+            reach_within(w, cols, f, b, s, occ, steps, prev, mv)
             for h in range(N_HEXES):
                 out[base + MOVE * N_HEXES + h] = occ[h] < 0 and steps[h] <= mv
         charges = moves and has(w, cols, f, b, s, CHARGING)
@@ -354,10 +428,10 @@ def legal_actions(w, cols, f, b, seat, out):
         # (T/test_hex_turns.py checks the two agree on every entry)
         attacks = may_attack(w, cols, f, b, s)
         rng = prop(w, cols, f, b, s, S_RANGE)
-        here = w.i16[cols[POS], b, s]
+        here = w_i16[cols[POS], b, s]
         for h in range(N_HEXES):
             o = occ[h]
-            if attacks and o >= 0 and w.i16[cols[CONTROLLER], b, o] != seat:
+            if attacks and o >= 0 and w_i16[cols[CONTROLLER], b, o] != seat:
                 if rng == NULL:
                     out[base + ATTACK * N_HEXES + h] = DIST[here, h] == 1 and moves
                 else:
@@ -369,8 +443,28 @@ def legal_actions(w, cols, f, b, seat, out):
                         if (steps[a] <= mv - 1 and DIST[a, h] == 1) if rng == NULL else (steps[a] <= mv and DIST[a, h] <= rng):
                             out[base + CHARGE * N_HEXES + h] = True
                             break
-            for k in range(f.abil.shape[2]):
-                out[base + (ABILITY_0 + k) * N_HEXES + h] = legal_ability(w, cols, f, b, s, k, h, occ)
+        for k in range(f_abil.shape[2]):
+            # legal_ability, with what depends only on the unit and ability read once
+            if not ability_ready(w, cols, f, b, s, k):
+                continue
+            target = f_abil[b, s, k, A_TARGET]
+            reach_ = ability_reach(w, cols, f, b, s, k)
+            at = base + (ABILITY_0 + k) * N_HEXES
+            if target == T_NONE:
+                out[at:at + N_HEXES] = True
+            elif target == T_SELF:
+                out[at + here] = True
+            else:
+                for h in range(N_HEXES):  # target_ok, inline (a call per hex costs more than the test)
+                    if DIST[here, h] > reach_:
+                        continue
+                    o = occ[h]
+                    if target == T_HEX:
+                        out[at + h] = True
+                    elif o >= 0:
+                        ally = w_i16[cols[CONTROLLER], b, o] == seat
+                        out[at + h] = (not ally) if target == T_ENEMY else (ally if target == T_ALLY else True)
+    return active
 
 
 kernel_cache.check("battle", [v for v in list(globals().values()) if hasattr(v, "py_func") and v.__module__ == __name__])

@@ -1,42 +1,134 @@
 """The hex ruleset object, found by ``battlesim.ecs.ruleset`` through the ``battlesim.rulesets``
-entry point as lanes is: its cards and kingdoms loaded, scenarios, and (issue 14 part b, after
-issue 13's round loop) batches of games."""
+entry point as lanes is: its parameters, cards and kingdoms loaded, scenarios, and batches of
+battles through the runner (``simulate``, ``balance``, ``sweep``, ``replay``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from battlesim.ecs.datafiles import DataError
+from battlesim.data import data_dir
+from battlesim.ecs.datafiles import DataError, read_toml
 from battlesim.systems.hex import damage_stages as _stages  # noqa: F401  (declares hex's compiled damage stages)
 from battlesim.systems.hex import state as _state  # noqa: F401  (declares the hex components)
 from battlesim.systems.hex.cards import HexCardSet, load_cards
 from battlesim.systems.hex.kingdoms import Kingdom, load_kingdoms
+from battlesim.systems.lanes import agents as _agent_names  # noqa: F401  (registers the agent name "greedy", which hex plays compiled)
+
+FORMATS = ("blitz", "draft")
+
+
+@dataclass(frozen=True)
+class HexParams:
+    """``data/rulesets/hex.toml`` with the run's ``--param`` overrides."""
+
+    format: str = "blitz"
+    rounds: int = 7
+
+
+def load_params(overrides: dict[str, Any] | None = None) -> HexParams:
+    """The parameter file, then overrides (``--param format=draft``); unknown names and bad
+    values are one-line errors."""
+    path = data_dir() / "rulesets" / "hex.toml"
+    raw, _ = read_toml(path)
+    raw.update(overrides or {})
+    extra = sorted(set(raw) - {"format", "rounds"})
+    if extra:
+        raise DataError(f"hex has no parameter {extra[0]!r}; parameters: format, rounds")
+    fmt = str(raw.get("format", "blitz"))
+    if fmt not in FORMATS:
+        raise DataError(f"hex parameter format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    if fmt == "draft":
+        raise DataError("hex parameter format=draft: the draft (spec §2.4) is not built yet; format=blitz plays")
+    rounds = int(raw.get("rounds", 7))
+    if rounds != 7:
+        raise DataError(f"hex parameter rounds: I-17 plays exactly 7 rounds, got {rounds}")
+    return HexParams(fmt, rounds)
 
 
 @dataclass
 class HexGame:
-    """Hex with its cards and kingdoms loaded (a "deck" is a kingdom)."""
+    """Hex with its parameters, cards and kingdoms loaded (a "deck" is a kingdom)."""
 
     cards: HexCardSet
     kingdoms: dict[str, Kingdom]
+    params: HexParams = field(default_factory=HexParams)
     ruleset: str = "hex"
 
+    def __post_init__(self) -> None:
+        self._armies: dict[tuple[str, str], Any] = {}
+
     def deck_ids(self) -> list[str]:
-        return sorted(self.kingdoms)
+        """The kingdoms of the run's format (``--param format``): blitz ones by default."""
+        return sorted(k for k, v in self.kingdoms.items() if v.format == self.params.format)
 
     def default_decks(self) -> tuple[str, str]:
         ids = self.deck_ids()
         return (ids[0], ids[1] if len(ids) > 1 else ids[0])
 
+    @property
+    def card_names(self) -> list[str]:
+        return list(self.cards.cards)
+
+    def compiled_agents(self) -> set[str]:
+        """Every hex agent is compiled (it decides inside the game loop); there is no step API."""
+        from battlesim.systems.hex.play import AGENTS
+
+        return set(AGENTS)
+
+    def armies(self, decks: Sequence[str]) -> Any:
+        """The two kingdoms' armies on the board (built once per pair and process)."""
+        from battlesim.systems.hex.game import Armies
+
+        key = (decks[0], decks[1])
+        got = self._armies.get(key)
+        if got is None:
+            for d in key:
+                if d not in self.kingdoms:
+                    raise DataError(f"hex: no kingdom {d!r}; kingdoms: {', '.join(sorted(self.kingdoms))}")
+            got = self._armies[key] = Armies(self.cards, (self.kingdoms[key[0]], self.kingdoms[key[1]]))
+        return got
+
     def play(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any]) -> dict[str, np.ndarray]:
-        """Batches of hex games wait for issue 13's compiled round loop (issue 14 part b)."""
-        raise DataError("hex: playing batches of games is not built yet (issue 14 part b); "
-                        "`battlesim scenario` plays hex scenario files")
+        """Play one batch; the games-table columns."""
+        return self.play_tables(seeds, decks, agents, cards=False)["games"]
+
+    def play_tables(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any],
+                    cards: bool = True) -> dict[str, dict[str, np.ndarray]]:
+        """Play one batch in the compiled game loop (one call per chunk and thread, ``--threads``);
+        ``{"games": columns, "cards": columns}``. A game depends only on its seed, kingdoms,
+        agents and parameters: never on its batch mates, chunk or thread."""
+        from battlesim.ecs.threads import threads
+        from battlesim.systems.hex.game import HexBatch, agent_codes
+        from battlesim.systems.hex.results import cards_columns, games_columns
+
+        codes = agent_codes(agents)
+        hb = HexBatch(self.armies(decks), np.asarray(seeds, dtype=np.int64))
+        hb.play(codes, threads())
+        out = {"games": games_columns(hb, decks, [getattr(a, "name", a) for a in agents])}
+        if cards:
+            out["cards"] = cards_columns(hb, self.card_names)
+        return out
+
+    def source_files(self, decks: Sequence[str]) -> dict[str, Path]:
+        """Every data file a run of ``decks`` rests on (a run directory's identity hashes them)."""
+        files = {"ruleset hex.toml": data_dir() / "rulesets" / "hex.toml"}
+        for p in sorted(set(self.cards.files.values())):
+            files[f"card file {p.name}"] = p
+        for d in decks:
+            files[f"kingdom {d}"] = self.kingdoms[d].path
+        return files
+
+    def replay(self, seed: int, decks: tuple[str, str], agents: Sequence[Any], write: Any = print) -> dict[str, Any]:
+        """Play game ``seed`` alone, writing each action and its effects (``systems/hex/replay.py``);
+        returns its games-table row, the same as in any run."""
+        from battlesim.systems.hex.replay import replay_game
+
+        return replay_game(self.armies(decks), seed, decks, agents, write)
 
     def scenario(self, path: Path) -> Any:
         """A hex scenario file (spec §8) set up and ready to run."""
@@ -50,10 +142,9 @@ class HexRuleset:
 
     def load(self, params: dict[str, Any] | None = None, cards_dir: Path | None = None,
              decks_dir: Path | None = None) -> HexGame:
-        if params:
-            raise DataError(f"hex has no parameters yet; got {', '.join(sorted(params))}")
+        p = load_params(params)
         cards = load_cards(cards_dir)
-        return HexGame(cards, load_kingdoms(cards, decks_dir))
+        return HexGame(cards, load_kingdoms(cards, decks_dir), p)
 
 
 RULESET = HexRuleset()

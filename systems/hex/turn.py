@@ -69,30 +69,34 @@ def settle(w, cols, f, b, returned):
     hex-keywords.md "Undying – When this unit dies, if it is not #undead, return it to the
     battlefield" (I-25: in its hex, exhausted, #undead, full health, 0 mana, no statuses or
     modifiers, under its owner). ``returned[s]`` = 1 for a unit that came back now."""
+    w_i16 = w.i16
+    w_flags = w.flags
+    w_alive = w.alive
+    f_mods = f.mods
     returned[:] = 0
-    for s in range(w.alive.shape[1]):
-        if not w.alive[b, s] or w.i16[cols[HEALTH], b, s] >= 1:
+    for s in range(w_alive.shape[1]):
+        if not w_alive[b, s] or w_i16[cols[HEALTH], b, s] >= 1:
             continue
-        if has(w, cols, f, b, s, UNDYING) and not w.flags[cols[UNDEAD], b, s]:
-            for m in range(f.mods.shape[1]):
-                if f.mods[b, m, M_SLOT] == s:
+        if has(w, cols, f, b, s, UNDYING) and not w_flags[cols[UNDEAD], b, s]:
+            for m in range(f_mods.shape[1]):
+                if f_mods[b, m, M_SLOT] == s:
                     drop_modifier(w, cols, f, b, m)
-            w.flags[cols[UNDEAD], b, s] = True
-            w.i16[cols[HEALTH], b, s] = w.i16[cols[MAX_HEALTH], b, s]
-            if w.i16[cols[MANA], b, s] != NULL:
-                w.i16[cols[MANA], b, s] = 0
+            w_flags[cols[UNDEAD], b, s] = True
+            w_i16[cols[HEALTH], b, s] = w_i16[cols[MAX_HEALTH], b, s]
+            if w_i16[cols[MANA], b, s] != NULL:
+                w_i16[cols[MANA], b, s] = 0
             for k in range(FIRST_STATUS, LAST_STATUS + 1):
-                w.i16[cols[k], b, s] = 0
-            w.i16[cols[ACTIONS], b, s] = 0
-            w.i16[cols[CONTROLLER], b, s] = w.i16[cols[SIDE], b, s]
+                w_i16[cols[k], b, s] = 0
+            w_i16[cols[ACTIONS], b, s] = 0
+            w_i16[cols[CONTROLLER], b, s] = w_i16[cols[SIDE], b, s]
             returned[s] = 1
         else:
-            w.alive[b, s] = False
-            w.i16[cols[POS], b, s] = -1
-            w.i16[cols[HEALTH], b, s] = 0
-            for m in range(f.mods.shape[1]):
-                if f.mods[b, m, M_SLOT] == s:
-                    f.mods[b, m, :] = -1
+            w_alive[b, s] = False
+            w_i16[cols[POS], b, s] = -1
+            w_i16[cols[HEALTH], b, s] = 0
+            for m in range(f_mods.shape[1]):
+                if f_mods[b, m, M_SLOT] == s:
+                    f_mods[b, m, :] = -1
     sync_modifiers(w, cols, f, b)
     early_end(w, cols, f, b)
 
@@ -101,14 +105,17 @@ def settle(w, cols, f, b, returned):
 def drop_modifier(w, cols, f, b, m):
     """Remove modifier instance m; a "+X Health" one takes its X off max health again and health
     is then at most max health, never below 1 (I-35: losing a buff does not kill)."""
-    s = f.mods[b, m, M_SLOT]
-    if s >= 0 and f.mods[b, m, M_STAT] == S_HEALTH and f.mods[b, m, M_SET] < 0 and w.alive[b, s]:
-        mx = max(w.i16[cols[MAX_HEALTH], b, s] - f.mods[b, m, M_AMOUNT], 1)
-        w.i16[cols[MAX_HEALTH], b, s] = mx
-        hp = w.i16[cols[HEALTH], b, s]
+    w_i16 = w.i16
+    w_alive = w.alive
+    f_mods = f.mods
+    s = f_mods[b, m, M_SLOT]
+    if s >= 0 and f_mods[b, m, M_STAT] == S_HEALTH and f_mods[b, m, M_SET] < 0 and w_alive[b, s]:
+        mx = max(w_i16[cols[MAX_HEALTH], b, s] - f_mods[b, m, M_AMOUNT], 1)
+        w_i16[cols[MAX_HEALTH], b, s] = mx
+        hp = w_i16[cols[HEALTH], b, s]
         if hp >= 1:
-            w.i16[cols[HEALTH], b, s] = max(min(hp, mx), 1)
-    f.mods[b, m, :] = -1
+            w_i16[cols[HEALTH], b, s] = max(min(hp, mx), 1)
+    f_mods[b, m, :] = -1
 
 
 @njit(cache=True)
@@ -116,44 +123,51 @@ def sync_modifiers(w, cols, f, b):
     """Armor and Magic Resist modifiers as the damage stages read them (hex.md "Example: "Target
     unit gets Armor 1""; I-35: "+X" stacks, "Prop X" takes the highest): their sum and highest
     set, per unit, recomputed from the modifier instances whenever those change."""
-    for s in range(w.alive.shape[1]):
-        w.i16[cols[ARMOR_ADD], b, s] = 0
-        w.i16[cols[MAGIC_RESIST_ADD], b, s] = 0
-        w.i16[cols[ARMOR_SET], b, s] = -1
-        w.i16[cols[MAGIC_RESIST_SET], b, s] = -1
-    for m in range(f.mods.shape[1]):
-        s = f.mods[b, m, M_SLOT]
-        stat = f.mods[b, m, M_STAT]
+    w_i16 = w.i16
+    w_alive = w.alive
+    f_mods = f.mods
+    for s in range(w_alive.shape[1]):
+        w_i16[cols[ARMOR_ADD], b, s] = 0
+        w_i16[cols[MAGIC_RESIST_ADD], b, s] = 0
+        w_i16[cols[ARMOR_SET], b, s] = -1
+        w_i16[cols[MAGIC_RESIST_SET], b, s] = -1
+    for m in range(f_mods.shape[1]):
+        s = f_mods[b, m, M_SLOT]
+        stat = f_mods[b, m, M_STAT]
         if s < 0 or (stat != S_ARMOR and stat != S_MAGIC_RESIST):
             continue
-        if not qualifies(f, b, m, w.i16[cols[RANGE], b, s] != NULL):
+        if not qualifies(f, b, m, w_i16[cols[RANGE], b, s] != NULL):
             continue
         add = ARMOR_ADD if stat == S_ARMOR else MAGIC_RESIST_ADD
         put = ARMOR_SET if stat == S_ARMOR else MAGIC_RESIST_SET
-        if f.mods[b, m, M_SET] >= 0:
-            w.i16[cols[put], b, s] = max(w.i16[cols[put], b, s], f.mods[b, m, M_SET])
+        if f_mods[b, m, M_SET] >= 0:
+            w_i16[cols[put], b, s] = max(w_i16[cols[put], b, s], f_mods[b, m, M_SET])
         else:
-            w.i16[cols[add], b, s] += f.mods[b, m, M_AMOUNT]
+            w_i16[cols[add], b, s] += f_mods[b, m, M_AMOUNT]
 
 
 @njit(cache=True)
 def early_end(w, cols, f, b):
     """Spec §2.11 (I-17): the first player owns and controls no unit on the battlefield -> the
     second player wins at once (hex.md "Otherwise, the second player wins.")."""
-    if f.g[b, WINNER] >= 0:
+    w_i16 = w.i16
+    w_alive = w.alive
+    f_g = f.g
+    if f_g[b, WINNER] >= 0:
         return
-    first = f.g[b, FIRST_PLAYER]
-    for s in range(w.alive.shape[1]):
-        if w.alive[b, s] and w.i16[cols[SIDE], b, s] == first and w.i16[cols[CONTROLLER], b, s] == first:
+    first = f_g[b, FIRST_PLAYER]
+    for s in range(w_alive.shape[1]):
+        if w_alive[b, s] and w_i16[cols[SIDE], b, s] == first and w_i16[cols[CONTROLLER], b, s] == first:
             return
-    f.g[b, WINNER] = 1 - first
-    f.g[b, END_REASON] = END_NO_UNITS
-    f.g[b, TO_ACT] = -1
+    f_g[b, WINNER] = 1 - first
+    f_g[b, END_REASON] = END_NO_UNITS
+    f_g[b, TO_ACT] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def seat_can_act(w, cols, b, seat):
-    for s in range(w.alive.shape[1]):
+    w_alive = w.alive
+    for s in range(w_alive.shape[1]):
         if can_act(w, cols, b, s, seat):
             return True
     return False
@@ -164,11 +178,13 @@ def centre_token(w, cols, b, g):
     """hex.md "The first buffable unit to end its turn on the center hex receives +1 Shield";
     I-16: checked at every turn's end, whoever's unit, however it got there; an Overheated unit
     cannot be buffed."""
+    w_i16 = w.i16
+    w_alive = w.alive
     if g[b, CENTRE_SHIELD] == 0:
         return
-    for s in range(w.alive.shape[1]):
-        if w.alive[b, s] and w.i16[cols[POS], b, s] == CENTRE_ID and w.i16[cols[OVERHEATED], b, s] == 0:
-            w.i16[cols[SHIELD_C], b, s] += 1
+    for s in range(w_alive.shape[1]):
+        if w_alive[b, s] and w_i16[cols[POS], b, s] == CENTRE_ID and w_i16[cols[OVERHEATED], b, s] == 0:
+            w_i16[cols[SHIELD_C], b, s] += 1
             g[b, CENTRE_SHIELD] = 0
 
 
@@ -178,17 +194,18 @@ def end_turn(w, cols, f, b, seat, acted):
     skip "does not count as taking an action", H10.4); the opponent acts next if it has a unit
     with an action left, else the same player ("multiple turns in a row"), else nobody (the
     round ends, to_act = -1)."""
+    f_g = f.g
     if acted:
-        f.g[b, LAST_ACTOR] = seat
-    centre_token(w, cols, b, f.g)
-    if f.g[b, WINNER] >= 0:
-        f.g[b, TO_ACT] = -1
+        f_g[b, LAST_ACTOR] = seat
+    centre_token(w, cols, b, f_g)
+    if f_g[b, WINNER] >= 0:
+        f_g[b, TO_ACT] = -1
     elif seat_can_act(w, cols, b, 1 - seat):
-        f.g[b, TO_ACT] = 1 - seat
+        f_g[b, TO_ACT] = 1 - seat
     elif seat_can_act(w, cols, b, seat):
-        f.g[b, TO_ACT] = seat
+        f_g[b, TO_ACT] = seat
     else:
-        f.g[b, TO_ACT] = -1
+        f_g[b, TO_ACT] = -1
 
 
 @njit(cache=True)
@@ -197,11 +214,13 @@ def status_damage(w, cols, f, b, queue, qlen):
     the state at the start, each Burn / Poison / Bleed pile is one magical instance (through
     Shield, Refraction, Magic Resist; not returned); ``status_tick`` then adds regen, and deaths
     are settled only after both, so the two apply together."""
-    for s in range(w.alive.shape[1]):
-        if not w.alive[b, s]:
+    w_i16 = w.i16
+    w_alive = w.alive
+    for s in range(w_alive.shape[1]):
+        if not w_alive[b, s]:
             continue
         for k in (BURN_C, POISON_C, BLEED_C):
-            n = w.i16[cols[k], b, s]
+            n = w_i16[cols[k], b, s]
             if n > 0:
                 push(queue, qlen, b, -1, s, n, MAGICAL | STATUS)
 
@@ -213,22 +232,24 @@ def status_tick(w, cols, f, b):
     no heal while Overheated); "Burn ... remove a Burn counter" and Bleed -1 (Poison stays);
     Mana Regen X up to max mana; "At the start of each round, remove a Fade counter" and the
     unit is sacrificed at 0. Deaths follow (``settle``)."""
-    for s in range(w.alive.shape[1]):
-        if not w.alive[b, s]:
+    w_i16 = w.i16
+    w_alive = w.alive
+    for s in range(w_alive.shape[1]):
+        if not w_alive[b, s]:
             continue
         regen = number(w, cols, b, s, HEALTH_REGEN)
-        if regen > 0 and w.i16[cols[OVERHEATED], b, s] == 0:
-            w.i16[cols[HEALTH], b, s] = min(w.i16[cols[HEALTH], b, s] + regen, w.i16[cols[MAX_HEALTH], b, s])
+        if regen > 0 and w_i16[cols[OVERHEATED], b, s] == 0:
+            w_i16[cols[HEALTH], b, s] = min(w_i16[cols[HEALTH], b, s] + regen, w_i16[cols[MAX_HEALTH], b, s])
         for k in (BURN_C, BLEED_C):
-            if w.i16[cols[k], b, s] > 0:
-                w.i16[cols[k], b, s] -= 1
+            if w_i16[cols[k], b, s] > 0:
+                w_i16[cols[k], b, s] -= 1
         mr = number(w, cols, b, s, MANA_REGEN)
-        if mr > 0 and w.i16[cols[MANA], b, s] != NULL:
-            w.i16[cols[MANA], b, s] = min(w.i16[cols[MANA], b, s] + mr, w.i16[cols[MAX_MANA], b, s])
-        if w.i16[cols[FADE_C], b, s] > 0:
-            w.i16[cols[FADE_C], b, s] -= 1
-            if w.i16[cols[FADE_C], b, s] == 0:
-                w.i16[cols[HEALTH], b, s] = 0  # hex-keywords.md "When the last is removed, sacrifice this unit."
+        if mr > 0 and w_i16[cols[MANA], b, s] != NULL:
+            w_i16[cols[MANA], b, s] = min(w_i16[cols[MANA], b, s] + mr, w_i16[cols[MAX_MANA], b, s])
+        if w_i16[cols[FADE_C], b, s] > 0:
+            w_i16[cols[FADE_C], b, s] -= 1
+            if w_i16[cols[FADE_C], b, s] == 0:
+                w_i16[cols[HEALTH], b, s] = 0  # hex-keywords.md "When the last is removed, sacrifice this unit."
 
 
 @njit(cache=True)
@@ -236,21 +257,24 @@ def refresh(w, cols, f, b):
     """Round start: hex.md "Every unit has one action each round, by default" (I-13: refresh
     sets 1; channelling units 0); then I-11: the player who last performed an action in the
     previous round acts second; if nobody did, the previous opener opens again."""
-    for s in range(w.alive.shape[1]):
-        if w.alive[b, s]:
-            w.i16[cols[ACTIONS], b, s] = 0 if w.i16[cols[CHANNEL_C], b, s] > 0 else 1
-    last = f.g[b, LAST_ACTOR]
-    opener = f.g[b, OPENER] if last < 0 else 1 - last
-    f.g[b, OPENER] = opener
-    f.g[b, LAST_ACTOR] = -1
-    if f.g[b, WINNER] >= 0:
-        f.g[b, TO_ACT] = -1
+    w_i16 = w.i16
+    w_alive = w.alive
+    f_g = f.g
+    for s in range(w_alive.shape[1]):
+        if w_alive[b, s]:
+            w_i16[cols[ACTIONS], b, s] = 0 if w_i16[cols[CHANNEL_C], b, s] > 0 else 1
+    last = f_g[b, LAST_ACTOR]
+    opener = f_g[b, OPENER] if last < 0 else 1 - last
+    f_g[b, OPENER] = opener
+    f_g[b, LAST_ACTOR] = -1
+    if f_g[b, WINNER] >= 0:
+        f_g[b, TO_ACT] = -1
     elif seat_can_act(w, cols, b, opener):
-        f.g[b, TO_ACT] = opener
+        f_g[b, TO_ACT] = opener
     elif seat_can_act(w, cols, b, 1 - opener):
-        f.g[b, TO_ACT] = 1 - opener
+        f_g[b, TO_ACT] = 1 - opener
     else:
-        f.g[b, TO_ACT] = -1
+        f_g[b, TO_ACT] = -1
 
 
 @njit(cache=True)
@@ -259,28 +283,32 @@ def round_end(w, cols, f, b):
     -1 at each round end, gone at 0; modifiers expire after their last round); then "The victory
     check occurs after all other end-of-round events": after round 7, the first player wins iff
     a unit it controls stands on the centre (I-15), else the second; otherwise the round advances."""
-    rnd = f.g[b, ROUND]
-    for s in range(w.alive.shape[1]):
-        if w.alive[b, s]:
+    w_i16 = w.i16
+    w_alive = w.alive
+    f_g = f.g
+    f_mods = f.mods
+    rnd = f_g[b, ROUND]
+    for s in range(w_alive.shape[1]):
+        if w_alive[b, s]:
             for k in range(TIMED_FIRST, OVERHEATED + 1):
-                if w.i16[cols[k], b, s] > 0:
-                    w.i16[cols[k], b, s] -= 1
-    for m in range(f.mods.shape[1]):
-        if f.mods[b, m, M_SLOT] >= 0 and f.mods[b, m, M_UNTIL] <= rnd:
+                if w_i16[cols[k], b, s] > 0:
+                    w_i16[cols[k], b, s] -= 1
+    for m in range(f_mods.shape[1]):
+        if f_mods[b, m, M_SLOT] >= 0 and f_mods[b, m, M_UNTIL] <= rnd:
             drop_modifier(w, cols, f, b, m)
     sync_modifiers(w, cols, f, b)
-    if f.g[b, WINNER] >= 0:
+    if f_g[b, WINNER] >= 0:
         return
-    if rnd >= f.g[b, ROUNDS]:
-        first = f.g[b, FIRST_PLAYER]
-        f.g[b, WINNER] = 1 - first
-        for s in range(w.alive.shape[1]):
-            if w.alive[b, s] and w.i16[cols[POS], b, s] == CENTRE_ID and w.i16[cols[CONTROLLER], b, s] == first:
-                f.g[b, WINNER] = first
-        f.g[b, END_REASON] = END_CENTRE
-        f.g[b, TO_ACT] = -1
+    if rnd >= f_g[b, ROUNDS]:
+        first = f_g[b, FIRST_PLAYER]
+        f_g[b, WINNER] = 1 - first
+        for s in range(w_alive.shape[1]):
+            if w_alive[b, s] and w_i16[cols[POS], b, s] == CENTRE_ID and w_i16[cols[CONTROLLER], b, s] == first:
+                f_g[b, WINNER] = first
+        f_g[b, END_REASON] = END_CENTRE
+        f_g[b, TO_ACT] = -1
     else:
-        f.g[b, ROUND] = rnd + 1
+        f_g[b, ROUND] = rnd + 1
 
 
 

@@ -1,0 +1,206 @@
+"""The greedy hex agent, compiled: every legal entry of the battle table scored by what it does
+now (damage and kills by damage type, centre control, threat, tempo), the best one taken, ties
+broken by the game's RNG. No search: it reads the state, it never plays an action ahead.
+
+Why these terms: the game is won by the centre alone (hex.md "the first player wins if they
+control the center hex"; otherwise the second player wins), so standing on (4, 3), removing the
+unit that stands there and closing in on it dominate; damage and kills decide who still has units
+to contest it; a melee attack into a retaliation that kills the attacker loses tempo.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from battlesim.ecs.compiled.rng import advance, bits_at, to_unit
+from battlesim.systems.hex import kernel_cache
+from battlesim.systems.hex.battle import ABILITY_0, ATTACK, CHARGE, MOVE, SKIP, U, V, has, number, occupancy, prop
+from battlesim.systems.hex.board import CENTRE_ID, DIST, N_HEXES
+from battlesim.systems.hex.state import (
+    A_EFFECTS,
+    A_NEFFECTS,
+    ARMOR,
+    ARMOR_ADD,
+    BACKSTAB,
+    CONTROLLER,
+    E_AMOUNT,
+    E_OP,
+    E_TYPE,
+    ETHEREAL,
+    HEALTH,
+    HERO,
+    IMBUED,
+    MAGIC_RESIST,
+    MAGIC_RESIST_ADD,
+    MAX_HEALTH,
+    NEF,
+    NULL,
+    OP_DAMAGE,
+    OP_HEAL,
+    OP_SHIELD,
+    PIERCING,
+    POS,
+    ROUND,
+    S_MOVEMENT,
+    S_POWER,
+    S_RANGE,
+    SHIELD_C,
+)
+
+
+@njit(cache=True)
+def damage_estimate(w, cols, f, b, s, o, amount, magical, combat):
+    """What ``amount`` from unit s does to unit o after Shield, Ethereal, Armor (less Piercing)
+    or Magic Resist (hex.md "Armor X – ... reduces incoming physical damage by X", "Magic Resist
+    X", "Shield"): the damage stages' arithmetic, read, not applied."""
+    w_i16 = w.i16
+    if amount <= 0:
+        return 0
+    if magical:
+        red = number(w, cols, b, o, MAGIC_RESIST) + w_i16[cols[MAGIC_RESIST_ADD], b, o]
+    else:
+        if has(w, cols, f, b, o, ETHEREAL):
+            return 0
+        red = number(w, cols, b, o, ARMOR) + w_i16[cols[ARMOR_ADD], b, o]
+        if combat and s >= 0:
+            red -= number(w, cols, b, s, PIERCING)
+    amount = amount - max(np.int64(w_i16[cols[SHIELD_C], b, o]), 0)
+    return max(amount - max(red, 0), 0)
+
+
+@njit(cache=True)
+def unit_value(w, cols, b, o):
+    """How much removing unit o is worth: a hero most (its abilities and items die with it)."""
+    w_flags = w.flags
+    return 6.0 if w_flags[cols[HERO], b, o] else 3.0
+
+
+@njit(cache=True)
+def threat_map(w, cols, f, b, seat, out):
+    """``out[h]``: the power of the enemies that could attack a unit on hex h next turn (in
+    reach: movement + 1 for melee, movement + range for ranged), read once per decision."""
+    w_i16 = w.i16
+    w_alive = w.alive
+    out[:] = 0.0
+    for o in range(w_alive.shape[1]):
+        if not w_alive[b, o] or w_i16[cols[CONTROLLER], b, o] == seat:
+            continue
+        p = prop(w, cols, f, b, o, S_POWER)
+        if p == NULL or p <= 0:
+            continue
+        mv = max(prop(w, cols, f, b, o, S_MOVEMENT), 0)
+        rng = prop(w, cols, f, b, o, S_RANGE)
+        reach_ = mv + (1 if rng == NULL else rng)
+        here = w_i16[cols[POS], b, o]
+        for h in range(N_HEXES):
+            if DIST[here, h] <= reach_:
+                out[h] += p
+
+
+@njit(cache=True)
+def strike_score(w, cols, f, b, s, o, amount, magical, combat, melee):
+    """Damage and a kill on unit o (and whether it stands on the centre), less the retaliation a
+    melee attacker takes when o survives (hex.md "the defender retaliates")."""
+    w_i16 = w.i16
+    f_g = f.g
+    dmg = damage_estimate(w, cols, f, b, s, o, amount, magical, combat)
+    hp = w_i16[cols[HEALTH], b, o]
+    kill = dmg >= hp
+    rnd = f_g[b, ROUND]
+    score = 1.5 * min(dmg, hp)
+    if kill:
+        score += 4.0 * unit_value(w, cols, b, o)
+    if w_i16[cols[POS], b, o] == CENTRE_ID:
+        score += (8.0 + rnd) if kill else 1.0 * dmg
+    if melee and not kill and not has(w, cols, f, b, s, BACKSTAB):
+        p = prop(w, cols, f, b, o, S_POWER)
+        if p != NULL:
+            back = damage_estimate(w, cols, f, b, o, s, p, has(w, cols, f, b, o, IMBUED), True)
+            if back >= w_i16[cols[HEALTH], b, s]:
+                score -= 4.0 * unit_value(w, cols, b, s)
+            else:
+                score -= 0.8 * back
+    return score
+
+
+@njit(cache=True)
+def action_score(w, cols, f, b, seat, a, occ, threat):
+    """The greedy score of battle-table entry ``a`` (spec §6 layout)."""
+    w_i16 = w.i16
+    f_g = f.g
+    f_abil = f.abil
+    h = a % N_HEXES
+    uv = a // N_HEXES
+    v = uv % V
+    s = seat * U + uv // V
+    here = w_i16[cols[POS], b, s]
+    rnd = f_g[b, ROUND]
+    centre = 6.0 + 2.0 * rnd  # control of (4, 3) matters more as round 7 nears
+    if v == SKIP:
+        return 1.0 if here == CENTRE_ID else -0.5  # tempo: holding the centre is worth a skip
+    if v == MOVE:
+        if here == CENTRE_ID:
+            return -centre
+        if h == CENTRE_ID:
+            return centre - 0.2 * threat[h]
+        closer = DIST[here, CENTRE_ID] - DIST[h, CENTRE_ID]
+        return 0.8 * closer - 0.15 * threat[h]
+    if v == ATTACK or v == CHARGE:
+        o = occ[h]
+        melee = prop(w, cols, f, b, s, S_RANGE) == NULL
+        score = 0.5 + strike_score(w, cols, f, b, s, o, prop(w, cols, f, b, s, S_POWER),
+                                   has(w, cols, f, b, s, IMBUED), True, melee)
+        if here == CENTRE_ID and (v == CHARGE or melee):
+            score -= 0.5 * centre  # a charge or a kill-and-occupy leaves the centre
+        return score
+    k = v - ABILITY_0
+    o = occ[h]
+    score = 0.2
+    for e in range(f_abil[b, s, k, A_NEFFECTS]):
+        base = A_EFFECTS + e * NEF
+        op = f_abil[b, s, k, base + E_OP]
+        amount = np.int64(f_abil[b, s, k, base + E_AMOUNT])
+        if o < 0:
+            continue
+        enemy = w_i16[cols[CONTROLLER], b, o] != seat
+        if op == OP_DAMAGE and enemy:
+            score += 0.5 + strike_score(w, cols, f, b, s, o, amount, f_abil[b, s, k, base + E_TYPE] == 1, False, False)
+        elif op == OP_HEAL and not enemy:
+            score += 0.7 * min(amount, w_i16[cols[MAX_HEALTH], b, o] - w_i16[cols[HEALTH], b, o])
+        elif op == OP_SHIELD and not enemy:
+            score += 0.5 * amount
+        elif enemy:
+            score += 1.0
+        else:
+            score += 0.3
+    return score
+
+
+@njit(cache=True)
+def greedy_action(w, cols, f, k, rng, b, seat, mask, units, stream):
+    """The best-scoring legal entry of ``mask`` (the battle table, filled; ``units``: the acting
+    units' blocks, the only ones read), ties broken by a
+    uniform draw per entry (the table's width of draws per decision: no two entries share one)."""
+    k_occ = k.occ
+    occupancy(w, cols, b, k_occ)
+    threat = np.zeros(N_HEXES, dtype=np.float64)
+    threat_map(w, cols, f, b, seat, threat)
+    best = -1
+    best_score = -1e18
+    block = V * N_HEXES
+    for u in range(U):
+        if not units >> u & 1:
+            continue
+        for a in range(u * block, (u + 1) * block):
+            if not mask[a]:
+                continue
+            score = action_score(w, cols, f, b, seat, a, k_occ, threat) + 0.01 * to_unit(bits_at(rng, b, a, stream))
+            if score > best_score:
+                best_score = score
+                best = a
+    advance(rng, b, mask.shape[0])
+    return best
+
+
+kernel_cache.check("agents", [v for v in list(globals().values()) if hasattr(v, "py_func") and v.__module__ == __name__])

@@ -1,0 +1,377 @@
+"""Hex battle actions and effects over one game, compiled: move, attack (melee, ranged, charge,
+retreat), skip, ability and its effect ops, push and pull, heal, round start. The game loop
+(``play.py``), replays and the scenario runner (``actions.Battle``, which checks a step's
+legality in Python first and names what is wrong) all apply actions through these kernels, so
+the 93 scenario files check the code that batch games run.
+
+Every function takes ``(w, cols, f, k, b, ...)``: the World as kernels see it, the column table,
+the per-game fields (``HexFields``), the scratch ``Work`` (damage queue, per-thread buffers) and
+the game.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from battlesim.ecs.compiled.damage_queue import push
+from battlesim.systems.hex import kernel_cache
+from battlesim.systems.hex.battle import has, legal_move, number, occupancy, prop, reach
+from battlesim.systems.hex.damage_stages import ATTACK, COMBAT, MAGICAL, NONLETHAL, PHYSICAL, PURE, RANGED, RETALIATION
+from battlesim.systems.hex.state import (
+    A_COST,
+    A_EFFECTS,
+    A_NEFFECTS,
+    A_USED,
+    ABILITIES,
+    BACKSTAB,
+    CONTROLLER,
+    COUNTERSTRIKE,
+    DISARMED,
+    E_AMOUNT,
+    E_KEYWORD,
+    E_NONLETHAL,
+    E_ONLY,
+    E_OP,
+    E_ROUNDS,
+    E_SET,
+    E_STAT,
+    E_STATUS,
+    E_TYPE,
+    FIRST_STATUS,
+    HEALTH,
+    IMBUED,
+    INTIMIDATE,
+    M_AMOUNT,
+    M_BY,
+    M_KEYWORD,
+    M_ONLY,
+    M_SET,
+    M_SLOT,
+    M_SOURCE,
+    M_STAT,
+    M_UNTIL,
+    MANA,
+    MANABURN,
+    MAX_HEALTH,
+    NEF,
+    NULL,
+    OP_DAMAGE,
+    OP_HEAL,
+    OP_MANA,
+    OP_MODIFIER,
+    OP_PULL,
+    OP_PUSH,
+    OP_SHIELD,
+    OP_STATUS,
+    OPENER,
+    OVERHEATED,
+    OVERWATCH,
+    PERMANENT,
+    POS,
+    RETREATING,
+    ROOTED,
+    ROUND,
+    S_HEALTH,
+    S_POWER,
+    S_RANGE,
+    SHIELD_C,
+    SPELLPROOF,
+    TO_ACT,
+    VENGEANCE,
+    WINNER,
+)
+from battlesim.systems.hex.turn import (
+    drop_modifier,
+    end_turn,
+    refresh,
+    seat_can_act,
+    status_damage,
+    status_tick,
+    sync_modifiers,
+)
+from battlesim.systems.hex.work import bury, deal, displace, heal, resolve, spend, walk, walk_to
+
+# return codes of the actions (0 = done); the scenario runner turns them into its "not legal" line
+DONE, NO_RETREATING, BAD_RETREAT, BAD_MOVE = range(4)
+
+@njit(cache=True)
+def do_move(w, cols, f, k, b, s, h, path, npath):
+    """H10.3.1: a move action (``npath`` < 0: the shortest path; else ``path[:npath]``)."""
+    w_i16 = w.i16
+    seat = w_i16[cols[CONTROLLER], b, s]
+    if npath < 0:
+        walk_to(w, cols, f, k, b, s, h)
+    else:
+        walk(w, cols, f, k, b, s, path, npath)
+    spend(w, cols, b, s)
+    end_turn(w, cols, f, b, seat, True)
+
+
+@njit(cache=True)
+def do_skip(w, cols, f, k, b, s):
+    """hex.md "Skipping consumes the unit's action, but does not count as taking an action"."""
+    w_i16 = w.i16
+    seat = w_i16[cols[CONTROLLER], b, s]
+    spend(w, cols, b, s)
+    end_turn(w, cols, f, b, seat, False)
+
+
+@njit(cache=True)
+def do_attack(w, cols, f, k, b, s, t, approach, path, npath, retreat):
+    """H10.3.2 / H11: an attack on the unit on hex t, a charge from ``approach`` (>= 0; I-22),
+    Retreating to ``retreat`` after it (>= 0; the own hex = stay). Legality of the attack and
+    charge is the caller's (the mask); a retreat is checked after the combat: BAD_RETREAT."""
+    w_i16 = w.i16
+    w_alive = w.alive
+    k_occ = k.occ
+    k_steps = k.steps
+    k_prev = k.prev
+    seat = w_i16[cols[CONTROLLER], b, s]
+    code = DONE
+    if approach >= 0:
+        if npath < 0:
+            walk_to(w, cols, f, k, b, s, approach)
+        else:
+            walk(w, cols, f, k, b, s, path, npath)
+    occupancy(w, cols, b, k_occ)
+    d = k_occ[t]
+    if w_alive[b, s] and d >= 0:
+        combat(w, cols, f, k, b, s, d)
+    if retreat >= 0 and w_alive[b, s]:
+        x = number(w, cols, b, s, RETREATING)
+        here = w_i16[cols[POS], b, s]
+        if x <= 0:
+            code = NO_RETREATING
+        elif retreat != here:
+            occupancy(w, cols, b, k_occ)
+            reach(w, cols, f, b, s, k_occ, k_steps, k_prev)
+            if k_occ[retreat] >= 0 or k_steps[retreat] > x or w_i16[cols[ROOTED], b, s] > 0:
+                code = BAD_RETREAT
+            else:
+                walk_to(w, cols, f, k, b, s, retreat)
+    if code != DONE:
+        return code
+    if w_alive[b, s]:
+        spend(w, cols, b, s)
+    end_turn(w, cols, f, b, seat, True)
+    return DONE
+
+
+@njit(cache=True)
+def retaliation_power(w, cols, f, b, d, a):
+    """hex-keywords.md "Vengeance X – This unit gets +X Power while retaliating."; "Intimidate X
+    – ... the defender retaliates with -X Power." (I-21: floor 0)."""
+    p = prop(w, cols, f, b, d, S_POWER)
+    return max(p + number(w, cols, b, d, VENGEANCE) - number(w, cols, b, a, INTIMIDATE), 0)
+
+
+@njit(cache=True)
+def can_retaliate(w, cols, f, b, d, a):
+    """hex.md "A disarmed unit cannot attack or retaliate."; NULL power "cannot ... retaliate";
+    "Backstab – When this unit attacks, the defender cannot retaliate."."""
+    w_i16 = w.i16
+    w_alive = w.alive
+    return (w_alive[b, d] and prop(w, cols, f, b, d, S_POWER) != NULL and w_i16[cols[DISARMED], b, d] == 0
+            and not has(w, cols, f, b, a, BACKSTAB))
+
+
+@njit(cache=True)
+def combat_kind(w, cols, f, b, s):
+    """hex.md "Combat damage is physical"; "Imbued – This unit deals its combat damage as magic damage."."""
+    return COMBAT | (MAGICAL if has(w, cols, f, b, s, IMBUED) else PHYSICAL)
+
+
+@njit(cache=True)
+def combat(w, cols, f, k, b, a, d):
+    """Spec §2.8 (I-20): declaration (Manaburn), Overwatch, the attack (Counterstrike at the
+    same instant), the kill-and-occupy or the push back and one retaliation; ranged: no
+    retaliation (H11.4.2.3)."""
+    w_i16 = w.i16
+    w_alive = w.alive
+    k_queue = k.queue
+    k_qlen = k.qlen
+    k_returned = k.returned
+    ranged = prop(w, cols, f, b, a, S_RANGE) != NULL
+    from_hex = w_i16[cols[POS], b, a]
+    target_hex = w_i16[cols[POS], b, d]
+    mb = number(w, cols, b, a, MANABURN)
+    if mb > 0 and w_i16[cols[MANA], b, d] != NULL:  # hex.md "Manaburn X – When this unit attacks, remove X mana"
+        w_i16[cols[MANA], b, d] = max(w_i16[cols[MANA], b, d] - mb, 0)
+    retaliated = ranged
+    if not ranged and has(w, cols, f, b, d, OVERWATCH) and can_retaliate(w, cols, f, b, d, a):
+        # hex-keywords.md "Overwatch – This unit retaliates before the attacker deals damage to it."
+        deal(w, cols, f, k, b, d, a, retaliation_power(w, cols, f, b, d, a), combat_kind(w, cols, f, b, d) | RETALIATION)
+        retaliated = True
+        if not w_alive[b, a]:
+            return
+    power = prop(w, cols, f, b, a, S_POWER)
+    counter = not retaliated and has(w, cols, f, b, d, COUNTERSTRIKE) and can_retaliate(w, cols, f, b, d, a)
+    back = retaliation_power(w, cols, f, b, d, a) if counter else 0
+    push(k_queue, k_qlen, b, a, d, power, combat_kind(w, cols, f, b, a) | ATTACK | (RANGED if ranged else 0))
+    # spec §2.8 (3): "Lifesteal heals before the counterstrike damage lands"
+    resolve(w, cols, f, k, b, not counter)
+    if counter:
+        # hex.md "Counterstrike – This unit retaliates at the same time that it is attacked."
+        push(k_queue, k_qlen, b, d, a, back, combat_kind(w, cols, f, b, d) | RETALIATION)
+        resolve(w, cols, f, k, b, True)
+        retaliated = True
+    if ranged or not w_alive[b, a]:
+        return
+    if not w_alive[b, d]:
+        w_i16[cols[POS], b, a] = target_hex  # hex.md "the attacking unit moves into the defender's hex"
+        return
+    if k_returned[d]:
+        return  # I-25: pushed back to its own hex; the returned unit does not retaliate
+    w_i16[cols[POS], b, a] = from_hex
+    if not retaliated and can_retaliate(w, cols, f, b, d, a):
+        deal(w, cols, f, k, b, d, a, retaliation_power(w, cols, f, b, d, a), combat_kind(w, cols, f, b, d) | RETALIATION)
+
+
+@njit(cache=True)
+def do_ability(w, cols, f, k, b, s, kk, t, move_to, move_first):
+    """H10.3.3: an ability action of unit s, ability kk, on hex t: hex.md "When paid, adjust the
+    mana counter accordingly."; its effects on the target (hex.md "Spellproof – This unit is not
+    affected by enemy active abilities.": cost paid, no effect, I-39); with ``move_to`` >= 0 and
+    not ``move_first``: hex.md "Combinable – This unit may move and use this ability in a single
+    action." (the move after; a move first is the caller's ``walk_to`` before this). Legality is
+    the caller's (the mask, or the scenario runner's checks); a bad move after: BAD_MOVE."""
+    w_i16 = w.i16
+    w_alive = w.alive
+    f_g = f.g
+    f_abil = f.abil
+    k_occ = k.occ
+    k_steps = k.steps
+    k_prev = k.prev
+    occupancy(w, cols, b, k_occ)
+    seat = w_i16[cols[CONTROLLER], b, s]
+    cost = f_abil[b, s, kk, A_COST]
+    if cost > 0:
+        w_i16[cols[MANA], b, s] = w_i16[cols[MANA], b, s] - cost
+    f_abil[b, s, kk, A_USED] = f_g[b, ROUND]
+    o = k_occ[t]
+    if o >= 0 and not (w_i16[cols[CONTROLLER], b, o] != seat and has(w, cols, f, b, o, SPELLPROOF)):
+        for e in range(f_abil[b, s, kk, A_NEFFECTS]):
+            effect(w, cols, f, k, b, s, o, kk, A_EFFECTS + e * NEF, s * ABILITIES + kk)
+    if move_to >= 0 and not move_first and w_alive[b, s]:
+        occupancy(w, cols, b, k_occ)
+        if not legal_move(w, cols, f, b, s, move_to, k_occ, k_steps, k_prev):
+            return BAD_MOVE
+        walk_to(w, cols, f, k, b, s, move_to)
+    if w_alive[b, s]:
+        spend(w, cols, b, s)
+    end_turn(w, cols, f, b, seat, True)
+    return DONE
+
+
+@njit(cache=True)
+def effect(w, cols, f, k, b, s, o, kk, base, source):
+    """One effect op of an ability (spec §5 ops: damage, heal, shield, status, mana, modifier,
+    push, pull) on unit o; its fields are ``f_abil[b, s, kk, base:base + NEF]``."""
+    w_i16 = w.i16
+    w_alive = w.alive
+    f_abil = f.abil
+    k_path = k.path
+    row = f_abil[b, s, kk]
+    op = row[base + E_OP]
+    amount = np.int64(row[base + E_AMOUNT])
+    if not w_alive[b, o]:
+        return
+    buff = w_i16[cols[CONTROLLER], b, o] == w_i16[cols[CONTROLLER], b, s]
+    if buff and (op == OP_SHIELD or op == OP_STATUS or op == OP_MODIFIER) and w_i16[cols[OVERHEATED], b, o] > 0:
+        return  # hex.md "Overheat – An overheated unit cannot be healed or buffed this round."
+    if op == OP_DAMAGE:
+        # hex.md "Magical damage is dealt by abilities unless otherwise specified."
+        ty = row[base + E_TYPE]
+        kind = PHYSICAL if ty == 0 else (MAGICAL if ty == 1 else PURE)
+        deal(w, cols, f, k, b, s, o, amount, kind | (NONLETHAL if row[base + E_NONLETHAL] else 0))
+    elif op == OP_HEAL:
+        heal(w, cols, b, o, amount)
+    elif op == OP_SHIELD:
+        w_i16[cols[SHIELD_C], b, o] += amount
+    elif op == OP_STATUS:
+        c = FIRST_STATUS + row[base + E_STATUS]
+        value = amount if row[base + E_ROUNDS] <= 0 else np.int64(row[base + E_ROUNDS])
+        w_i16[cols[c], b, o] = max(np.int64(w_i16[cols[c], b, o]), value)
+    elif op == OP_MANA:
+        if w_i16[cols[MANA], b, o] != NULL:
+            w_i16[cols[MANA], b, o] = max(w_i16[cols[MANA], b, o] + amount, 0)
+    elif op == OP_MODIFIER:
+        add_modifier(w, cols, f, b, s, o, row[base + E_STAT], amount, row[base + E_SET], row[base + E_KEYWORD],
+                     row[base + E_ROUNDS], row[base + E_ONLY], source)
+    elif op == OP_PUSH or op == OP_PULL:
+        # hex.md "Pushed X" / "Pulled X": from / toward the acting unit's hex
+        displace(w, cols, f, k, b, o, w_i16[cols[POS], b, s], amount, op == OP_PULL, k_path, -1)
+
+
+@njit(cache=True)
+def add_modifier(w, cols, f, b, s, o, stat, amount, set_, keyword, rounds, only, source):
+    """hex.md "Some items and abilities modify the numerical value of properties." (I-35: an
+    instance with the seat that applied it; ``rounds`` -> it expires at the end of round
+    ``round + rounds - 1``, I-34). I-36: a non-stacking one ("Prop X", a granted keyword) from
+    the same source replaces the earlier instance (hex-keywords.md "if a buff does not stack,
+    applying it again replaces it"); "+X" ones add an instance each (hex.md "Numerical values stack")."""
+    w_i16 = w.i16
+    f_g = f.g
+    f_mods = f.mods
+    mods = f_mods
+    stacks = keyword < 0 and set_ < 0
+    if not stacks and source >= 0:
+        for m in range(mods.shape[1]):
+            if (mods[b, m, M_SLOT] == o and mods[b, m, M_SOURCE] == source and mods[b, m, M_STAT] == stat
+                    and mods[b, m, M_KEYWORD] == keyword):
+                drop_modifier(w, cols, f, b, m)
+                break
+    free = -1
+    for m in range(mods.shape[1]):
+        if mods[b, m, M_SLOT] < 0:
+            free = m
+            break
+    if free < 0:
+        raise RuntimeError("hex: more modifier instances than the game holds (state.MODS)")
+    mods[b, free, :] = -1
+    mods[b, free, M_SLOT] = o
+    mods[b, free, M_BY] = w_i16[cols[CONTROLLER], b, s]
+    mods[b, free, M_UNTIL] = PERMANENT if rounds <= 0 else f_g[b, ROUND] + rounds - 1
+    mods[b, free, M_ONLY] = only
+    mods[b, free, M_SOURCE] = source
+    if keyword >= 0:
+        mods[b, free, M_KEYWORD] = keyword
+        mods[b, free, M_AMOUNT] = max(amount, 1)
+    else:
+        mods[b, free, M_STAT] = stat
+        if set_ >= 0:
+            mods[b, free, M_SET] = set_
+        else:
+            mods[b, free, M_AMOUNT] = amount
+            if stat == S_HEALTH:  # I-35: "+X Health raises max and current"
+                mx = max(w_i16[cols[MAX_HEALTH], b, o] + amount, 1)
+                w_i16[cols[MAX_HEALTH], b, o] = mx
+                w_i16[cols[HEALTH], b, o] = max(min(w_i16[cols[HEALTH], b, o] + amount, mx), 1)
+    sync_modifiers(w, cols, f, b)
+
+
+@njit(cache=True)
+def round_start(w, cols, f, k, b):
+    """Spec §2.6 round start (I-10): refresh, the simultaneous status update, Fade, deaths, who
+    opens (decided again from the living units)."""
+    f_g = f.g
+    k_queue = k.queue
+    k_qlen = k.qlen
+    refresh(w, cols, f, b)
+    status_damage(w, cols, f, b, k_queue, k_qlen)
+    resolve(w, cols, f, k, b, False)
+    status_tick(w, cols, f, b)
+    bury(w, cols, f, k, b)
+    opener = f_g[b, OPENER]
+    if f_g[b, WINNER] >= 0:
+        f_g[b, TO_ACT] = -1
+    elif seat_can_act(w, cols, b, opener):
+        f_g[b, TO_ACT] = opener
+    elif seat_can_act(w, cols, b, 1 - opener):
+        f_g[b, TO_ACT] = 1 - opener
+    else:
+        f_g[b, TO_ACT] = -1
+
+
+kernel_cache.check("apply", [v for v in list(globals().values()) if hasattr(v, "py_func") and v.__module__ == __name__])

@@ -1,0 +1,112 @@
+"""Hex battles from two kingdoms, played by the compiled game loop (``play.py``): batches for
+``simulate --ruleset hex`` (``play_batch``, one compiled call per chunk and thread) and games
+with invariant checks for the tests (``play_games``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from battlesim.ecs.compiled.rng import rng_state
+from battlesim.ecs.datafiles import DataError
+from battlesim.systems.hex.actions import Battle
+from battlesim.systems.hex.cards import HexCardSet
+from battlesim.systems.hex.kingdoms import Kingdom
+from battlesim.systems.hex.pipeline import check_stages
+from battlesim.systems.hex.play import AGENTS, INVARIANTS, PLAY, RANDOM, play_batch
+from battlesim.systems.hex.setup import Army, place, tile
+from battlesim.systems.hex.state import WINNER, new_world
+from battlesim.systems.hex.work import new_work
+
+MAX_STEPS = 10_000  # a guard only: every turn spends an action, each unit has one a round (I-13)
+
+
+@dataclass
+class Armies:
+    """The two kingdoms' armies written once into a one-game template World (what every game of a
+    batch starts from)."""
+
+    cards: HexCardSet
+    kingdoms: tuple[Kingdom, Kingdom]
+    army: Army = field(default_factory=Army)
+
+    def __post_init__(self) -> None:
+        for k in self.kingdoms:
+            if k.format != "blitz":
+                raise DataError(f"hex: kingdom {k.id!r} is a {k.format} kingdom; batch games play blitz kingdoms "
+                                "(pre-assigned hexes) - the draft format is not built yet")
+        self.template = Battle(new_world(1, np.zeros(1, dtype=np.int64)))
+        for side, k in enumerate(self.kingdoms):
+            place(self.template, 0, side, k, self.cards, self.army)
+
+
+class HexBatch:
+    """A World of ``len(seeds)`` games of two armies, with the scratch the compiled loop takes."""
+
+    def __init__(self, armies: Armies, seeds: np.ndarray, log: int = 0) -> None:
+        check_stages()
+        self.armies = armies
+        self.seeds = np.asarray(seeds, dtype=np.int64)
+        self.bt = Battle(new_world(len(self.seeds), self.seeds), log=log)
+        tile(armies.template, self.bt)
+        self.rng = rng_state(self.seeds)
+        self.out = np.zeros((len(self.seeds), 2), dtype=np.int64)  # decisions, invariant broken
+
+    @property
+    def decisions(self) -> np.ndarray:
+        return self.out[:, 0]
+
+    @property
+    def f(self) -> Any:
+        return self.bt.f
+
+    def play(self, agents: np.ndarray, threads: int = 1, check: bool = False) -> None:
+        """Every game to its end: one compiled call per thread, thread t playing games t, t + n, ...;
+        with ``check``, the invariants after every step (``out[:, 1]``)."""
+        bt = self.bt
+        games = np.arange(len(self.seeds), dtype=np.int64)
+        n = max(1, min(threads, len(games)))
+        if n == 1:
+            play_batch(bt.st, bt.cols, bt.f, bt.k, self.rng, games, agents, MAX_STEPS, check, PLAY, self.out)
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+
+            works = [bt.k] + [new_work(len(games), bt.w.n_slots, bt.k.dcols, shared=bt.k) for _ in range(n - 1)]
+            with ThreadPoolExecutor(max_workers=n) as pool:
+                futs = [pool.submit(play_batch, bt.st, bt.cols, bt.f, works[i], self.rng, games[i::n], agents,
+                                    MAX_STEPS, check, PLAY, self.out) for i in range(n)]
+                for fut in futs:
+                    fut.result()
+        running = np.flatnonzero(bt.f.g[:, WINNER] < 0)
+        if running.size:
+            raise RuntimeError(f"seed {int(self.seeds[running[0]])}: the hex game did not end in {MAX_STEPS:,} steps")
+
+
+def agent_codes(agents: Sequence[Any]) -> np.ndarray:
+    """Each seat's compiled agent (``--agents``); an agent without a hex twin is an error naming
+    the ones there are (hex has no step API for Python agents)."""
+    codes = []
+    for a in agents:
+        name = getattr(a, "name", a)
+        if name not in AGENTS:
+            raise DataError(f"agent {name!r} does not play hex; hex agents: {', '.join(AGENTS)}")
+        codes.append(AGENTS.index(name))
+    return np.array(codes, dtype=np.int64)
+
+
+def play_games(armies: Armies, seeds: Sequence[int], agents: Sequence[int] = (RANDOM, RANDOM),
+               check: bool = True) -> list[dict[str, Any]]:
+    """One game per seed in one World, the invariants checked after every step (``check``): per
+    game its winner, end reason, rounds, decisions, and the first invariant it broke
+    (``violation``, "" if none)."""
+    from battlesim.systems.hex.state import END_REASON, END_REASONS, ROUND
+
+    hb = HexBatch(armies, np.array(seeds))
+    hb.play(np.asarray(agents, dtype=np.int64), check=check)
+    g = hb.bt.f.g
+    return [{"seed": int(seed), "decisions": int(hb.out[b, 0]), "violation": INVARIANTS[int(hb.out[b, 1])],
+             "winner": int(g[b, WINNER]), "end_reason": END_REASONS[int(g[b, END_REASON])], "rounds": int(g[b, ROUND])}
+            for b, seed in enumerate(seeds)]

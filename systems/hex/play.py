@@ -1,0 +1,303 @@
+"""A whole hex battle, compiled: the seeded first player, rounds 1..7 of alternating turns with the
+round start and end events between them, the centre token and the victory check (spec §2.3,
+§2.6, §2.11), each decision the compiled agent's of the seat to act; and a batch of games in one
+call (``play_batch``: ``simulate --ruleset hex``). The invariants a game keeps after every step
+(``violation``) are checked by the tests' ``check`` runs.
+
+Compiled (``@njit(cache=True)``); ``game.py`` calls these. Every function takes ``(w, cols, f,
+k, rng, b, ...)``: the World as kernels see it, its column table, the per-game fields, the
+thread's scratch (``apply.Work``), the games' counter RNG (``uint64[B, 2]``) and the game.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from battlesim.ecs.compiled.rng import choice, integers
+from battlesim.systems.hex import kernel_cache
+from battlesim.systems.hex.agents import greedy_action
+from battlesim.systems.hex.apply import do_ability, do_attack, do_move, do_skip, round_start
+from battlesim.systems.hex.battle import (
+    ABILITY_0,
+    ATTACK,
+    CHARGE,
+    MOVE,
+    SKIP,
+    U,
+    V,
+    can_act,
+    charge_from,
+    legal_actions,
+    occupancy,
+    reach,
+)
+from battlesim.systems.hex.board import N_HEXES
+from battlesim.systems.hex.state import (
+    ACTIONS,
+    CONTROLLER,
+    END_CENTRE,
+    END_NO_UNITS,
+    END_REASON,
+    FIRST_PLAYER,
+    FIRST_STATUS,
+    HEALTH,
+    LAST_ACTOR,
+    LAST_STATUS,
+    MANA,
+    MAX_HEALTH,
+    NULL,
+    OPENER,
+    POS,
+    ROUND,
+    ROUNDS,
+    SIDE,
+    TO_ACT,
+    WINNER,
+)
+from battlesim.systems.hex.turn import early_end, round_end, seat_can_act
+
+RNG_FIRST = 1  # stream: who plays first (spec §2.3 "drawn per game from the game's RNG")
+RNG_AGENT = 2  # stream: the random agent's choices
+RNG_FOLLOW = 3  # stream: follow-up choices (a charge's approach hex)
+RNG_GREEDY = 4  # stream: the greedy agent's tie-breaking noise
+
+# the compiled agents, by code (``--agents``): each seat's code is an argument of the game loop
+AGENTS = ("random", "pass", "greedy")
+RANDOM, PASS_AGENT, GREEDY = range(len(AGENTS))
+WIDTH = U * V * N_HEXES  # the battle action table (spec §6): 9,440
+
+# invariant codes (``violation``): 0 = none
+INVARIANTS = ("", "two units on one hex at a turn's end", "health above max health", "a negative counter or mana",
+              "negative actions", "an exhausted unit acted", "a winner before round 7's end or the early end",
+              "a unit off the board")
+
+
+@njit(cache=True)
+def setup_game(w, cols, f, k, rng, b):
+    """Spec §2.3 (H9.1): the first player drawn from the game's RNG; I-9: it opens round 1; the
+    early end (I-17) if it has no unit at all."""
+    f_g = f.g
+    first = integers(rng, b, 2, RNG_FIRST)
+    f_g[b, FIRST_PLAYER] = first
+    f_g[b, OPENER] = first
+    f_g[b, ROUND] = 1
+    f_g[b, LAST_ACTOR] = -1
+    f_g[b, WINNER] = -1
+    f_g[b, END_REASON] = 0
+    early_end(w, cols, f, b)
+    if f_g[b, WINNER] >= 0:
+        f_g[b, TO_ACT] = -1
+    elif seat_can_act(w, cols, b, first):
+        f_g[b, TO_ACT] = first
+    elif seat_can_act(w, cols, b, 1 - first):
+        f_g[b, TO_ACT] = 1 - first
+    else:
+        f_g[b, TO_ACT] = -1
+
+
+@njit(cache=True)
+def pass_action(w, cols, b, seat):
+    """The pass agent: its first unit that can act skips (the baseline that does nothing)."""
+    for u in range(U):
+        if can_act(w, cols, b, seat * U + u, seat):
+            return (u * V + SKIP) * N_HEXES
+    return -1
+
+
+@njit(cache=True)
+def agent_action(w, cols, f, k, rng, b, seat, agent, mask):
+    """Spec §6: the decision of the seat to act, by its agent's code: random (uniform over the
+    legal entries of the battle table), pass, or greedy (``agents.py``)."""
+    if agent == PASS_AGENT:
+        return pass_action(w, cols, b, seat)
+    units = legal_actions(w, cols, f, b, seat, mask)
+    if agent == GREEDY:
+        return greedy_action(w, cols, f, k, rng, b, seat, mask, units, RNG_GREEDY)
+    return choice_in_blocks(rng, b, mask, units, RNG_AGENT)
+
+
+@njit(cache=True)
+def choice_in_blocks(rng, b, mask, units, stream):
+    """``rng.choice(rng, b, mask, stream)`` reading only the blocks of the acting units (bits of
+    ``units``; every other entry is False): the same draw and the same entry, the blocks counted
+    at once and only the chosen one scanned."""
+    block = V * N_HEXES
+    counts = np.zeros(U, dtype=np.int64)
+    for u in range(U):
+        if units >> u & 1:
+            counts[u] = np.count_nonzero(mask[u * block:(u + 1) * block])
+    j = integers(rng, b, max(counts.sum(), 1), stream)
+    for u in range(U):
+        if j >= counts[u]:
+            j -= counts[u]
+            continue
+        for a in range(u * block, (u + 1) * block):
+            if mask[a]:
+                if j == 0:
+                    return a
+                j -= 1
+    return -1
+
+
+@njit(cache=True)
+def approach_of(w, cols, f, k, rng, b, s, t, agent):
+    """A charge's follow-up (spec §6): the hex to move to before attacking t; random: uniform
+    over the legal ones; greedy and pass: the nearest to the charger's own hex (lowest id)."""
+    k_occ = k.occ
+    k_steps = k.steps
+    k_prev = k.prev
+    occupancy(w, cols, b, k_occ)
+    reach(w, cols, f, b, s, k_occ, k_steps, k_prev)
+    ok = np.zeros(N_HEXES, dtype=np.bool_)
+    best = -1
+    for a in range(N_HEXES):
+        ok[a] = charge_from(w, cols, f, b, s, t, a, k_occ, k_steps)
+        if ok[a] and (best < 0 or k_steps[a] < k_steps[best]):
+            best = a
+    if agent == RANDOM:
+        return choice(rng, b, ok, RNG_FOLLOW)
+    return best
+
+
+@njit(cache=True)
+def apply_action(w, cols, f, k, rng, b, seat, a, agent):
+    """Entry ``a`` of the battle table for ``seat``: ``a = (u * V + v) * 59 + h`` (spec §6)."""
+    k_path = k.path
+    h = a % N_HEXES
+    uv = a // N_HEXES
+    v = uv % V
+    s = seat * U + uv // V
+    if v == SKIP:
+        do_skip(w, cols, f, k, b, s)
+    elif v == MOVE:
+        do_move(w, cols, f, k, b, s, h, k_path, -1)
+    elif v == ATTACK:
+        do_attack(w, cols, f, k, b, s, h, -1, k_path, -1, -1)
+    elif v == CHARGE:
+        do_attack(w, cols, f, k, b, s, h, approach_of(w, cols, f, k, rng, b, s, h, agent), k_path, -1, -1)
+    else:
+        do_ability(w, cols, f, k, b, s, v - ABILITY_0, h, -1, True)
+
+
+@njit(cache=True)
+def between_turns(w, cols, f, k, b):
+    """No unit can act: hex.md "A round ends when all units have taken an action" (H10.8) - the
+    round's end events and, unless the game is over, the next round's start. True if the last
+    round's end events ran (the victory check was made)."""
+    f_g = f.g
+    last = f_g[b, ROUND] >= f_g[b, ROUNDS]
+    round_end(w, cols, f, b)
+    if f_g[b, WINNER] < 0:
+        round_start(w, cols, f, k, b)
+    return last
+
+
+@njit(cache=True)
+def violation(w, cols, f, b, ended):
+    """The invariants of a hex game (issue 14): the first one broken now (an index of ``INVARIANTS``), 0 if none."""
+    w_i16 = w.i16
+    w_alive = w.alive
+    f_g = f.g
+    seen = np.zeros(N_HEXES, dtype=np.bool_)
+    for s in range(w_alive.shape[1]):
+        if not w_alive[b, s]:
+            continue
+        h = w_i16[cols[POS], b, s]
+        if h < 0 or h >= N_HEXES:
+            return 7
+        if seen[h]:
+            return 1  # hex.md "units cannot occupy the same hex as other units at the end of the turn"
+        seen[h] = True
+        if w_i16[cols[HEALTH], b, s] > w_i16[cols[MAX_HEALTH], b, s]:
+            return 2  # hex.md "Heal ... up to its maximum health"
+        for c in range(FIRST_STATUS, LAST_STATUS + 1):
+            if w_i16[cols[c], b, s] < 0:
+                return 3
+        if w_i16[cols[MANA], b, s] < 0 and w_i16[cols[MANA], b, s] != NULL:
+            return 3
+        if w_i16[cols[ACTIONS], b, s] < 0:
+            return 4
+    if f_g[b, WINNER] >= 0:
+        reason = f_g[b, END_REASON]
+        if reason == END_CENTRE and not ended:
+            return 6  # hex.md "The victory check occurs after all other end-of-round events" of round 7
+        if reason == END_NO_UNITS:
+            first = f_g[b, FIRST_PLAYER]
+            for s in range(w_alive.shape[1]):
+                if w_alive[b, s] and w_i16[cols[SIDE], b, s] == first and w_i16[cols[CONTROLLER], b, s] == first:
+                    return 6
+        if reason != END_CENTRE and reason != END_NO_UNITS:
+            return 6
+    return 0
+
+
+@njit(cache=True)
+def play_game(w, cols, f, k, rng, b, mask, agents, max_steps, check):
+    """Spec §2.6: turns of the seat to act (its agent's decision, applied) until no unit can act,
+    then the round's end and the next round's start, until the victory check of round 7 or the
+    early end. (decisions taken, the first invariant broken or 0). ``max_steps`` only guards:
+    every turn spends an action and units have at most one a round (I-13)."""
+    f_g = f.g
+    n = 0
+    ended = False
+    while f_g[b, WINNER] < 0 and n < max_steps:
+        seat = f_g[b, TO_ACT]
+        if seat < 0:
+            ended = between_turns(w, cols, f, k, b)
+        else:
+            a = agent_action(w, cols, f, k, rng, b, seat, agents[seat], mask)
+            s = seat * U + (a // N_HEXES) // V
+            if check and not can_act(w, cols, b, s, seat):
+                return n, 5  # hex.md "A unit that has no actions remaining is considered exhausted."
+            apply_action(w, cols, f, k, rng, b, seat, a, agents[seat])
+            n += 1
+        if check:
+            bad = violation(w, cols, f, b, ended)
+            if bad:
+                return n, bad
+    return n, 0
+
+
+PLAY, SETUP, STEP = 0, 1, 2  # play_batch modes
+
+
+@njit(cache=True)
+def step_game(w, cols, f, k, rng, b, mask, agents):
+    """One step of game b (a replay's unit): the seat to act decides and its action is applied
+    (returns the table entry), or nobody can act and the round ends and the next one starts
+    (returns -1, or -2 when those were the last round's end events)."""
+    f_g = f.g
+    seat = f_g[b, TO_ACT]
+    if seat < 0:
+        return -2 if between_turns(w, cols, f, k, b) else -1
+    a = agent_action(w, cols, f, k, rng, b, seat, agents[seat], mask)
+    apply_action(w, cols, f, k, rng, b, seat, a, agents[seat])
+    return a
+
+
+@njit(cache=True, nogil=True)
+def play_batch(w, cols, f, k, rng, games, agents, max_steps, check, mode, out):
+    """Spec §2 for a batch: games ``games`` of the World, each set up and played to its end in one
+    compiled call (the batch loop of ``simulate --ruleset hex``: Python works per chunk, never
+    per decision). A game touches only its own rows and RNG counters, so its result is the same
+    alone, in any batch and on any thread. ``out[b]`` = (decisions, first invariant broken: 0
+    unless ``check``). The one entry point from Python (numba compiles each entry's whole call
+    tree again): ``mode`` SETUP sets up ``games[0]`` only, STEP plays one ``step_game`` of it
+    (``out[b, 0]`` = what it returned) - a replay's steps."""
+    mask = np.zeros(WIDTH, dtype=np.bool_)
+    if mode == SETUP:
+        setup_game(w, cols, f, k, rng, games[0])
+        return
+    if mode == STEP:
+        out[games[0], 0] = step_game(w, cols, f, k, rng, games[0], mask, agents)
+        return
+    for i in range(games.shape[0]):
+        b = games[i]
+        setup_game(w, cols, f, k, rng, b)
+        n, bad = play_game(w, cols, f, k, rng, b, mask, agents, max_steps, check)
+        out[b, 0] = n
+        out[b, 1] = bad
+
+
+kernel_cache.check("play", [v for v in list(globals().values()) if hasattr(v, "py_func") and v.__module__ == __name__])

@@ -1,0 +1,205 @@
+"""A hex army on the board from its kingdom (spec §2.2 blitz, §2.5 pre-battle setup), written into
+one game of a World; ``tile`` copies that game into every game of a batch (all games of a batch
+share the two armies; only the seeded first player differs, drawn in the compiled loop).
+
+What a card becomes: its printed stats and keywords; its own active abilities, and for the hero
+the actives of its ability cards and items, as ability rows (``state.AB_FIELDS``); the passives of
+ability cards and items as permanent modifier instances on the hero (so they end with it: hex.md
+"do not affect the battlefield after the owning hero is dead", I-40). Effects the compiled engine
+does not play yet (ops beyond ``state.EFFECT_OPS``, selectors other than the target, channelled or
+once-per-battle abilities) are left out and listed in ``Army.skipped`` (ledger: "cards in batch
+games"), never played half.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from battlesim.systems.hex.board import from_rank, hex_id
+from battlesim.systems.hex.cards import AbilityCard, HexCardSet, ItemCard, UnitCard
+from battlesim.systems.hex.effect_spec import ActiveSpec, PassiveSpec
+from battlesim.systems.hex.kingdoms import Kingdom
+from battlesim.systems.hex.state import (
+    A_CAST_RANGE,
+    A_COMBINABLE,
+    A_COST,
+    A_EFFECTS,
+    A_NEFFECTS,
+    A_ONCE,
+    A_PRESENT,
+    A_TARGET,
+    ABILITIES,
+    ACTIONS,
+    ALL,
+    CONTROLLER,
+    E_AMOUNT,
+    E_KEYWORD,
+    E_NONLETHAL,
+    E_ONLY,
+    E_OP,
+    E_ROUNDS,
+    E_SET,
+    E_STAT,
+    E_STATUS,
+    E_TYPE,
+    EFFECT_OPS,
+    EFFECTS,
+    FIRST_TAG,
+    HEALTH,
+    HERO,
+    INFINITE,
+    M_AMOUNT,
+    M_BY,
+    M_KEYWORD,
+    M_ONLY,
+    M_SET,
+    M_SLOT,
+    M_STAT,
+    M_UNTIL,
+    MANA,
+    MAX_HEALTH,
+    MAX_MANA,
+    MOD_STATS,
+    MOVEMENT,
+    NEF,
+    NULL,
+    PERMANENT,
+    POS,
+    POWER,
+    RANGE,
+    SIDE,
+    STATUS_NAMES,
+    TARGETS,
+    UNDEAD,
+    kw,
+)
+from battlesim.systems.hex.vocabulary import APPLIED_STATUSES, DAMAGE_TYPES, QUALIFIERS
+
+U = 16  # a side's unit slots (spec §6)
+
+
+@dataclass
+class Army:
+    """What ``place`` put on the board: per slot the card key, and each ability row's name; the
+    card effects and abilities left out (not played by the compiled engine yet)."""
+
+    card: dict[int, str] = field(default_factory=dict)
+    abilities: dict[int, list[str]] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+
+
+def playable(active: ActiveSpec) -> list:
+    """The effects of ``active`` the compiled engine plays (ops of ``EFFECT_OPS`` on the target)."""
+    if active.channel or active.once_per == "battle":
+        return []
+    return [e for e in active.effects if e.op in EFFECT_OPS and e.select == "target"]
+
+
+def write_ability(row: np.ndarray, active: ActiveSpec, effects: list) -> None:
+    """One ability row (``state.AB_FIELDS`` then the effects' ``EFFECT_FIELDS``)."""
+    row[:] = 0
+    row[A_PRESENT] = 1
+    row[A_COST] = active.cost
+    cr = active.cast_range
+    row[A_CAST_RANGE] = INFINITE if cr is None else (1 if cr == "adjacent" else cr)
+    row[A_TARGET] = TARGETS.index(active.target)
+    row[A_ONCE] = int(active.once_per == "round")
+    row[A_NEFFECTS] = min(len(effects), EFFECTS)
+    row[A_COMBINABLE] = int(active.combinable)
+    for e, eff in enumerate(effects[:EFFECTS]):
+        base = A_EFFECTS + e * NEF
+        row[base + E_OP] = EFFECT_OPS.index(eff.op)
+        row[base + E_AMOUNT] = eff.amount or 0
+        row[base + E_TYPE] = DAMAGE_TYPES.index(eff.type) if eff.type else 1
+        row[base + E_NONLETHAL] = int(bool(eff.nonlethal))
+        row[base + E_STATUS] = STATUS_NAMES.index(APPLIED_STATUSES[eff.status]) if eff.status else 0
+        row[base + E_ROUNDS] = eff.rounds or 0
+        row[base + E_STAT] = -1 if eff.stat is None else MOD_STATS.index(eff.stat)
+        row[base + E_SET] = -1 if eff.set is None else eff.set
+        row[base + E_KEYWORD] = -1 if eff.keyword is None else kw(eff.keyword)
+        row[base + E_ONLY] = -1 if eff.only is None else QUALIFIERS.index(eff.only)
+
+
+def place(bt, b: int, side: int, kingdom: Kingdom, cards: HexCardSet, army: Army) -> None:
+    """Kingdom ``kingdom``'s blitz army on side ``side`` of game b (``bt``: an ``actions.Battle``):
+    I-7 "its units name their hex as [col, rank] from the own edge, mirrored for side 1"; spec
+    §2.5 "Units with mana start at their (max) mana"; every unit has its one action (hex.md
+    "Every unit has one action each round, by default")."""
+    st, cols, f = bt.st, bt.cols, bt.f
+    hero_extras = [cards.cards[k] for k in kingdom.cards if isinstance(cards.cards[k], (AbilityCard, ItemCard))]
+    for i, (key, col, rk) in enumerate(kingdom.placed):
+        s = side * U + i
+        card = cards.cards[key]
+        assert isinstance(card, UnitCard)
+        army.card[s] = key
+        st.alive[b, s] = True
+        mana = NULL if card.mana is None else card.mana
+        for c, v in ((POS, hex_id(*from_rank(side, col, rk))), (SIDE, side), (CONTROLLER, side),
+                     (HEALTH, card.health), (MAX_HEALTH, card.health), (ACTIONS, 1),
+                     (POWER, NULL if card.power is None else card.power),
+                     (RANGE, NULL if card.range is None else card.range),
+                     (MOVEMENT, NULL if card.movement is None else card.movement), (MANA, mana), (MAX_MANA, mana)):
+            st.i16[cols[c], b, s] = v
+        st.flags[cols[HERO], b, s] = card.type == "hero"
+        st.flags[cols[UNDEAD], b, s] = "undead" in card.types
+        for name, value in card.keywords.items():
+            c = kw(name)
+            if c >= FIRST_TAG:
+                st.flags[cols[c], b, s] = bool(value)
+            else:
+                st.i16[cols[c], b, s] = ALL if value is True else int(value)
+        actives = [(a.name, a) for a in card.abilities]
+        if card.type == "hero":
+            for extra in hero_extras:
+                act = extra.active() if isinstance(extra, AbilityCard) else extra.ability
+                if act is not None:
+                    actives.append((extra.name, act))
+                if extra.passive is not None:
+                    passive(bt, b, s, extra.passive)
+        names: list[str] = []
+        for name, act in actives:
+            effects = playable(act)
+            if len(effects) < len(act.effects) or len(names) >= ABILITIES:
+                army.skipped.append(f"{key}: {name}" + ("" if effects else " (left out)"))
+            if not effects or len(names) >= ABILITIES:
+                continue
+            write_ability(f.abil[b, s, len(names)], act, effects)
+            names.append(name)
+        army.abilities[s] = names
+
+
+def passive(bt, b: int, s: int, spec: PassiveSpec) -> None:
+    """An ability card's or item's passive on its hero: permanent modifier instances (a granted
+    keyword, a "+X Prop" or "Prop X"), the hero's own buffs (``by`` = its side)."""
+    mods = bt.f.mods[b]
+    rows = [(kw(n), -1, ALL if v is True else int(v), -1, -1) for n, v in spec.keywords.items()]
+    rows += [(-1 if m.keyword is None else kw(m.keyword), -1 if m.stat is None else MOD_STATS.index(m.stat),
+              m.amount if m.amount is not None else 0, -1 if m.set is None else m.set,
+              -1 if m.only is None else QUALIFIERS.index(m.only)) for m in spec.modifiers]
+    for keyword, stat, amount, set_, only in rows:
+        free = int(np.flatnonzero(mods[:, M_SLOT] < 0)[0])
+        m = mods[free]
+        m[:] = -1
+        m[M_SLOT], m[M_BY], m[M_UNTIL], m[M_ONLY] = s, bt.i(SIDE, b, s), PERMANENT, only
+        if keyword >= 0:
+            m[M_KEYWORD], m[M_AMOUNT] = keyword, max(amount, 1)
+        else:
+            m[M_STAT] = stat
+            if set_ >= 0:
+                m[M_SET] = set_
+            else:
+                m[M_AMOUNT] = amount
+                if MOD_STATS[stat] == "health":  # I-35: "+X Health raises max and current"
+                    for c in (MAX_HEALTH, HEALTH):
+                        bt.put(c, b, s, bt.i(c, b, s) + amount)
+
+
+def tile(src, dst) -> None:
+    """Game 0 of Battle ``src`` copied into every game of Battle ``dst`` (the same layout)."""
+    for name in ("i16", "i8", "flags"):
+        getattr(dst.st, name)[:] = getattr(src.st, name)[:, :1]
+    dst.st.alive[:] = src.st.alive[:1]
+    for a, b in zip(dst.f, src.f):
+        a[:] = b[:1]
