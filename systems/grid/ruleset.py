@@ -109,3 +109,17 @@ class GridRuleset:
 
 
 RULESET = GridRuleset()
+
+
+def _declare_agents() -> None:
+    """Grid's compiled agents beyond random and pass (play.py ``AGENTS``: greedy, lookahead)
+    become selectable as ``--agents NAME`` when the ruleset loads."""
+    from battlesim.ecs.decisions import agent_names, compiled_agent
+    from battlesim.systems.grid.play import AGENTS
+
+    for name in AGENTS:
+        if name not in agent_names():
+            compiled_agent(name)
+
+
+_declare_agents()
