@@ -71,7 +71,7 @@ class CompiledOnly:
     def __init__(self, name: str) -> None:
         self.name = name
 
-    def __call__(self) -> "CompiledOnly":
+    def __call__(self) -> CompiledOnly:
         return self
 
 

@@ -9,8 +9,8 @@ from a player's side (``evaluate``), built from what the rules make valuable:
 - threat: an own unit that may still act this turn is worth ``ATT_W`` of the best hit it can
   reach (its MV left plus its range, orthogonal steps: grid.md 4.4.4 "diagonal spaces are never
   counted"), so moving into range is good and ending a turn that could have attacked is not;
-- safety: an own visible unit loses ``SAFE_W`` of the damage the enemies could bring onto its
-  cell next turn (grid.md 4.4.1 "cannot target a hidden or invisible unit": concealed ones none);
+- safety: an own unit loses ``SAFE_W`` of the damage the enemies could bring onto its cell next
+  turn (concealed ones too: hiding ends with an attack, and areas hit them, grid.md 4.4.4);
 - approach: ``APPROACH_W`` per step to the nearest visible enemy (random games that never meet
   end at the round limit);
 - SE and gold economy: ``SE_W`` per SE (grid.md 4.3.7 "only use actions if the player has
@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from battlesim.systems.grid import kernel_cache
-from battlesim.systems.grid.action_table import ATTACK, END_UNIT, HIDE, MOVE, PASS, PLAY, SELECT, USE, decode
+from battlesim.systems.grid.action_table import ATTACK, END_UNIT, HIDE, MOVE, PASS, SELECT, USE, block_start, decode
 from battlesim.systems.grid.apply import apply_action
 from battlesim.systems.grid.board import INF, move_costs_within
 from battlesim.systems.grid.damage import attack_base, hit_damage, stun_damage
@@ -42,7 +42,6 @@ from battlesim.systems.grid.rules import (
     eff_resist,
     flies,
     legal_mask,
-    occupancy,
     passes_walls,
 )
 from battlesim.systems.grid.state import (
@@ -54,7 +53,6 @@ from battlesim.systems.grid.state import (
     A_DTYPE,
     A_MULT2,
     A_OP,
-    A_RANGE,
     A_SE,
     A_STUN,
     ACTIVE,
@@ -105,7 +103,8 @@ from battlesim.systems.grid.state import (
 # weights of the evaluation (module docstring)
 KP_W = 8.0  # one kill point (10 win the game: spec §2 Victory)
 UNIT_W = 4.0  # a unit on the board, apart from its stats
-ATT_W = 0.8  # the best hit an own unit with its turn left can reach
+ATT_W = 0.8  # the best hit the active unit can reach
+READY_W = 0.3  # the best hit an own unit whose turn is still to start can reach
 SAFE_W = 0.15  # damage the enemies can bring onto an own visible unit
 APPROACH_W = 0.3  # per orthogonal step to the nearest visible enemy
 SE_W = 0.5
@@ -116,108 +115,145 @@ HIDE_W = 1.0  # grid.md 4.4.4 "A rogue must be hidden to perform a back stab"
 STUN_W = 3.0  # grid.md 4.4.4 j: a stunned unit loses its next turn
 WIN = 1.0e6
 EPS = 1.0e-3
+FOLLOW_W = 0.2  # lookahead: the attack the active unit really has after the action
+CANDIDATES = 6  # lookahead plays greedy's best few actions, not all of them
 
 
 # -- the evaluation ----------------------------------------------------------------------------------
+# a unit table, int64[S, len(U_FIELDS)], built once per decision (or per evaluation): the values
+# the rules read (card + item, ``rules.py``) so the scores below are lookups, not calls
+U_FIELDS = ("alive", "side", "cell", "hp", "kp", "damage", "dtype", "res0", "res1", "res2", "mv", "range",
+            "visible", "hidden", "reach", "max_hp")
+(U_ALIVE, U_SIDE, U_CELL, U_HP, U_KP, U_DAMAGE, U_DTYPE, U_RES, _UR1, _UR2, U_MV, U_RANGE,
+ U_VISIBLE, U_HIDDEN, U_REACH, U_MAX_HP) = range(len(U_FIELDS))
+
+
 @njit(cache=True)
-def kill_value(w, cols, b, t):
+def unit_table(w, cols, f, ct, b):
+    """Every unit's values for the scores; ``reach`` = the MV it can still spend this player turn
+    if it is the player-to-move's and its turn is not over (grid.md 4.1.2: one turn per unit),
+    else -1."""
+    ut = np.zeros((w.alive.shape[1], len(U_FIELDS)), dtype=np.int64)
+    turn = f.g[b, TURN]
+    for s in range(w.alive.shape[1]):
+        if not w.alive[b, s]:
+            continue
+        ut[s, U_ALIVE] = 1
+        ut[s, U_SIDE] = w.i8[cols[SIDE], b, s]
+        ut[s, U_CELL] = w.i16[cols[CELL], b, s]
+        ut[s, U_HP] = w.i16[cols[HP], b, s]
+        ut[s, U_MAX_HP] = w.i16[cols[MAX_HP], b, s]
+        ut[s, U_KP] = w.i8[cols[KP], b, s]
+        ut[s, U_DAMAGE] = eff_damage(w, cols, ct, b, s)
+        ut[s, U_DTYPE] = eff_dtype(w, cols, ct, b, s)
+        for d in range(3):
+            ut[s, U_RES + d] = eff_resist(w, cols, ct, b, s, d)
+        ut[s, U_MV] = eff_mv(w, cols, ct, b, s)
+        ut[s, U_RANGE] = eff_range(w, cols, ct, b, s)
+        ut[s, U_VISIBLE] = 0 if concealed(w, cols, b, s) else 1
+        ut[s, U_HIDDEN] = 1 if w.flags[cols[HIDDEN], b, s] else 0
+        st = w.i8[cols[TURN_STATE], b, s]
+        if ut[s, U_SIDE] != turn or st == OVER:
+            ut[s, U_REACH] = -1
+        elif st == ACTIVE_TURN:
+            ut[s, U_REACH] = w.i8[cols[MV_LEFT], b, s]
+        else:
+            ut[s, U_REACH] = ut[s, U_MV]
+    return ut
+
+
+@njit(cache=True)
+def kill_value(ut, t):
     """What a kill of unit t is worth beyond its HP (grid.md 4.4.4 "their kill points count towards
     the victory condition"): its kill points and the rest of its material."""
-    return UNIT_W + KP_W * w.i8[cols[KP], b, t]
+    return UNIT_W + KP_W * ut[t, U_KP]
 
 
 @njit(cache=True)
-def hit_value(w, cols, b, t, dmg):
-    """The value of ``dmg`` damage on enemy t: the HP it takes, and the kill if it kills (4.4.4
+def hit_value(ut, t, dmg):
+    """The value of ``dmg`` damage on unit t: the HP it takes, and the kill if it kills (4.4.4
     "killed by reducing its hit points to zero")."""
-    hp = np.int64(w.i16[cols[HP], b, t])
+    hp = ut[t, U_HP]
     if dmg >= hp:
-        return float(hp) + kill_value(w, cols, b, t)
+        return float(hp) + kill_value(ut, t)
     return float(dmg)
 
 
 @njit(cache=True)
-def basic_damage(w, cols, ct, b, s, t):
+def basic_damage(ut, s, t):
     """s's basic attack on t (grid.md 4.4.3: base - resistance of its type, at least 1)."""
-    return hit_damage(eff_damage(w, cols, ct, b, s), 2, 0, eff_resist(w, cols, ct, b, t, eff_dtype(w, cols, ct, b, s)))
+    return hit_damage(ut[s, U_DAMAGE], 2, 0, ut[t, U_RES + ut[s, U_DTYPE]])
 
 
 @njit(cache=True)
-def material(w, cols, ct, b, s):
+def material(ut, s):
     """What unit s is worth standing on the board (its HP, damage, MV, range and resistances)."""
-    res = eff_resist(w, cols, ct, b, s, 0) + eff_resist(w, cols, ct, b, s, 1) + eff_resist(w, cols, ct, b, s, 2)
-    return (UNIT_W + float(w.i16[cols[HP], b, s]) + float(eff_damage(w, cols, ct, b, s))
-            + 0.3 * eff_mv(w, cols, ct, b, s) + 0.5 * eff_range(w, cols, ct, b, s) + 1.5 * res)
+    res = ut[s, U_RES] + ut[s, U_RES + 1] + ut[s, U_RES + 2]
+    return UNIT_W + float(ut[s, U_HP] + ut[s, U_DAMAGE]) + 0.3 * ut[s, U_MV] + 0.5 * ut[s, U_RANGE] + 1.5 * res
 
 
 @njit(cache=True)
-def opportunity(w, cols, ct, bd, b, s, p, reach):
-    """Threat: the best basic hit unit s could make from cell p with ``reach`` MV left (grid.md
-    4.4.4: "When determining the range of an attack, diagonal spaces are never counted")."""
-    side = w.i8[cols[SIDE], b, s]
-    r = eff_range(w, cols, ct, b, s) + reach
-    best = 0.0
-    for t in range(w.alive.shape[1]):
-        if (w.alive[b, t] and w.i8[cols[SIDE], b, t] != side and not concealed(w, cols, b, t)
-                and bd.manhattan[p, w.i16[cols[CELL], b, t]] <= r):
-            v = hit_value(w, cols, b, t, basic_damage(w, cols, ct, b, s, t))
-            if v > best:
-                best = v
-    return best
-
-
-@njit(cache=True)
-def danger(w, cols, ct, bd, b, s, p):
-    """Safety: the damage the enemies of unit s could bring onto cell p in their next turn (each
-    within its MV plus range), as a loss (the kill's value too when it is lethal)."""
-    side = w.i8[cols[SIDE], b, s]
+def position(ut, bd, s, p, reach, weight):
+    """Unit s's terms of the evaluation if it stood on p with ``reach`` MV left: threat (``weight``
+    x the best hit it can reach, while it can still act: grid.md 4.4.4 "When determining the range of
+    an attack, diagonal spaces are never counted"), safety (the damage the enemies could bring
+    onto p next turn, each within its MV plus range) and approach (steps to the nearest visible
+    enemy)."""
+    side = ut[s, U_SIDE]
+    near = INF
     total = 0
-    for e in range(w.alive.shape[1]):
-        if (w.alive[b, e] and w.i8[cols[SIDE], b, e] != side
-                and bd.manhattan[p, w.i16[cols[CELL], b, e]] <= eff_mv(w, cols, ct, b, e) + eff_range(w, cols, ct, b, e)):
-            total += basic_damage(w, cols, ct, b, e, s)
-    return hit_value(w, cols, b, s, total) if total > 0 else 0.0
-
-
-@njit(cache=True)
-def nearest(w, cols, bd, b, side, p):
-    """Orthogonal steps from p to the nearest visible enemy of ``side`` (0 when there is none)."""
-    best = INF
-    for t in range(w.alive.shape[1]):
-        if w.alive[b, t] and w.i8[cols[SIDE], b, t] != side and not concealed(w, cols, b, t):
-            d = bd.manhattan[p, w.i16[cols[CELL], b, t]]
-            if d < best:
-                best = d
-    return 0 if best == INF else best
-
-
-@njit(cache=True)
-def position(w, cols, ct, bd, b, s, p, reach, acting):
-    """Unit s's terms of the evaluation if it stood on p with ``reach`` MV left: threat (only
-    while it can still act), safety and approach."""
-    v = -APPROACH_W * nearest(w, cols, bd, b, w.i8[cols[SIDE], b, s], p)
-    if not concealed(w, cols, b, s):
-        v -= SAFE_W * danger(w, cols, ct, bd, b, s, p)
-    if acting:
-        v += ATT_W * opportunity(w, cols, ct, bd, b, s, p, reach)
+    best = 0.0
+    r = ut[s, U_RANGE] + reach
+    for e in range(ut.shape[0]):
+        if ut[e, U_ALIVE] == 0 or ut[e, U_SIDE] == side:
+            continue
+        d = bd.manhattan[p, ut[e, U_CELL]]
+        if ut[e, U_VISIBLE]:
+            near = min(near, d)
+            if weight > 0 and d <= r:
+                v = hit_value(ut, e, basic_damage(ut, s, e))
+                best = max(best, v)
+        if d <= ut[e, U_MV] + ut[e, U_RANGE]:
+            total += basic_damage(ut, e, s)
+    v = -APPROACH_W * (0 if near == INF else near) + weight * best
+    if total > 0:  # hidden units too: hiding ends with their attack, and areas hit them (4.4.4)
+        v -= SAFE_W * hit_value(ut, s, total)
     return v
 
 
 @njit(cache=True)
-def reach_of(w, cols, ct, b, s):
-    """The MV unit s can still spend this player turn (0: its turn is over)."""
-    st = w.i8[cols[TURN_STATE], b, s]
-    if st == OVER:
-        return -1
-    if st == ACTIVE_TURN:
-        return np.int64(w.i8[cols[MV_LEFT], b, s])
-    return eff_mv(w, cols, ct, b, s)
+def threat(ut, bd, s):
+    """The best hit unit s can still reach this turn (``position``'s threat, unweighted)."""
+    if ut[s, U_REACH] < 0:
+        return 0.0
+    side = ut[s, U_SIDE]
+    r = ut[s, U_RANGE] + ut[s, U_REACH]
+    best = 0.0
+    for e in range(ut.shape[0]):
+        if (ut[e, U_ALIVE] and ut[e, U_SIDE] != side and ut[e, U_VISIBLE]
+                and bd.manhattan[ut[s, U_CELL], ut[e, U_CELL]] <= r):
+            v = hit_value(ut, e, basic_damage(ut, s, e))
+            best = max(best, v)
+    return best
 
 
 @njit(cache=True)
-def evaluate(w, cols, f, bd, ct, pr, b, side):
-    """The game from ``side``'s view (module docstring): kill points, material, threat, safety,
-    approach, SE, gold, hand and traps; a won game is ``WIN``."""
+def nearest(ut, bd, side, p):
+    """Orthogonal steps from p to the nearest visible enemy of ``side`` (0 when there is none)."""
+    best = INF
+    for t in range(ut.shape[0]):
+        if ut[t, U_ALIVE] and ut[t, U_SIDE] != side and ut[t, U_VISIBLE]:
+            d = bd.manhattan[p, ut[t, U_CELL]]
+            best = min(best, d)
+    return 0 if best == INF else best
+
+
+@njit(cache=True)
+def evaluate(w, cols, f, bd, ct, pr, b, side, threats):
+    """The game from ``side``'s view (module docstring): kill points, material, safety,
+    approach, SE, gold, hand and traps, and with ``threats`` the threat of its units that can
+    still act (``ATT_W`` for the active one, ``READY_W`` for those still to start: a kill by one
+    does not cost much of the threat the others had on the dead unit); a won game is ``WIN``."""
     if f.g[b, GAME_OVER]:
         if f.g[b, DRAW]:
             return 0.0
@@ -227,76 +263,75 @@ def evaluate(w, cols, f, bd, ct, pr, b, side):
     for c in range(f.trap.shape[1]):
         if f.trap[b, c, 0] >= 0 and f.trap[b, c, 1] == side:
             v += TRAP_W
-    own_turn = f.g[b, TURN] == side
-    for s in range(w.alive.shape[1]):
-        if not w.alive[b, s]:
+    ut = unit_table(w, cols, f, ct, b)
+    for s in range(ut.shape[0]):
+        if not ut[s, U_ALIVE]:
             continue
-        m = material(w, cols, ct, b, s)
-        if w.i8[cols[SIDE], b, s] != side:
+        m = material(ut, s)
+        if ut[s, U_SIDE] != side:
             v -= m
             continue
-        v += m + (HIDE_W if w.flags[cols[HIDDEN], b, s] else 0.0)
-        reach = reach_of(w, cols, ct, b, s) if own_turn else -1
-        v += position(w, cols, ct, bd, b, s, w.i16[cols[CELL], b, s], max(reach, 0), reach >= 0)
+        v += m + HIDE_W * ut[s, U_HIDDEN]
+        reach = ut[s, U_REACH]
+        weight = 0.0
+        if threats and reach >= 0:
+            weight = ATT_W if s == f.g[b, ACTIVE] else READY_W
+        v += position(ut, bd, s, ut[s, U_CELL], max(reach, 0), weight)
     return v
 
 
 # -- greedy: each action's change of the evaluation, estimated -------------------------------------
 @njit(cache=True)
-def ability_hit(w, cols, ct, bd, b, s, row, c, side):
+def ability_hit(ut, bd, s, row, c):
     """The value of an attack ability (or attack spell) of s aimed at c: grid.md 4.4.3 (ability
     damage replaces the base, multiplier, bonus, resistance of its type) over every enemy in its
     area (4.4.4 "Hidden or invisible units are affected by area of effect (AoE) damage"); a
     stun deals the base damage and costs the target its next turn."""
-    base = attack_base(eff_damage(w, cols, ct, b, s), np.int64(row[A_DAMAGE]))
-    dtype = np.int64(row[A_DTYPE]) if row[A_DTYPE] >= 0 else eff_dtype(w, cols, ct, b, s)
+    base = attack_base(ut[s, U_DAMAGE], np.int64(row[A_DAMAGE]))
+    dtype = np.int64(row[A_DTYPE]) if row[A_DTYPE] >= 0 else ut[s, U_DTYPE]
     total = 0.0
-    for t in range(w.alive.shape[1]):
-        if not w.alive[b, t] or w.i8[cols[SIDE], b, t] == side:
+    for t in range(ut.shape[0]):
+        if not ut[t, U_ALIVE] or ut[t, U_SIDE] == ut[s, U_SIDE]:
             continue
-        d = bd.manhattan[c, w.i16[cols[CELL], b, t]]
+        d = bd.manhattan[c, ut[t, U_CELL]]
         if (row[A_AREA] >= 0 and d <= row[A_AREA]) or (row[A_AREA] < 0 and d == 0):
-            res = eff_resist(w, cols, ct, b, t, dtype)
+            res = ut[t, U_RES + dtype]
             if row[A_STUN] > 0:
-                total += hit_value(w, cols, b, t, stun_damage(eff_damage(w, cols, ct, b, s), res)) + STUN_W
+                total += hit_value(ut, t, stun_damage(ut[s, U_DAMAGE], res)) + STUN_W
             else:
-                total += hit_value(w, cols, b, t, hit_damage(base, np.int64(row[A_MULT2]),
-                                                             np.int64(row[A_BONUS_DAMAGE]), res))
+                total += hit_value(ut, t, hit_damage(base, np.int64(row[A_MULT2]), np.int64(row[A_BONUS_DAMAGE]), res))
     return total
 
 
 @njit(cache=True)
-def ability_gain(w, cols, ct, bd, b, s, row, c, side, lost):
+def ability_gain(ut, bd, s, row, c, who, lost):
     """Greedy's estimate for unit s using ``row`` at c (its own ability or a spell's effect):
     what it does, minus its SE (grid.md 4.3.6), minus the threat a main action gives up (4.3.4:
     it ends the unit's turn)."""
     op = row[A_OP]
     v = -SE_W * row[A_SE] if row[A_SE] > 0 else 0.0
-    if row[A_BONUS] <= 0:
+    bonus = row[A_BONUS] > 0
+    if not bonus:
         v -= lost
-    start = w.i16[cols[CELL], b, s]
-    mv_left = np.int64(w.i8[cols[MV_LEFT], b, s])
+    start = ut[s, U_CELL]
+    reach = max(ut[s, U_REACH], 0)
     if op == OP_ATTACK:
-        v += ability_hit(w, cols, ct, bd, b, s, row, c, side)
-    elif op == OP_EXTRA_MV:
-        acting = row[A_BONUS] > 0
-        v += (position(w, cols, ct, bd, b, s, start, mv_left + row[A_AMOUNT], acting)
-              - position(w, cols, ct, bd, b, s, start, mv_left, acting))
-    elif op == OP_JUMP or op == OP_TELEPORT:
-        acting = row[A_BONUS] > 0
-        v += (position(w, cols, ct, bd, b, s, c, mv_left, acting)
-              - position(w, cols, ct, bd, b, s, start, mv_left, acting))
+        v += ability_hit(ut, bd, s, row, c)
+    elif op == OP_EXTRA_MV:  # grid.md 4.2.3: "use actions, items or spell cards to increase movement"
+        wt = ATT_W if bonus else 0.0
+        v += position(ut, bd, s, start, reach + row[A_AMOUNT], wt) - position(ut, bd, s, start, reach, wt)
+    elif op == OP_JUMP or op == OP_TELEPORT:  # grid.md 4.2.11, 4.2.12
+        wt = ATT_W if bonus else 0.0
+        v += position(ut, bd, s, c, reach, wt) - position(ut, bd, s, start, reach, wt)
     elif op == OP_HEAL:
-        _, who = occupancy(w, cols, b, bd.wall.shape[0])
         t = who[c]
-        v += min(row[A_AMOUNT], w.i16[cols[MAX_HP], b, t] - w.i16[cols[HP], b, t])
-    elif op == OP_GATHER:
+        v += min(row[A_AMOUNT], ut[t, U_MAX_HP] - ut[t, U_HP])
+    elif op == OP_GATHER:  # grid.md 4.1.1: the gatherer at the mana pool
         v += SE_W * row[A_AMOUNT]
-    elif op == OP_SEARCH:
+    elif op == OP_SEARCH:  # grid.md 4.3.12: a card from the deck to the hand
         v += HAND_W
     elif op == OP_CONCEAL:
-        _, who = occupancy(w, cols, b, bd.wall.shape[0])
-        if not w.flags[cols[HIDDEN], b, who[c]]:
+        if not ut[who[c], U_HIDDEN]:
             v += HIDE_W
     else:
         v -= 0.1  # push, rush: no estimate (lookahead plays them)
@@ -304,12 +339,12 @@ def ability_gain(w, cols, ct, bd, b, s, row, c, side, lost):
 
 
 @njit(cache=True)
-def hire_gain(w, cols, ct, bd, b, card, c, side):
+def hire_gain(ct, card, c, near):
     """Greedy's estimate for hiring ``card`` onto c (grid.md 4.1.4 "gold available to hire"): the
-    unit's material minus its gold, nearer the enemy better."""
+    unit's material minus its gold, nearer the enemy better (``near``: ``nearest`` of each cell)."""
     cd = ct.card[card]
     v = UNIT_W + cd[C_HP] + cd[C_DAMAGE] + 0.3 * cd[C_MV] + 2.0 * cd[C_KP] - GOLD_W * cd[C_COST] - HAND_W
-    return v - APPROACH_W * nearest(w, cols, bd, b, side, c)
+    return v - APPROACH_W * near[c]
 
 
 @njit(cache=True)
@@ -326,17 +361,25 @@ def greedy_scores(w, cols, f, bd, ct, pr, b, mask, scores):
     cells = bd.wall.shape[0]
     side = f.g[b, TURN]
     a = f.g[b, ACTIVE]
-    occ, who = occupancy(w, cols, b, cells)
+    ut = unit_table(w, cols, f, ct, b)
+    who = np.full(cells, -1, dtype=np.int64)
+    occ = np.full(cells, -1, dtype=np.int8)
+    for s in range(ut.shape[0]):
+        if ut[s, U_ALIVE]:
+            who[ut[s, U_CELL]] = s
+            occ[ut[s, U_CELL]] = ut[s, U_SIDE]
     lost = 0.0  # the threat the active unit gives up when its turn ends
-    start = -1
     mv_left = 0
+    here = 0.0
     cost = np.empty(0, dtype=np.int16)
+    near = np.empty(0, dtype=np.int64)
     if a >= 0 and w.i8[cols[TURN_STATE], b, a] == ACTIVE_TURN:
-        start = w.i16[cols[CELL], b, a]
-        mv_left = np.int64(w.i8[cols[MV_LEFT], b, a])
-        lost = ATT_W * opportunity(w, cols, ct, bd, b, a, start, mv_left)
-        here = position(w, cols, ct, bd, b, a, start, mv_left, True)
-        if mv_left > 0:
+        start = ut[a, U_CELL]
+        mv_left = ut[a, U_REACH]
+        lost = ATT_W * threat(ut, bd, a)
+        here = position(ut, bd, a, start, mv_left, ATT_W)
+        moves = block_start(MOVE, cells, K)
+        if mv_left > 0 and mask[moves:moves + cells].any():
             cost = move_costs_within(bd.neighbours, bd.wall, bd.web, occ, start, side, passes_walls(w, cols, ct, b, a),
                                      flies(w, cols, ct, b, a), mv_left)
     for i in range(mask.shape[0]):
@@ -346,34 +389,36 @@ def greedy_scores(w, cols, f, bd, ct, pr, b, mask, scores):
         v = 0.0
         if kind == PASS:
             v = -lost
-            for s in range(w.alive.shape[1]):
-                if w.alive[b, s] and w.i8[cols[SIDE], b, s] == side and w.i8[cols[TURN_STATE], b, s] != OVER and s != a:
-                    v -= ATT_W * opportunity(w, cols, ct, bd, b, s, w.i16[cols[CELL], b, s], eff_mv(w, cols, ct, b, s))
+            for s in range(ut.shape[0]):
+                if ut[s, U_ALIVE] and s != a:
+                    v -= READY_W * threat(ut, bd, s)
         elif kind == END_UNIT:
             v = -lost
         elif kind == SELECT:
-            t = who[c]
-            v = -lost + EPS * (1.0 + opportunity(w, cols, ct, bd, b, t, c, eff_mv(w, cols, ct, b, t)))
+            v = -lost + EPS + (ATT_W - READY_W) * threat(ut, bd, who[c])
         elif kind == MOVE:
-            v = position(w, cols, ct, bd, b, a, c, mv_left - cost[c], True) - here
+            v = position(ut, bd, a, c, mv_left - cost[c], ATT_W) - here
         elif kind == ATTACK:
-            v = hit_value(w, cols, b, who[c], basic_damage(w, cols, ct, b, a, who[c])) - lost
+            v = hit_value(ut, who[c], basic_damage(ut, a, who[c])) - lost
         elif kind == USE:
-            v = ability_gain(w, cols, ct, bd, b, a, f.abil[b, a, k], c, side, lost)
+            v = ability_gain(ut, bd, a, f.abil[b, a, k], c, who, lost)
         elif kind == HIDE:
             v = HIDE_W - lost
         else:
             card = f.hand[b, side, k]
             typ = ct.card[card, C_TYPE]
             if typ == T_UNIT or typ == T_HERO:
-                v = hire_gain(w, cols, ct, bd, b, card, c, side)
+                if near.shape[0] == 0:
+                    near = np.empty(cells, dtype=np.int64)
+                    for x in range(cells):
+                        near[x] = nearest(ut, bd, side, x)
+                v = hire_gain(ct, card, c, near)
             elif typ == T_ITEM:
                 v = item_gain(ct, card)
             elif typ == T_TRAP:
                 v = TRAP_W - GOLD_W * ct.card[card, C_COST] - HAND_W
             elif typ == T_SPELL:
-                v = ability_gain(w, cols, ct, bd, b, a, ct.abil[card, 0], c, side, lost) - SE_W * ct.card[card, C_COST]
-                v -= HAND_W
+                v = ability_gain(ut, bd, a, ct.abil[card, 0], c, who, lost) - SE_W * ct.card[card, C_COST] - HAND_W
         scores[i] = v
 
 
@@ -427,25 +472,66 @@ def restore(w, f, b, sv):
 
 
 @njit(cache=True)
+def attack_now(w, cols, f, bd, ct, pr, b, mask):
+    """The best basic attack the active unit really has now (the legal mask: line of sight around
+    walls and enemies, grid.md 4.4.1 "Line of sight (LoS) is determined by counting the range
+    (moving around obstacles or enemies)"), 0 if none: what greedy's orthogonal distance only
+    guesses."""
+    a = f.g[b, ACTIVE]
+    if f.g[b, GAME_OVER] or a < 0 or w.i8[cols[TURN_STATE], b, a] != ACTIVE_TURN:
+        return 0.0
+    legal_mask(w, cols, f, bd, ct, pr, b, mask)
+    cells = bd.wall.shape[0]
+    first = block_start(ATTACK, cells, K)
+    ut = unit_table(w, cols, f, ct, b)
+    who = np.full(cells, -1, dtype=np.int64)
+    for s in range(ut.shape[0]):
+        if ut[s, U_ALIVE]:
+            who[ut[s, U_CELL]] = s
+    best = 0.0
+    for c in range(cells):
+        if mask[first + c] and who[c] >= 0:
+            best = max(best, hit_value(ut, who[c], basic_damage(ut, a, who[c])))
+    return best
+
+
+@njit(cache=True)
 def lookahead_action(w, cols, f, bd, ct, pr, b, mask):
-    """The lookahead agent: every legal action but PASS played on the game, the evaluation after
-    it minus before, the game put back; PASS is scored as greedy scores it (the threat its own
-    units give up), since after it the evaluation would be the other player's turn's."""
+    """The lookahead agent: greedy's ``CANDIDATES`` best actions (PASS apart) each played on the
+    game, scored by the evaluation after it minus before, the game put back; PASS is scored as
+    the evaluation without the threat of the own units (what ending the turn gives up), since
+    after it the evaluation would be the other player's turn's. One ply, exact where greedy
+    estimates: damage, parry, areas, traps, kills; and ``FOLLOW_W`` of the attack the active unit
+    really has afterwards (``attack_now``), where greedy trusts orthogonal distance."""
     legal_mask(w, cols, f, bd, ct, pr, b, mask)
     side = f.g[b, TURN]
     scores = np.zeros(mask.shape[0])
-    only = np.zeros(mask.shape[0], dtype=np.bool_)
-    only[PASS] = mask[PASS]
-    greedy_scores(w, cols, f, bd, ct, pr, b, only, scores)
-    before = evaluate(w, cols, f, bd, ct, pr, b, side)
+    greedy_scores(w, cols, f, bd, ct, pr, b, mask, scores)
+    pick = np.zeros(mask.shape[0], dtype=np.bool_)
+    pick[PASS] = mask[PASS]
+    for _ in range(CANDIDATES):
+        best = -1
+        top = -np.inf
+        for i in range(1, mask.shape[0]):
+            if mask[i] and not pick[i] and scores[i] > top:
+                top = scores[i]
+                best = i
+        if best < 0:
+            break
+        pick[best] = True
+    before = evaluate(w, cols, f, bd, ct, pr, b, side, True)
+    if mask[PASS]:
+        scores[PASS] = evaluate(w, cols, f, bd, ct, pr, b, side, False) - before
     sv = save(w, f, b)
+    follow = np.zeros(mask.shape[0], dtype=np.bool_)
     for i in range(1, mask.shape[0]):
-        if not mask[i]:
+        if not pick[i]:
             continue
         apply_action(w, cols, f, bd, ct, pr, b, i)
-        scores[i] = evaluate(w, cols, f, bd, ct, pr, b, side) - before
+        scores[i] = evaluate(w, cols, f, bd, ct, pr, b, side, True) - before
+        scores[i] += FOLLOW_W * attack_now(w, cols, f, bd, ct, pr, b, follow)
         restore(w, f, b, sv)
-    return best_of(mask, scores)
+    return best_of(pick, scores)
 
 
 kernel_cache.check("agents", kernel_cache.kernels_of(globals(), __name__))

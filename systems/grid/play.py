@@ -13,8 +13,8 @@ from numba import njit
 
 from battlesim.ecs.compiled.rng import choice, integers
 from battlesim.systems.grid import kernel_cache
-from battlesim.systems.grid.agents import greedy_action, lookahead_action
 from battlesim.systems.grid.action_table import PASS
+from battlesim.systems.grid.agents import greedy_action, lookahead_action
 from battlesim.systems.grid.apply import apply_action, begin_turn, shuffle_deck, spawn, take_from_deck, to_hand
 from battlesim.systems.grid.outcome import log_card
 from battlesim.systems.grid.rules import eff_mv, legal_mask, passes_walls
