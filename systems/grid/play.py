@@ -14,8 +14,9 @@ from numba import njit
 from battlesim.ecs.compiled.rng import choice, integers
 from battlesim.systems.grid import kernel_cache
 from battlesim.systems.grid.action_table import PASS
-from battlesim.systems.grid.agents import greedy_action, lookahead_action
+from battlesim.systems.grid.agents import greedy_action
 from battlesim.systems.grid.apply import apply_action, begin_turn, shuffle_deck, spawn, take_from_deck, to_hand
+from battlesim.systems.grid.lookahead import lookahead_action
 from battlesim.systems.grid.outcome import log_card
 from battlesim.systems.grid.rules import eff_mv, legal_mask, passes_walls
 from battlesim.systems.grid.state import (
@@ -91,7 +92,7 @@ def random_action(w, cols, f, bd, ct, pr, b, mask):
 def agent_action(w, cols, f, bd, ct, pr, b, mask, agent):
     """spec §4: one decision maker, the player whose turn it is. The action of that seat's agent, by its code: random, pass (ends every
     player turn at once: the baseline that does nothing, as lanes' pass agent), greedy or
-    lookahead (agents.py)."""
+    lookahead (agents.py, lookahead.py)."""
     if agent == PASS_AGENT:
         return PASS
     if agent == GREEDY:
