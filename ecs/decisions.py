@@ -54,9 +54,30 @@ _AGENTS: dict[str, AgentFactory] = {}
 
 
 def register_agent(name: str, factory: AgentFactory) -> None:
-    if name in _AGENTS and _AGENTS[name] is not factory:
+    old = _AGENTS.get(name)
+    if old is not None and old is not factory and not isinstance(old, CompiledOnly):
+        if isinstance(factory, CompiledOnly):
+            return  # the name is already selectable; a compiled loop reads only the name
         raise ValueError(f"agent {name!r} is already registered")
     _AGENTS[name] = factory
+
+
+class CompiledOnly:
+    """The factory of an agent that exists only inside a ruleset's compiled game loop (no step
+    API): ``--agents NAME`` selects it by name. Another ruleset may register a full agent under
+    the same name (lanes' ``greedy``): either order works, the full one is kept, and the compiled
+    loop still reads only ``name``."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self) -> CompiledOnly:
+        return self
+
+
+def compiled_agent(name: str) -> None:
+    """Make ``name`` selectable with ``--agents`` for a ruleset that plays it in compiled code."""
+    register_agent(name, CompiledOnly(name))
 
 
 def make_agent(name: str) -> Agent:

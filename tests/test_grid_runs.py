@@ -199,6 +199,7 @@ def test_decks_and_agents_list_grid():
     assert r.exit_code == 0
     kinds = dict(line.split(None, 1) for line in r.stdout.splitlines())
     assert kinds["random"].startswith("compiled") and kinds["pass"].startswith("compiled")
+    assert kinds["greedy"].startswith("compiled") and kinds["lookahead"].startswith("compiled")
 
 
 @pytest.mark.parametrize("args, words", [
@@ -208,7 +209,7 @@ def test_decks_and_agents_list_grid():
     (["--param", "round_limit=abc"], ["round_limit", "not a number"]),
     (["--param", "bogus=1"], ["bogus", "unknown grid parameter"]),
     (["--param", "elimination=maybe"], ["elimination"]),
-    (["--agents", "greedy,random"], ["greedy"]),
+    (["--agents", "nosuch,random"], ["nosuch"]),
 ])
 def test_bad_input_is_one_line(args, words):
     line = one_line_error(run("simulate", "--ruleset", "grid", "--games", "5", "--quiet", *args))

@@ -81,11 +81,12 @@ def keywords(
     from battlesim.ecs.plugin import extend, installed_plugins, loaded_plugins
 
     try:
-        load_ruleset(ruleset, plugin)  # declares the built-ins, then the plugins
+        rules = load_ruleset(ruleset, plugin)  # declares the built-ins, then the plugins
     except (RunError, DataError) as e:
         fail(str(e))
         return
-    rows = extend(ruleset).vocabulary()
+    # a ruleset whose words are tables, not declarations (grid), lists them itself
+    rows = [*getattr(rules, "vocabulary", list)(), *extend(ruleset).vocabulary()]
     kinds = sorted({r["kind"] for r in rows})
     if kind is not None:
         if kind not in kinds:

@@ -50,8 +50,12 @@ class Resist(BaseModel):
 
 def check_keywords(keywords: dict[str, bool | int]) -> None:
     """Known keywords with values of their kind: flags true/false, numbers within their range."""
+    from battlesim.systems.grid.keywords import check_plugin_keyword
+
     for k, v in keywords.items():
         word = KEYWORDS.get(k)
+        if word is None and check_plugin_keyword(k, v):
+            continue  # a plugin's keyword (keywords.py)
         if word is None:
             raise ValueError(f"unknown keyword {printable(k)!r}{did_you_mean(k, KEYWORDS)}; known: {', '.join(KEYWORDS)}")
         if isinstance(v, bool) != (word.value == "tag"):

@@ -18,7 +18,7 @@ from battlesim.ecs.kernel_stamp import kernels_of  # noqa: F401  (the kernel fil
 from battlesim.systems.grid import state
 
 KERNEL_FILES = ("state.py", "board.py", "damage.py", "action_table.py", "rules.py", "outcome.py", "apply.py",
-                "play.py")
+                "agents.py", "lookahead.py", "play.py")
 
 
 def layout_digest() -> str:

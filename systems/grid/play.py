@@ -14,7 +14,9 @@ from numba import njit
 from battlesim.ecs.compiled.rng import choice, integers
 from battlesim.systems.grid import kernel_cache
 from battlesim.systems.grid.action_table import PASS
+from battlesim.systems.grid.agents import greedy_action
 from battlesim.systems.grid.apply import apply_action, begin_turn, shuffle_deck, spawn, take_from_deck, to_hand
+from battlesim.systems.grid.lookahead import lookahead_action
 from battlesim.systems.grid.outcome import log_card
 from battlesim.systems.grid.rules import eff_mv, legal_mask, passes_walls
 from battlesim.systems.grid.state import (
@@ -47,8 +49,8 @@ RNG_FIRST = 11  # stream: who plays first (spec §2 Setup "first player by seed"
 RNG_AGENT = 13  # stream: the random agent's choices
 
 # the compiled agents, by code (``--agents``): each seat's code is an argument of the game loop
-AGENTS = ("random", "pass")
-RANDOM, PASS_AGENT = range(len(AGENTS))
+AGENTS = ("random", "pass", "greedy", "lookahead")
+RANDOM, PASS_AGENT, GREEDY, LOOKAHEAD = range(len(AGENTS))
 
 # invariant codes (``violation``): 0 = none
 INVARIANTS = ("", "two units on one cell", "a unit on a wall it may not stand on", "HP above its maximum",
@@ -88,10 +90,15 @@ def random_action(w, cols, f, bd, ct, pr, b, mask):
 
 @njit(cache=True)
 def agent_action(w, cols, f, bd, ct, pr, b, mask, agent):
-    """spec §4: one decision maker, the player whose turn it is. The action of that seat's agent, by its code: random, or pass (ends every
-    player turn at once: the baseline that does nothing, as lanes' pass agent)."""
+    """spec §4: one decision maker, the player whose turn it is. The action of that seat's agent, by its code: random, pass (ends every
+    player turn at once: the baseline that does nothing, as lanes' pass agent), greedy or
+    lookahead (agents.py, lookahead.py)."""
     if agent == PASS_AGENT:
         return PASS
+    if agent == GREEDY:
+        return greedy_action(w, cols, f, bd, ct, pr, b, mask)
+    if agent == LOOKAHEAD:
+        return lookahead_action(w, cols, f, bd, ct, pr, b, mask)
     return random_action(w, cols, f, bd, ct, pr, b, mask)
 
 

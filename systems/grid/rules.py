@@ -92,38 +92,38 @@ from battlesim.systems.grid.state import (
 
 
 # -- the values the rules read: the unit's own plus its item's grants (spec §5 "card + item") --------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def grant(w, cols, ct, b, s, field):
     """The item's grant ``field`` for unit s, 0 without an item (spec §3 Items: "`grants` while held")."""
     item = w.i16[cols[ITEM], b, s]
     return np.int64(ct.card[item, field]) if item >= 0 else np.int64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def eff_mv(w, cols, ct, b, s):
     """grid.md 4.2.1 "as many spaces ... as they have MV points"; 4.2.3 "items ... increase movement"."""
     return np.int64(w.i8[cols[MV], b, s]) + grant(w, cols, ct, b, s, G_MV)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def eff_damage(w, cols, ct, b, s):
     """grid.md 4.4.3 "the base damage": the unit's, plus an item's damage grant."""
     return np.int64(w.i16[cols[DAMAGE], b, s]) + grant(w, cols, ct, b, s, G_DAMAGE)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def eff_range(w, cols, ct, b, s):
     """grid.md 4.3.14 "A bow and arrow symbol indicates that this ability includes a range modifier"."""
     return np.int64(w.i8[cols[RANGE], b, s]) + grant(w, cols, ct, b, s, G_RANGE)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def eff_resist(w, cols, ct, b, s, dtype):
     """grid.md 4.4.3 "subtracting any resistances from the target card": of the hit's type."""
     return np.int64(w.i16[cols[RES0 + dtype], b, s]) + grant(w, cols, ct, b, s, G_RES + dtype)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def eff_dtype(w, cols, ct, b, s):
     """grid.md 4.4.3 "Poison damage occurs from base attacks by cards with the poison symbol": the
     unit's damage type, or its item's (Poisoned Blade)."""
@@ -133,31 +133,31 @@ def eff_dtype(w, cols, ct, b, s):
     return np.int64(w.i8[cols[DTYPE], b, s])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def flies(w, cols, ct, b, s):
     """grid.md 4.2.9: "Flying creatures are not affected by web obstacles." (the card's keyword or its item's)."""
     return w.flags[cols[FLYING], b, s] or grant(w, cols, ct, b, s, G_FLYING) > 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hides(w, cols, ct, b, s):
     """grid.md 4.2.14: "Units or heroes with the hiding ability can move and then hide"."""
     return w.flags[cols[HIDING], b, s] or grant(w, cols, ct, b, s, G_HIDING) > 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def parry_of(w, cols, ct, b, s):
     """grid.md 4.4.4: "Attacks can be nullified by using abilities such as parry": Parry N (ledger)."""
     return np.int64(w.i8[cols[PARRY], b, s]) + grant(w, cols, ct, b, s, G_PARRY)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def passes_walls(w, cols, ct, b, s):
     """grid.md 4.2.7: "cannot move onto or past a wall obstacle unless they are a rogue or can fly"."""
     return w.i8[cols[CLS], b, s] == ROGUE or flies(w, cols, ct, b, s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def concealed(w, cols, b, s):
     """grid.md 4.4.1: "A unit or hero cannot target a hidden or invisible unit."."""
     return w.flags[cols[HIDDEN], b, s] or w.flags[cols[INVISIBLE], b, s]
@@ -296,21 +296,23 @@ def legal_mask(w, cols, f, bd, ct, pr, b, out):
         card = f.hand[b, side, h]
         typ = ct.card[card, C_TYPE]
         cost = ct.card[card, C_COST]
-        for c in range(cells):
-            ok = False
-            if typ == T_UNIT or typ == T_HERO:  # spec §2 Deployment: own deploy rows, empty, not a wall
-                ok = have_slot and cost <= gold and bd.home[c] == side and occ[c] == EMPTY and not bd.wall[c]
-            elif typ == T_ITEM:
-                ok = cost <= gold and occ[c] == side
-            elif typ == T_TRAP:  # ledger: Traps: an empty non-wall cell of the own half
-                ok = (cost <= gold and bd.half[c] == side and occ[c] == EMPTY and not bd.wall[c]
-                      and f.trap[b, c, 0] < 0)
-            if ok:
-                out[encode(PLAY, h, c, cells, K)] = True
+        base = encode(PLAY, h, 0, cells, K)
+        # each block loops only when the card is affordable (most hand cards most of the time are not)
+        if typ == T_UNIT or typ == T_HERO:  # spec §2 Deployment: own deploy rows, empty, not a wall
+            if have_slot and cost <= gold:
+                for c in range(cells):
+                    out[base + c] = bd.home[c] == side and occ[c] == EMPTY and not bd.wall[c]
+        elif typ == T_ITEM:
+            if cost <= gold:
+                for c in range(cells):
+                    out[base + c] = occ[c] == side
+        elif typ == T_TRAP and cost <= gold:  # ledger: Traps: an empty non-wall cell of the own half
+            for c in range(cells):
+                out[base + c] = bd.half[c] == side and occ[c] == EMPTY and not bd.wall[c] and f.trap[b, c, 0] < 0
         row = ct.abil[card, 0]
         if typ == T_SPELL and a >= 0 and cost <= f.g[b, SE + side] and slot_free(w, cols, b, a, row[A_BONUS] > 0):
             # cast by the active unit (spec §3 Spells), aimed as its own ability would be
-            mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, out, encode(PLAY, h, 0, cells, K))
+            mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, out, base)
     if a < 0 or w.i8[cols[TURN_STATE], b, a] != ACTIVE_TURN:
         return
     out[END_UNIT] = True

@@ -101,6 +101,16 @@ class GridGame:
 class GridRuleset:
     name = "grid"
 
+    def vocabulary(self) -> list[dict[str, str]]:
+        """The built-in grid words as ``battlesim keywords`` rows (kind, name, value_type, source,
+        doc): classes, damage types, keywords, statuses, ability ops (vocabulary.py, tables the
+        loaders check names against); a plugin's keywords come from ``extend("grid")``."""
+        from battlesim.ecs.extension import BUILT_IN
+        from battlesim.systems.grid.vocabulary import vocabulary_rows
+
+        return [{"kind": r["kind"], "name": r["name"], "value_type": r["value"] or "-", "source": BUILT_IN,
+                 "doc": r["rule"]} for r in vocabulary_rows()]
+
     def load(self, params: dict[str, Any] | None = None, cards_dir: Path | None = None,
              decks_dir: Path | None = None) -> GridGame:
         p = load_params(overrides=params or None)
@@ -109,3 +119,17 @@ class GridRuleset:
 
 
 RULESET = GridRuleset()
+
+
+def _declare_agents() -> None:
+    """Grid's compiled agents beyond random and pass (play.py ``AGENTS``: greedy, lookahead)
+    become selectable as ``--agents NAME`` when the ruleset loads."""
+    from battlesim.ecs.decisions import agent_names, compiled_agent
+    from battlesim.systems.grid.play import AGENTS
+
+    for name in AGENTS:
+        if name not in agent_names():
+            compiled_agent(name)
+
+
+_declare_agents()

@@ -1,0 +1,123 @@
+"""The compiled ``lookahead`` agent (``--agents lookahead``): greedy's best few actions each played
+on the game itself, scored by the evaluation of ``agents.py`` after minus before, and the game
+put back (``save``/``restore`` of the game's own rows, RNG included, so a game is the same alone
+and in a batch). Compiled (``@njit(cache=True)``), the arguments of ``rules.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from battlesim.systems.grid import kernel_cache
+from battlesim.systems.grid.action_table import ATTACK, PASS, block_start
+from battlesim.systems.grid.agents import (
+    U_ALIVE,
+    U_CELL,
+    basic_damage,
+    best_of,
+    evaluate,
+    greedy_scores,
+    hit_value,
+    unit_table,
+)
+from battlesim.systems.grid.apply import apply_action
+from battlesim.systems.grid.rules import legal_mask
+from battlesim.systems.grid.state import ACTIVE, ACTIVE_TURN, GAME_OVER, TURN, TURN_STATE, K
+
+FOLLOW_W = 0.2  # the attack the active unit really has after the action
+CANDIDATES = 6  # greedy's best few actions are played, not all of them
+
+
+# -- lookahead: each action played on the game and put back -------------------------------------------
+@njit(cache=True)
+def save(w, f, b):
+    """Every row of game b an action may change (units, game fields, piles, abilities, traps,
+    RNG, card log): a game touches only its own rows (play.py ``play_batch``)."""
+    return (w.i16[:, b, :].copy(), w.i8[:, b, :].copy(), w.flags[:, b, :].copy(), w.alive[b].copy(),
+            f.g[b].copy(), f.hand[b].copy(), f.deck[b].copy(), f.cem[b].copy(), f.abil[b].copy(), f.trap[b].copy(),
+            f.rng[b].copy(), f.log[b].copy(), f.slot_row[b].copy())
+
+
+@njit(cache=True)
+def restore(w, f, b, sv):
+    """Game b as ``save`` found it."""
+    w.i16[:, b, :] = sv[0]
+    w.i8[:, b, :] = sv[1]
+    w.flags[:, b, :] = sv[2]
+    w.alive[b] = sv[3]
+    f.g[b] = sv[4]
+    f.hand[b] = sv[5]
+    f.deck[b] = sv[6]
+    f.cem[b] = sv[7]
+    f.abil[b] = sv[8]
+    f.trap[b] = sv[9]
+    f.rng[b] = sv[10]
+    f.log[b] = sv[11]
+    f.slot_row[b] = sv[12]
+
+
+@njit(cache=True)
+def attack_now(w, cols, f, bd, ct, pr, b, mask):
+    """The best basic attack the active unit really has now (the legal mask: line of sight around
+    walls and enemies, grid.md 4.4.1 "Line of sight (LoS) is determined by counting the range
+    (moving around obstacles or enemies)"), 0 if none: what greedy's orthogonal distance only
+    guesses."""
+    a = f.g[b, ACTIVE]
+    if f.g[b, GAME_OVER] or a < 0 or w.i8[cols[TURN_STATE], b, a] != ACTIVE_TURN:
+        return 0.0
+    legal_mask(w, cols, f, bd, ct, pr, b, mask)
+    cells = bd.wall.shape[0]
+    first = block_start(ATTACK, cells, K)
+    ut = unit_table(w, cols, f, ct, b)
+    who = np.full(cells, -1, dtype=np.int64)
+    for s in range(ut.shape[0]):
+        if ut[s, U_ALIVE]:
+            who[ut[s, U_CELL]] = s
+    best = 0.0
+    for c in range(cells):
+        if mask[first + c] and who[c] >= 0:
+            best = max(best, hit_value(ut, who[c], basic_damage(ut, a, who[c])))
+    return best
+
+
+@njit(cache=True)
+def lookahead_action(w, cols, f, bd, ct, pr, b, mask):
+    """The lookahead agent: greedy's ``CANDIDATES`` best actions (PASS apart) each played on the
+    game, scored by the evaluation after it minus before, the game put back; PASS is scored as
+    the evaluation without the threat of the own units (what ending the turn gives up), since
+    after it the evaluation would be the other player's turn's. One ply, exact where greedy
+    estimates: damage, parry, areas, traps, kills; and ``FOLLOW_W`` of the attack the active unit
+    really has afterwards (``attack_now``), where greedy trusts orthogonal distance."""
+    legal_mask(w, cols, f, bd, ct, pr, b, mask)
+    side = f.g[b, TURN]
+    scores = np.zeros(mask.shape[0])
+    greedy_scores(w, cols, f, bd, ct, pr, b, mask, scores)
+    pick = np.zeros(mask.shape[0], dtype=np.bool_)
+    pick[PASS] = mask[PASS]
+    for _ in range(CANDIDATES):
+        best = -1
+        top = -np.inf
+        for i in range(1, mask.shape[0]):
+            if mask[i] and not pick[i] and scores[i] > top:
+                top = scores[i]
+                best = i
+        if best < 0:
+            break
+        pick[best] = True
+    before = evaluate(w, cols, f, bd, ct, pr, b, side, True)
+    if mask[PASS]:
+        scores[PASS] = evaluate(w, cols, f, bd, ct, pr, b, side, False) - before
+    sv = save(w, f, b)
+    follow = np.zeros(mask.shape[0], dtype=np.bool_)
+    for i in range(1, mask.shape[0]):
+        if not pick[i]:
+            continue
+        apply_action(w, cols, f, bd, ct, pr, b, i)
+        scores[i] = evaluate(w, cols, f, bd, ct, pr, b, side, True) - before
+        scores[i] += FOLLOW_W * attack_now(w, cols, f, bd, ct, pr, b, follow)
+        restore(w, f, b, sv)
+    return best_of(pick, scores)
+
+
+kernel_cache.check("lookahead", kernel_cache.kernels_of(globals(), __name__))
