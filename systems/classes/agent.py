@@ -1,5 +1,5 @@
-"""The compiled random agent and one whole game (state -> legal actions -> random choice ->
-apply, until the end), over the engine's own action functions.
+"""The compiled random agent's decisions, over the engine's own action functions (the game
+loop that asks them, and greedy's, is ``loop.py``).
 
 The agent's decisions, each uniform among the legal options (spec §13): every Main Phase action
 and passing (cast from hand with a target, prepare, cast the prepared spell, a class ability
@@ -25,23 +25,17 @@ from battlesim.systems.classes.acting import (
     act_begin,
     act_end,
     action,
-    attack,
-    battle_end,
-    snapshot,
 )
 from battlesim.systems.classes.acting import ability_error as unit_ability_error
 from battlesim.systems.classes.actions import (
     ability_error,
-    begin_phase,
     cast,
     cast_error,
     class_ability,
-    end_phase,
     prepare,
     prepare_error,
 )
 from battlesim.systems.classes.board import FIELDS, INTERSECTIONS, LANES
-from battlesim.systems.classes.invariants import violation
 from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER
 from battlesim.systems.classes.mana import can_pay
 from battlesim.systems.classes.rules import (
@@ -59,7 +53,6 @@ from battlesim.systems.classes.rules import (
 )
 from battlesim.systems.classes.state import (
     E_OK,
-    G_ACTIVE,
     G_ENDED,
     HAND,
     NCOL,
@@ -70,11 +63,8 @@ from battlesim.systems.classes.state import (
     T_LANE,
     T_NONE,
     T_PLAYER,
-    U_ACTED,
     U_CARD,
     U_HAS_ATTACK,
-    U_HASTE,
-    U_MOVES,
     W_ID,
 )
 from battlesim.systems.classes.units import advance, find_target, find_uid
@@ -167,12 +157,6 @@ def apply_action(G, R, b, side, row):
 
 
 @njit(cache=True)
-def reaction(G, R, b, rng, rows):
-    """A reaction window (choice 14): the non-active player may cast its prepared spell."""
-    return window(G, R, b, rng, rows, 1 - G.g[b, G_ACTIVE])
-
-
-@njit(cache=True)
 def window(G, R, b, rng, rows, side):
     """``side`` may cast its prepared spell (prepared on an earlier turn) with a legal target, or
     pass; uniformly. classes.md: "A prepared spell may be cast at any time, even during opponent's
@@ -227,121 +211,3 @@ def random_act(G, R, b, f, rng, rows):
             advance(G, b, f)
     act_end(G, b, uid)
     return err
-
-
-@njit(cache=True)
-def random_act_step(G, R, b, rng, rows, check, start):
-    """The Act Step (classes.md: "all units belonging to the current player will take their turn",
-    choice 5's snapshot), each act chosen at random, a reaction window after each."""
-    uids = np.empty(FIELDS, np.int64)
-    first = np.empty(FIELDS, np.int64)
-    m = snapshot(G, b, G.g[b, G_ACTIVE], uids, first)
-    for i in range(m):
-        if G.g[b, G_ENDED]:
-            return 0
-        f = find_uid(G, b, uids[i])
-        if f < 0 or G.u[b, f, U_ACTED]:
-            continue
-        if random_act(G, R, b, f, rng, rows) != E_OK or reaction(G, R, b, rng, rows) != E_OK:
-            return INVARIANT_ACTION
-        if window(G, R, b, rng, rows, G.g[b, G_ACTIVE]) != E_OK:
-            return INVARIANT_ACTION
-        if check:
-            v = violation(G, R, b, start)
-            if v:
-                return v
-    return 0
-
-
-@njit(cache=True)
-def random_haste(G, R, b, rng):
-    """classes.md "Haste": "Each haste token causes a unit to perform an additional Advance or
-    Attack at the end of its next Battle phase" (choice 10: after the Act Step, acting order): each
-    token, Attack (when it has a valid target) or Advance, uniformly; then the tokens are used up."""
-    p = G.g[b, G_ACTIVE]
-    uids = np.empty(FIELDS, np.int64)
-    first = np.empty(FIELDS, np.int64)
-    m = snapshot(G, b, p, uids, first)
-    for i in range(m):
-        f = find_uid(G, b, uids[i])
-        if f < 0:
-            continue
-        for _ in range(G.u[b, f, U_HASTE]):
-            if G.g[b, G_ENDED] or f < 0:
-                break
-            t = find_target(G, b, f)
-            if t != NONE and integers(rng, b, 2, STREAM) == 0:
-                attack(G, R, b, f, t)
-            else:
-                f = advance(G, b, f)
-            f = find_uid(G, b, uids[i])
-        if f >= 0:
-            G.u[b, f, U_HASTE] = 0
-            G.u[b, f, U_MOVES] = 0
-
-
-@njit(cache=True)
-def random_main_phase(G, R, b, rng, rows, check, start):
-    """classes.md "Main Phase": any number of actions until the player passes: the random agent
-    picks uniformly among the legal actions and passing (at most MAIN_ACTIONS per turn)."""
-    side = G.g[b, G_ACTIVE]
-    for _ in range(MAIN_ACTIONS):
-        n = legal_actions(G, R, b, side, rows)
-        pick = integers(rng, b, n + 1, STREAM)
-        if pick == n:
-            return 0
-        if apply_action(G, R, b, side, rows[pick]) != E_OK or reaction(G, R, b, rng, rows) != E_OK:
-            return INVARIANT_ACTION
-        if check:
-            v = violation(G, R, b, start)
-            if v:
-                return v
-        if G.g[b, G_ENDED]:
-            return 0
-    return 0
-
-
-@njit(cache=True)
-def play_game(G, R, b, rng, rows, check, start):
-    """One game from its set-up state to the end (a life at 0 or the turn limit), turn by turn:
-    Begin Phase, the random Main Phase, the Battle Phase (random acts), End Phase (spec §2), with
-    the reaction windows of choice 14 between them.
-    With ``check``, the invariants (``invariants.violation``) after every step; returns the first
-    violation's code (0: none)."""
-    empty = np.zeros(1, np.int64)
-    while not G.g[b, G_ENDED]:
-        if begin_phase(G, R, b, empty, 0) != E_OK or reaction(G, R, b, rng, rows) != E_OK:
-            return INVARIANT_ACTION
-        if check and violation(G, R, b, start):
-            return violation(G, R, b, start)
-        if G.g[b, G_ENDED]:
-            break
-        v = random_main_phase(G, R, b, rng, rows, check, start)
-        if v:
-            return v
-        if G.g[b, G_ENDED]:
-            break
-        if reaction(G, R, b, rng, rows) != E_OK:
-            return INVARIANT_ACTION
-        v = random_act_step(G, R, b, rng, rows, check, start)
-        if v:
-            return v
-        if G.g[b, G_ENDED]:
-            break
-        random_haste(G, R, b, rng)  # its tokens used, battle_end's default Haste finds none
-        if battle_end(G, R, b) != E_OK:
-            return INVARIANT_ACTION
-        if check and violation(G, R, b, start):
-            return violation(G, R, b, start)
-        if G.g[b, G_ENDED]:
-            break
-        end_phase(G, b)
-    return violation(G, R, b, start) if check else 0
-
-
-@njit(cache=True)
-def play_batch(G, R, rng, check, start, out):
-    """Every game of the batch to its end; ``out[b]`` = its violation code (0: none)."""
-    rows = np.empty((CANDIDATES, 4), np.int64)
-    for b in range(G.g.shape[0]):
-        out[b] = play_game(G, R, b, rng, rows, check, start)
