@@ -52,7 +52,10 @@ from battlesim.systems.classes.rules import (
     PW_NAB,
 )
 from battlesim.systems.classes.state import (
+    E_CLOCK,
+    E_LOCKED,
     E_OK,
+    E_TOKENS,
     G_ENDED,
     HAND,
     NCOL,
@@ -137,7 +140,10 @@ def legal_actions(G, R, b, side, out):
             if not can_pay(G, b, side, R.powers[pid, base + AB_COST:base + AB_COST + NCOST], pay):
                 continue  # no target makes it payable: skip them
             for i in range(targets_of(R.powers[pid, base + AB_TARGET], t)):
-                if n < CANDIDATES and ability_error(G, R, b, side, p, a, t[i], NONE, pay) == E_OK:
+                err = ability_error(G, R, b, side, p, a, t[i], NONE, pay)
+                if err == E_LOCKED or err == E_CLOCK or err == E_TOKENS:
+                    break  # checked before the target (actions.ability_error): no target passes
+                if n < CANDIDATES and err == E_OK:
                     out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_ABILITY, p, a, t[i]
                     n += 1
     return n

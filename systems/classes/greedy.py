@@ -10,8 +10,12 @@ action or passing (the best-scored action if it scores above passing, at most MA
 turn), each unit's act (advance first or after, and Attack, Defend or its ability with a
 target), each reaction window (cast the prepared spell on the best target if that scores above
 passing), each Haste token (Attack when it has a valid target, else Advance). Level-up answers
-stay the engine's defaults (ledger "Left"). It draws no random numbers: ties go to the first
-listed option.
+stay the engine's defaults (ledger "Left").
+
+Each score gets a seeded jitter below JITTER (less than half a point of HP, a tenth of a life
+point), drawn from the game's own RNG stream: it breaks near-ties at random. Why: classes deals no
+random cards (the hand is the deck), so without it two agents that draw nothing would play one
+single game per deck pairing, whatever the seed.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from battlesim.ecs.compiled.rng import integers
 from battlesim.systems.classes.acting import ACT_ABILITY, ACT_ATTACK, ACT_DEFEND, act_begin, act_end, action
 from battlesim.systems.classes.acting import ability_error as unit_ability_error
 from battlesim.systems.classes.actions import cast, cast_error
@@ -49,6 +54,14 @@ from battlesim.systems.classes.units import advance, find_target, find_uid, team
 
 WIN = 1_000_000
 PASS = -999  # a window's "do not cast" (T_NONE = -1 is a target)
+JITTER = 4  # score units: one HP is 10, one life point 30
+JITTER_STREAM = 11  # the RNG stream of the scores' jitter (the random agent's is 7)
+
+
+@njit(cache=True)
+def jitter(rng, b):
+    """A seeded tie-breaker added to a score (see the module's docstring)."""
+    return integers(rng, b, JITTER, JITTER_STREAM)
 
 
 @njit(cache=True)
@@ -96,23 +109,23 @@ def evaluate(G, b, side):
 
 
 @njit(cache=True)
-def greedy_main(G, R, b, rows, side, S):
+def greedy_main(G, R, b, rng, rows, side, S):
     """The best Main Phase action (its row index), or -1 to pass: each legal action played on
     the scratch copy and scored; passing scores the game as it is."""
     n = legal_actions(G, R, b, side, rows)
-    best, pick = evaluate(G, b, side), -1
+    best, pick = evaluate(G, b, side) + jitter(rng, b), -1
     for i in range(n):
         copy_game(G, b, S)
         if apply_action(S, R, 0, side, rows[i]) != E_OK:
             continue
-        v = evaluate(S, 0, side)
+        v = evaluate(S, 0, side) + jitter(rng, b)
         if v > best:
             best, pick = v, i
     return pick
 
 
 @njit(cache=True)
-def greedy_window(G, R, b, side, S):
+def greedy_window(G, R, b, rng, side, S):
     """The target to cast ``side``'s prepared spell on, or PASS: the best-scored legal target if
     it scores above not casting."""
     c = G.pl[b, side, P_PREP]
@@ -120,14 +133,14 @@ def greedy_window(G, R, b, side, S):
         return PASS
     pay = np.full(NCOL, -1, np.int64)
     t = np.empty(FIELDS + 2, np.int64)
-    best, pick = evaluate(G, b, side), PASS
+    best, pick = evaluate(G, b, side) + jitter(rng, b), PASS
     for i in range(targets_of(R.cards[c, C_TARGET], t)):
         if cast_error(G, R, b, side, c, True, t[i], NONE, pay) != E_OK:
             continue
         copy_game(G, b, S)
         if cast(S, R, 0, side, c, True, t[i], NONE, pay) != E_OK:
             continue
-        v = evaluate(S, 0, side)
+        v = evaluate(S, 0, side) + jitter(rng, b)
         if v > best:
             best, pick = v, t[i]
     return pick
@@ -151,7 +164,7 @@ def play_act(G, R, b, f, first, kind, target):
 
 
 @njit(cache=True)
-def greedy_act(G, R, b, f, S):
+def greedy_act(G, R, b, f, rng, S):
     """One unit's act, its order and action the best-scored of every legal one (classes.md
     "There are 3 types of actions a unit can perform": Attack with a valid target, Defend, the
     unit's ability on a legal target), each tried on the scratch copy; then played on ``G``."""
@@ -185,7 +198,7 @@ def greedy_act(G, R, b, f, S):
             copy_game(G, b, S)
             if play_act(S, R, 0, f, first, kinds[i], tgts[i]) != E_OK:
                 continue
-            v = evaluate(S, 0, side)
+            v = evaluate(S, 0, side) + jitter(rng, b)
             if v > best:
                 best, b_first, b_kind, b_target = v, first, kinds[i], tgts[i]
     return play_act(G, R, b, f, b_first, b_kind, b_target)

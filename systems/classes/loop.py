@@ -1,5 +1,5 @@
 """The compiled game loop of classes: whole games, each seat played by its own compiled agent
-(random or greedy), and what the runner's tables count as the game goes.
+(random, greedy or lookahead), and what the runner's tables count as the game goes.
 
 The loop is cut into the steps a replay walks one by one (``begin_step``, ``main_one``,
 ``act_one``, ``haste_step``, ``battle_step``): ``replay.py`` calls these very functions in
@@ -37,6 +37,7 @@ from battlesim.systems.classes.agent import (
 from battlesim.systems.classes.board import FIELDS
 from battlesim.systems.classes.greedy import PASS, greedy_act, greedy_main, greedy_window
 from battlesim.systems.classes.invariants import violation
+from battlesim.systems.classes.lookahead import lookahead_main
 from battlesim.systems.classes.state import (
     E_OK,
     G_ACTIVE,
@@ -56,8 +57,8 @@ from battlesim.systems.classes.state import (
 )
 from battlesim.systems.classes.units import advance, find_target, find_uid
 
-RANDOM, GREEDY = 0, 1
-AGENTS = ("random", "greedy")  # the compiled agents, by code
+RANDOM, GREEDY, LOOKAHEAD = 0, 1, 2
+AGENTS = ("random", "greedy", "lookahead")  # the compiled agents, by code
 LC_CAST, LC_SUMMONED, LC_DIED, LC_KILLS, LC_PLAYED = range(5)
 NLC = 5
 
@@ -75,7 +76,16 @@ def snap_board(G, b, snap):
 @njit(cache=True)
 def track_board(G, b, snap, L):
     """Tally the units gone since ``snap`` (died this turn: classes.md "When a Unit Dies") and
-    the units new since (summoned), then take a new snapshot."""
+    the units new since (summoned), then take a new snapshot. Most steps move nobody: a board
+    whose every field holds the same unit as the snapshot is left at once."""
+    same = True
+    for f in range(FIELDS):
+        now = G.u[b, f, U_UID] if G.u[b, f, U_PRESENT] else -1
+        if snap[f, 0] != now:
+            same = False
+            break
+    if same:
+        return
     for f in range(FIELDS):
         if snap[f, 0] >= 0 and snap[f, 1] >= 0 and find_uid(G, b, snap[f, 0]) < 0:
             L[b, snap[f, 2], snap[f, 1], LC_DIED] = G.g[b, G_TURN]
@@ -112,7 +122,7 @@ def window_for(G, R, b, rng, rows, side, agents, S, L, snap):
     if agents[side] == RANDOM:
         err = window(G, R, b, rng, rows, side)
     else:
-        t = greedy_window(G, R, b, side, S)
+        t = greedy_window(G, R, b, rng, side, S)
         if t == PASS:
             return E_OK
         err = cast(G, R, b, side, c, True, t, NONE, np.full(NCOL, -1, np.int64))
@@ -152,7 +162,10 @@ def main_one(G, R, b, rng, rows, agents, S, L, snap, chosen):
         if pick == n:
             return 0
     else:
-        pick = greedy_main(G, R, b, rows, side, S)
+        if agents[side] == LOOKAHEAD:
+            pick = lookahead_main(G, R, b, rng, rows, side, S)
+        else:
+            pick = greedy_main(G, R, b, rng, rows, side, S)
         if pick < 0:
             return 0
     for k in range(4):
@@ -181,7 +194,7 @@ def act_one(G, R, b, uid, rng, rows, agents, S, L, snap):
     if agents[side] == RANDOM:
         err = random_act(G, R, b, f, rng, rows)
     else:
-        err = greedy_act(G, R, b, f, S)
+        err = greedy_act(G, R, b, f, rng, S)
     if card >= 0:
         L[b, side, card, LC_KILLS] += G.pl[b, side, P_KILLS] - kills
     track_board(G, b, snap, L)
