@@ -188,6 +188,7 @@ def replay_game(game: Any, seed: int, decks: tuple[str, str], agents: Sequence[A
     names = [str(getattr(a, "name", a)) for a in agents]
     codes = np.asarray(agent_codes(names), dtype=np.int64)
     bt = new_batch(game, decks, np.array([seed], dtype=np.int64))
+    write(f"classes game seed {seed}: P0 {decks[0]} ({names[0]}) vs P1 {decks[1]} ({names[1]})")
     play_narrated(bt, codes, scratch(game), Narrator(bt.compiled, write), decks, names)
     cols = games_columns(bt, decks, names)
     return {k: (v[0].item() if hasattr(v[0], "item") else v[0]) for k, v in cols.items()}
@@ -204,12 +205,18 @@ def play_narrated(bt: Batch, codes: np.ndarray, S: Game, n: Narrator, decks: Seq
     args = (rng, rows, codes, S, L, snap)
     loop.snap_board(G, 0, snap)
 
-    def step(title: str, fn: Callable[[], int]) -> int:
+    def step(title: str, fn: Callable[[], int], always: bool = True) -> int:
+        """One step; its title (if ``always`` or anything changed), then its changes."""
         before = _copy(G)
         v = int(fn())
-        if title:
-            w(f"  {title}")
+        lines: list[str] = []
+        n.write = lines.append
         n.changes(before, G)
+        n.write = w
+        if title and (always or lines):
+            w(f"  {title}")
+        for line in lines:
+            w(line)
         if v and v != 1:
             raise RuntimeError(f"the game broke an invariant (code {v}) at {title or 'a step'}")
         return v
@@ -250,7 +257,7 @@ def play_narrated(bt: Batch, codes: np.ndarray, S: Game, n: Narrator, decks: Seq
                  lambda uid=uids[i]: loop.act_one(G, R, 0, uid, *args))
         if G.g[0, G_ENDED]:
             break
-        step("Haste", lambda: loop.haste_step(G, R, 0, rng, codes, L, snap) or 0)
+        step("Haste", lambda: loop.haste_step(G, R, 0, rng, codes, L, snap) or 0, always=False)
         step("end of the Battle Phase", lambda: loop.battle_step(G, R, 0, snap, L))
         if G.g[0, G_ENDED]:
             break

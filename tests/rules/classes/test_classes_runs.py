@@ -218,6 +218,7 @@ def test_replay_is_the_runs_game(classes, agents):
 def test_replay_command_prints_the_result():
     r = run("replay", "--ruleset", "classes", "--seed", "3", "--deck", DECKS[0], "--vs", DECKS[1])
     assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines()[0].startswith("classes game seed 3")
     assert "turn 1: P0" in r.stdout
     assert r.stdout.splitlines()[-1].startswith("result: winner")
 
