@@ -36,7 +36,7 @@ from battlesim.systems.classes.actions import (
     prepare_error,
 )
 from battlesim.systems.classes.board import FIELDS, INTERSECTIONS, LANES
-from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER
+from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER, check_target
 from battlesim.systems.classes.mana import can_pay
 from battlesim.systems.classes.rules import (
     AB_COST,
@@ -52,10 +52,7 @@ from battlesim.systems.classes.rules import (
     PW_NAB,
 )
 from battlesim.systems.classes.state import (
-    E_CLOCK,
-    E_LOCKED,
     E_OK,
-    E_TOKENS,
     G_ENDED,
     HAND,
     NCOL,
@@ -103,9 +100,33 @@ def targets_of(kind, out):
 
 
 @njit(cache=True)
+def first_target(G, b, side, kind, by_card, t, m):
+    """The first of ``t[:m]`` that ``legal.check_target`` accepts, -1 if none."""
+    for i in range(m):
+        if check_target(G, b, side, kind, t[i], by_card) == E_OK:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def add_targets(G, b, side, kind, by_card, t, ok, m, out, n, what, card, ab):
+    """Rows (``what``, ``card``, ``ab``, target) for ``t[ok]`` and every later target that
+    ``check_target`` accepts; returns the new count."""
+    for i in range(ok, m):
+        if n < CANDIDATES and (i == ok or check_target(G, b, side, kind, t[i], by_card) == E_OK):
+            out[n, 0], out[n, 1], out[n, 2], out[n, 3] = what, card, ab, t[i]
+            n += 1
+    return n
+
+
+@njit(cache=True)
 def legal_actions(G, R, b, side, out):
     """The legal Main Phase actions of ``side`` as rows (kind, card or power, ability, target);
-    returns the count. Each is checked by the action's own ``*_error`` function."""
+    returns the count. Each is checked by the action's own ``*_error`` function, once per card or
+    ability: ``actions.cast_error`` and ``ability_error`` check the target with
+    ``legal.check_target`` and nothing else of theirs depends on it, so with one target that
+    passes both, every target that passes ``check_target`` is legal, and with one that passes
+    ``check_target`` only, none is (the listing is the per-target one: tested)."""
     pay = np.full(NCOL, -1, np.int64)
     t = np.empty(FIELDS + 2, np.int64)
     n = 0
@@ -118,19 +139,19 @@ def legal_actions(G, R, b, side, out):
             seen = seen or G.hand[b, side, j] == c
         if seen or not can_pay(G, b, side, R.cards[c, C_COST:C_COST + NCOST], pay):
             continue  # neither castable nor preparable: skip its targets
-        for i in range(targets_of(R.cards[c, C_TARGET], t)):
-            if n < CANDIDATES and cast_error(G, R, b, side, c, False, t[i], NONE, pay) == E_OK:
-                out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_CAST, c, 0, t[i]
-                n += 1
+        m = targets_of(R.cards[c, C_TARGET], t)
+        ok = first_target(G, b, side, R.cards[c, C_TARGET], True, t, m)
+        if ok >= 0 and cast_error(G, R, b, side, c, False, t[ok], NONE, pay) == E_OK:
+            n = add_targets(G, b, side, R.cards[c, C_TARGET], True, t, ok, m, out, n, K_CAST, c, 0)
         if n < CANDIDATES and prepare_error(G, R, b, side, c, pay) == E_OK:
             out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_PREPARE, c, 0, T_NONE
             n += 1
     c = G.pl[b, side, P_PREP]
     if c >= 0:
-        for i in range(targets_of(R.cards[c, C_TARGET], t)):
-            if n < CANDIDATES and cast_error(G, R, b, side, c, True, t[i], NONE, pay) == E_OK:
-                out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_CAST_PREPARED, c, 0, t[i]
-                n += 1
+        m = targets_of(R.cards[c, C_TARGET], t)
+        ok = first_target(G, b, side, R.cards[c, C_TARGET], True, t, m)
+        if ok >= 0 and cast_error(G, R, b, side, c, True, t[ok], NONE, pay) == E_OK:
+            n = add_targets(G, b, side, R.cards[c, C_TARGET], True, t, ok, m, out, n, K_CAST_PREPARED, c, 0)
     for p in range(POWERS):
         pid = G.pw[b, side, p, W_ID]
         if pid < 0:
@@ -139,13 +160,11 @@ def legal_actions(G, R, b, side, out):
             base = PW_AB + a * NAB
             if not can_pay(G, b, side, R.powers[pid, base + AB_COST:base + AB_COST + NCOST], pay):
                 continue  # no target makes it payable: skip them
-            for i in range(targets_of(R.powers[pid, base + AB_TARGET], t)):
-                err = ability_error(G, R, b, side, p, a, t[i], NONE, pay)
-                if err == E_LOCKED or err == E_CLOCK or err == E_TOKENS:
-                    break  # checked before the target (actions.ability_error): no target passes
-                if n < CANDIDATES and err == E_OK:
-                    out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_ABILITY, p, a, t[i]
-                    n += 1
+            kind = R.powers[pid, base + AB_TARGET]
+            m = targets_of(kind, t)
+            ok = first_target(G, b, side, kind, False, t, m)
+            if ok >= 0 and ability_error(G, R, b, side, p, a, t[ok], NONE, pay) == E_OK:
+                n = add_targets(G, b, side, kind, False, t, ok, m, out, n, K_ABILITY, p, a)
     return n
 
 

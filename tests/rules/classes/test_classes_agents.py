@@ -63,3 +63,62 @@ def test_greedy_beats_random_with_seats_swapped(classes):
 def test_lookahead_beats_greedy_with_seats_swapped(classes):
     wins, n = wins_of(classes, LOOKAHEAD, GREEDY, 100)
     assert wilson_low(wins, n) > 0.5, (wins, n)
+
+
+def per_target_listing(G, R, b: int, side: int) -> list[tuple[int, int, int, int]]:
+    """The legal Main Phase actions as the action functions say, one call per target (what
+    ``agent.legal_actions`` lists with one ``*_error`` call per card or ability)."""
+    from battlesim.systems.classes.actions import ability_error, cast_error, prepare_error
+    from battlesim.systems.classes.agent import K_ABILITY, K_CAST, K_CAST_PREPARED, K_PREPARE, targets_of
+    from battlesim.systems.classes.rules import AB_TARGET, C_TARGET, NAB, PW_AB, PW_NAB
+    from battlesim.systems.classes.state import P_PREP, POWERS, W_ID
+
+    pay = np.full(5, -1, np.int64)
+    t = np.empty(32, np.int64)
+    rows, seen = [], set()
+    for c in (int(x) for x in G.hand[b, side]):
+        if c < 0 or R.cards[c, 0] == 0 or c in seen:
+            continue
+        seen.add(c)
+        for i in range(targets_of(R.cards[c, C_TARGET], t)):
+            if cast_error(G, R, b, side, c, False, t[i], -1, pay) == 0:
+                rows.append((K_CAST, c, 0, int(t[i])))
+        if prepare_error(G, R, b, side, c, pay) == 0:
+            rows.append((K_PREPARE, c, 0, -1))
+    c = int(G.pl[b, side, P_PREP])
+    if c >= 0:
+        for i in range(targets_of(R.cards[c, C_TARGET], t)):
+            if cast_error(G, R, b, side, c, True, t[i], -1, pay) == 0:
+                rows.append((K_CAST_PREPARED, c, 0, int(t[i])))
+    for p in range(POWERS):
+        pid = int(G.pw[b, side, p, W_ID])
+        if pid < 0:
+            continue
+        for a in range(R.powers[pid, PW_NAB]):
+            for i in range(targets_of(R.powers[pid, PW_AB + a * NAB + AB_TARGET], t)):
+                if ability_error(G, R, b, side, p, a, t[i], -1, pay) == 0:
+                    rows.append((K_ABILITY, p, a, int(t[i])))
+    return rows
+
+
+def test_the_legal_listing_is_the_per_target_one(classes):
+    # legal_actions checks each card once and the other targets with check_target alone: on
+    # mid-game states of both seats it lists exactly what one *_error call per target allows
+    from battlesim.systems.classes.agent import CANDIDATES, legal_actions
+    from battlesim.systems.classes.state import G_ACTIVE, G_DRAW, G_ENDED
+
+    short = get_ruleset("classes").load({"turn_limit": 9})
+    listed = 0
+    for decks in (DECKS, ("paladin_vanguard", "warlock_legion")):
+        bt = play_batch(short, decks, np.arange(12), agents=(GREEDY, RANDOM))
+        G, R = bt.G, bt.compiled.rules
+        live = np.flatnonzero(G.g[:, G_DRAW] == 1)  # stopped by the turn limit: mid-game boards
+        G.g[live, G_ENDED] = 0
+        rows = np.empty((CANDIDATES, 4), np.int64)
+        for b in live:
+            for side in (0, 1):
+                G.g[b, G_ACTIVE] = side
+                n = legal_actions(G, R, b, side, rows)
+                assert [tuple(int(x) for x in r) for r in rows[:n]] == per_target_listing(G, R, b, side)
+                listed += n
+    assert listed > 50
