@@ -9,8 +9,9 @@ What greedy decides (the same decisions as the random agent, ``agent.py``): each
 action or passing (the best-scored action if it scores above passing, at most MAIN_ACTIONS per
 turn), each unit's act (advance first or after, and Attack, Defend or its ability with a
 target), each reaction window (cast the prepared spell on the best target if that scores above
-passing), each Haste token (Attack when it has a valid target, else Advance). Level-up answers
-stay the engine's defaults (ledger "Left").
+passing), each Haste token (Attack when it has a valid target, else Advance), and each level-up's
+Mana colour (``prime_answers``: the colour the hand asks most beyond what the side holds; Power
+Token answers stay the engine's default, the first legal power).
 
 Each score gets a seeded jitter below JITTER (less than half a point of HP, a tenth of a life
 point), drawn from the game's own RNG stream: it breaks near-ties at random. Why: classes deals no
@@ -29,19 +30,30 @@ from battlesim.systems.classes.acting import ability_error as unit_ability_error
 from battlesim.systems.classes.actions import cast, cast_error
 from battlesim.systems.classes.agent import apply_action, legal_actions, targets_of
 from battlesim.systems.classes.board import FIELDS, LANES, ROWS
-from battlesim.systems.classes.rules import C_AB_TARGET, C_HAS_ABILITY, C_TARGET
+from battlesim.systems.classes.rules import C_AB_TARGET, C_COST, C_HAS_ABILITY, C_TARGET
 from battlesim.systems.classes.state import (
+    BONUS_MANA,
+    BONUS_TOKEN,
+    BONUSES,
     E_OK,
     G_ACTIVE,
     G_ENDED,
     G_WINNER,
+    HAND,
+    L_BONUS,
     NCOL,
     NONE,
+    P_ANSWER,
     P_CAST,
     P_EXP,
     P_LEVEL,
     P_LIFE,
+    P_NANSWERS,
+    P_NLEVELS,
+    P_POOL,
     P_PREP,
+    P_TRACK,
+    SUMMONING,
     U_ATTACK,
     U_CARD,
     U_HAS_ATTACK,
@@ -51,6 +63,7 @@ from battlesim.systems.classes.state import (
     U_SHIELD,
 )
 from battlesim.systems.classes.units import advance, find_target, find_uid, team
+from battlesim.systems.classes.vocabulary import COOLDOWN_SLOTS
 
 WIN = 1_000_000
 PASS = -999  # a window's "do not cast" (T_NONE = -1 is a target)
@@ -203,3 +216,46 @@ def greedy_act(G, R, b, f, rng, S):
                 best, b_first, b_kind, b_target = v, first, kinds[i], tgts[i]
     return play_act(G, R, b, f, b_first, b_kind, b_target)
 
+
+
+@njit(cache=True)
+def level_colour(G, R, b, side):
+    """The colour a level-up's Mana bonus brings (classes.md "Experience": "Gain one colored Mana
+    (any except Summoning)"): the one the cards in hand ask most beyond what the side holds (its
+    pool and cooldown track); ties: the first in ``COLOURS`` order."""
+    best, pick = np.int64(-(1 << 30)), 0
+    for c in range(SUMMONING):
+        v = np.int64(0)
+        for k in range(HAND):
+            card = G.hand[b, side, k]
+            if card >= 0:
+                v += R.cards[card, C_COST + c]
+        v -= G.pl[b, side, P_POOL + c]
+        for slot in range(COOLDOWN_SLOTS):
+            v -= G.pl[b, side, P_TRACK + slot * NCOL + c]
+        if v > best:
+            best, pick = v, c
+    return pick
+
+
+@njit(cache=True)
+def prime_answers(G, R, b, side):
+    """Queue ``side``'s answers for its next level-up (read by ``progress.take_bonus`` in bonus
+    order): each Mana bonus ``level_colour``, each Power Token bonus NONE (the engine's default:
+    the first legal power). Called before each step of a greedy or lookahead side."""
+    level = G.pl[b, side, P_LEVEL]
+    G.pl[b, side, P_ANSWER] = 0
+    G.pl[b, side, P_NANSWERS] = 0
+    if level >= G.pl[b, side, P_NLEVELS]:
+        return
+    colour = level_colour(G, R, b, side)
+    n = 0
+    for k in range(BONUSES):
+        kind = G.lv[b, side, level, L_BONUS + k]  # the next level's row (take_bonus reads level - 1)
+        if kind == BONUS_MANA:
+            G.ans[b, side, n] = colour
+            n += 1
+        elif kind == BONUS_TOKEN:
+            G.ans[b, side, n] = NONE
+            n += 1
+    G.pl[b, side, P_NANSWERS] = n

@@ -35,7 +35,7 @@ from battlesim.systems.classes.agent import (
     window,
 )
 from battlesim.systems.classes.board import FIELDS
-from battlesim.systems.classes.greedy import PASS, greedy_act, greedy_main, greedy_window
+from battlesim.systems.classes.greedy import PASS, greedy_act, greedy_main, greedy_window, prime_answers
 from battlesim.systems.classes.invariants import violation
 from battlesim.systems.classes.lookahead import lookahead_main
 from battlesim.systems.classes.state import (
@@ -112,6 +112,15 @@ def credit_cast(G, b, side, card, kills_before, L):
 
 
 @njit(cache=True)
+def prime(G, R, b, agents):
+    """The level-up answers of each greedy or lookahead side, queued before a step
+    (``greedy.prime_answers``); the random agent keeps the engine's defaults."""
+    for side in range(2):
+        if agents[side] != RANDOM:
+            prime_answers(G, R, b, side)
+
+
+@njit(cache=True)
 def window_for(G, R, b, rng, rows, side, agents, S, L, snap):
     """A window of choice 14: ``side`` may cast its prepared spell (classes.md "A prepared spell
     may be cast at any time, even during opponent's turn"); its agent decides."""
@@ -142,6 +151,7 @@ def reaction(G, R, b, rng, rows, agents, S, L, snap):
 def begin_step(G, R, b, rng, rows, agents, S, L, snap):
     """classes.md "Begin Phase": "you regain your resources (mana) and resolve active
     enchantments"; then the opponent's window."""
+    prime(G, R, b, agents)
     if begin_phase(G, R, b, np.zeros(1, np.int64), 0) != E_OK:
         return INVARIANT_ACTION
     track_board(G, b, snap, L)
@@ -155,6 +165,7 @@ def main_one(G, R, b, rng, rows, agents, S, L, snap, chosen):
     """One Main Phase decision of the active player (classes.md "Main Phase": actions "until the
     player passes"): 0 it passed, 1 it took the action written to ``chosen``; then the
     opponent's window."""
+    prime(G, R, b, agents)
     side = G.g[b, G_ACTIVE]
     if agents[side] == RANDOM:
         n = legal_actions(G, R, b, side, rows)
@@ -188,6 +199,7 @@ def act_one(G, R, b, uid, rng, rows, agents, S, L, snap):
     f = find_uid(G, b, uid)
     if f < 0 or G.u[b, f, U_ACTED]:
         return 0
+    prime(G, R, b, agents)
     side = G.g[b, G_ACTIVE]
     card = G.u[b, f, U_CARD]
     kills = G.pl[b, side, P_KILLS]
@@ -211,6 +223,7 @@ def haste_step(G, R, b, rng, agents, L, snap):
     Attack at the end of its next Battle phase" (choice 10: after the Act Step, acting order):
     the random agent draws Attack or Advance when it has a valid target, greedy attacks; then
     the tokens are used up."""
+    prime(G, R, b, agents)
     p = G.g[b, G_ACTIVE]
     uids = np.empty(FIELDS, np.int64)
     first = np.empty(FIELDS, np.int64)
@@ -239,8 +252,10 @@ def haste_step(G, R, b, rng, agents, L, snap):
 
 
 @njit(cache=True)
-def battle_step(G, R, b, snap, L):
-    """The Battle Phase's end (``acting.battle_end``), its deaths tallied."""
+def battle_step(G, R, b, agents, snap, L):
+    """The Battle Phase's end (``acting.battle_end``: "the player gains +1 experience"), its
+    deaths tallied."""
+    prime(G, R, b, agents)
     err = battle_end(G, R, b)
     track_board(G, b, snap, L)
     return INVARIANT_ACTION if err != E_OK else 0
@@ -285,7 +300,7 @@ def play_game(G, R, b, rng, rows, check, start, agents, S, L, snap):
         if G.g[b, G_ENDED]:
             break
         haste_step(G, R, b, rng, agents, L, snap)
-        v = battle_step(G, R, b, snap, L)
+        v = battle_step(G, R, b, agents, snap, L)
         if v == 0 and check:
             v = violation(G, R, b, start)
         if v or G.g[b, G_ENDED]:

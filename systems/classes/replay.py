@@ -258,7 +258,7 @@ def play_narrated(bt: Batch, codes: np.ndarray, S: Game, n: Narrator, decks: Seq
         if G.g[0, G_ENDED]:
             break
         step("Haste", lambda: loop.haste_step(G, R, 0, rng, codes, L, snap) or 0, always=False)
-        step("end of the Battle Phase", lambda: loop.battle_step(G, R, 0, snap, L))
+        step("end of the Battle Phase", lambda: loop.battle_step(G, R, 0, codes, snap, L))
         if G.g[0, G_ENDED]:
             break
         step("End Phase (the Nether returns to the hand)", lambda: end_phase(G, 0) or 0)

@@ -122,3 +122,29 @@ def test_the_legal_listing_is_the_per_target_one(classes):
                 assert [tuple(int(x) for x in r) for r in rows[:n]] == per_target_listing(G, R, b, side)
                 listed += n
     assert listed > 50
+
+
+def test_greedy_level_up_takes_the_colour_its_hand_needs(classes):
+    # classes.md "Experience": a Mana bonus: "Gain one colored Mana (any except Summoning)";
+    # greedy picks the colour its hand's costs ask most beyond its pool and cooldown track
+    from battlesim.systems.classes.games import new_batch
+    from battlesim.systems.classes.greedy import level_colour, prime_answers
+    from battlesim.systems.classes.rules import C_COST
+    from battlesim.systems.classes.state import (BONUS_MANA, L_BONUS, NCOL, P_ANSWER, P_LEVEL, P_NANSWERS, P_POOL,
+                                                 P_TRACK)
+
+    for decks in (DECKS, ("warlock_legion", "paladin_vanguard")):
+        bt = new_batch(classes, decks, np.arange(1))
+        G, R = bt.G, bt.compiled.rules
+        for side in (0, 1):
+            need = [sum(int(R.cards[c, C_COST + k]) for c in G.hand[0, side] if c >= 0)
+                    - int(G.pl[0, side, P_POOL + k]) - sum(int(G.pl[0, side, P_TRACK + s * NCOL + k]) for s in range(3))
+                    for k in range(4)]
+            colour = level_colour(G, R, 0, side)
+            assert colour == int(np.argmax(need)) and 0 <= colour < 4  # never summoning (4)
+            prime_answers(G, R, 0, side)
+            level = int(G.pl[0, side, P_LEVEL])
+            bonuses = [int(x) for x in G.lv[0, side, level, L_BONUS:] if x]
+            assert int(G.pl[0, side, P_ANSWER]) == 0 and int(G.pl[0, side, P_NANSWERS]) == len(bonuses)
+            for k, kind in enumerate(bonuses):
+                assert int(G.ans[0, side, k]) == (colour if kind == BONUS_MANA else -1)
