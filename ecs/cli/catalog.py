@@ -72,7 +72,8 @@ def keywords(
     ruleset: str = typer.Option("lanes", help="Rule system."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object: {ruleset, plugins, entries: [...]}."),
     kind: Optional[str] = typer.Option(None, help="Only this kind: keyword, status, trigger, handler, opcode, "
-                                                  "selector, damage_stage or system."),
+                                                  "selector, damage_stage, system (or a ruleset's own, "
+                                                  "such as classes' condition)."),
     plugin: list[str] = PLUGIN_OPTION,
 ) -> None:
     """List what card files may name and what runs each round: every keyword, status, trigger,
@@ -85,8 +86,9 @@ def keywords(
     except (RunError, DataError) as e:
         fail(str(e))
         return
-    # a ruleset whose words are tables, not declarations (grid), lists them itself
-    rows = [*getattr(rules, "vocabulary", list)(), *extend(ruleset).vocabulary()]
+    # a ruleset whose words are tables, not extension declarations (grid, classes), lists them itself
+    own = getattr(rules, "vocabulary", None)
+    rows = (own() if callable(own) else []) + extend(ruleset).vocabulary()
     kinds = sorted({r["kind"] for r in rows})
     if kind is not None:
         if kind not in kinds:

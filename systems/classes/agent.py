@@ -1,5 +1,5 @@
-"""The compiled random agent and one whole game (state -> legal actions -> random choice ->
-apply, until the end), over the engine's own action functions.
+"""The compiled random agent's decisions, over the engine's own action functions (the game
+loop that asks them, and greedy's, is ``loop.py``).
 
 The agent's decisions, each uniform among the legal options (spec §13): every Main Phase action
 and passing (cast from hand with a target, prepare, cast the prepared spell, a class ability
@@ -25,24 +25,18 @@ from battlesim.systems.classes.acting import (
     act_begin,
     act_end,
     action,
-    attack,
-    battle_end,
-    snapshot,
 )
 from battlesim.systems.classes.acting import ability_error as unit_ability_error
 from battlesim.systems.classes.actions import (
     ability_error,
-    begin_phase,
     cast,
     cast_error,
     class_ability,
-    end_phase,
     prepare,
     prepare_error,
 )
 from battlesim.systems.classes.board import FIELDS, INTERSECTIONS, LANES
-from battlesim.systems.classes.invariants import violation
-from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER
+from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER, check_target
 from battlesim.systems.classes.mana import can_pay
 from battlesim.systems.classes.rules import (
     AB_COST,
@@ -59,7 +53,6 @@ from battlesim.systems.classes.rules import (
 )
 from battlesim.systems.classes.state import (
     E_OK,
-    G_ACTIVE,
     G_ENDED,
     HAND,
     NCOL,
@@ -70,11 +63,8 @@ from battlesim.systems.classes.state import (
     T_LANE,
     T_NONE,
     T_PLAYER,
-    U_ACTED,
     U_CARD,
     U_HAS_ATTACK,
-    U_HASTE,
-    U_MOVES,
     W_ID,
 )
 from battlesim.systems.classes.units import advance, find_target, find_uid
@@ -110,9 +100,33 @@ def targets_of(kind, out):
 
 
 @njit(cache=True)
+def first_target(G, b, side, kind, by_card, t, m):
+    """The first of ``t[:m]`` that ``legal.check_target`` accepts, -1 if none."""
+    for i in range(m):
+        if check_target(G, b, side, kind, t[i], by_card) == E_OK:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def add_targets(G, b, side, kind, by_card, t, ok, m, out, n, what, card, ab):
+    """Rows (``what``, ``card``, ``ab``, target) for ``t[ok]`` and every later target that
+    ``check_target`` accepts; returns the new count."""
+    for i in range(ok, m):
+        if n < CANDIDATES and (i == ok or check_target(G, b, side, kind, t[i], by_card) == E_OK):
+            out[n, 0], out[n, 1], out[n, 2], out[n, 3] = what, card, ab, t[i]
+            n += 1
+    return n
+
+
+@njit(cache=True)
 def legal_actions(G, R, b, side, out):
     """The legal Main Phase actions of ``side`` as rows (kind, card or power, ability, target);
-    returns the count. Each is checked by the action's own ``*_error`` function."""
+    returns the count. Each is checked by the action's own ``*_error`` function, once per card or
+    ability: ``actions.cast_error`` and ``ability_error`` check the target with
+    ``legal.check_target`` and nothing else of theirs depends on it, so with one target that
+    passes both, every target that passes ``check_target`` is legal, and with one that passes
+    ``check_target`` only, none is (the listing is the per-target one: tested)."""
     pay = np.full(NCOL, -1, np.int64)
     t = np.empty(FIELDS + 2, np.int64)
     n = 0
@@ -125,19 +139,19 @@ def legal_actions(G, R, b, side, out):
             seen = seen or G.hand[b, side, j] == c
         if seen or not can_pay(G, b, side, R.cards[c, C_COST:C_COST + NCOST], pay):
             continue  # neither castable nor preparable: skip its targets
-        for i in range(targets_of(R.cards[c, C_TARGET], t)):
-            if n < CANDIDATES and cast_error(G, R, b, side, c, False, t[i], NONE, pay) == E_OK:
-                out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_CAST, c, 0, t[i]
-                n += 1
+        m = targets_of(R.cards[c, C_TARGET], t)
+        ok = first_target(G, b, side, R.cards[c, C_TARGET], True, t, m)
+        if ok >= 0 and cast_error(G, R, b, side, c, False, t[ok], NONE, pay) == E_OK:
+            n = add_targets(G, b, side, R.cards[c, C_TARGET], True, t, ok, m, out, n, K_CAST, c, 0)
         if n < CANDIDATES and prepare_error(G, R, b, side, c, pay) == E_OK:
             out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_PREPARE, c, 0, T_NONE
             n += 1
     c = G.pl[b, side, P_PREP]
     if c >= 0:
-        for i in range(targets_of(R.cards[c, C_TARGET], t)):
-            if n < CANDIDATES and cast_error(G, R, b, side, c, True, t[i], NONE, pay) == E_OK:
-                out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_CAST_PREPARED, c, 0, t[i]
-                n += 1
+        m = targets_of(R.cards[c, C_TARGET], t)
+        ok = first_target(G, b, side, R.cards[c, C_TARGET], True, t, m)
+        if ok >= 0 and cast_error(G, R, b, side, c, True, t[ok], NONE, pay) == E_OK:
+            n = add_targets(G, b, side, R.cards[c, C_TARGET], True, t, ok, m, out, n, K_CAST_PREPARED, c, 0)
     for p in range(POWERS):
         pid = G.pw[b, side, p, W_ID]
         if pid < 0:
@@ -146,10 +160,11 @@ def legal_actions(G, R, b, side, out):
             base = PW_AB + a * NAB
             if not can_pay(G, b, side, R.powers[pid, base + AB_COST:base + AB_COST + NCOST], pay):
                 continue  # no target makes it payable: skip them
-            for i in range(targets_of(R.powers[pid, base + AB_TARGET], t)):
-                if n < CANDIDATES and ability_error(G, R, b, side, p, a, t[i], NONE, pay) == E_OK:
-                    out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_ABILITY, p, a, t[i]
-                    n += 1
+            kind = R.powers[pid, base + AB_TARGET]
+            m = targets_of(kind, t)
+            ok = first_target(G, b, side, kind, False, t, m)
+            if ok >= 0 and ability_error(G, R, b, side, p, a, t[ok], NONE, pay) == E_OK:
+                n = add_targets(G, b, side, kind, False, t, ok, m, out, n, K_ABILITY, p, a)
     return n
 
 
@@ -164,12 +179,6 @@ def apply_action(G, R, b, side, row):
     if row[0] == K_CAST_PREPARED:
         return cast(G, R, b, side, row[1], True, row[3], NONE, pay)
     return class_ability(G, R, b, side, row[1], row[2], row[3], NONE, pay)
-
-
-@njit(cache=True)
-def reaction(G, R, b, rng, rows):
-    """A reaction window (choice 14): the non-active player may cast its prepared spell."""
-    return window(G, R, b, rng, rows, 1 - G.g[b, G_ACTIVE])
 
 
 @njit(cache=True)
@@ -227,121 +236,3 @@ def random_act(G, R, b, f, rng, rows):
             advance(G, b, f)
     act_end(G, b, uid)
     return err
-
-
-@njit(cache=True)
-def random_act_step(G, R, b, rng, rows, check, start):
-    """The Act Step (classes.md: "all units belonging to the current player will take their turn",
-    choice 5's snapshot), each act chosen at random, a reaction window after each."""
-    uids = np.empty(FIELDS, np.int64)
-    first = np.empty(FIELDS, np.int64)
-    m = snapshot(G, b, G.g[b, G_ACTIVE], uids, first)
-    for i in range(m):
-        if G.g[b, G_ENDED]:
-            return 0
-        f = find_uid(G, b, uids[i])
-        if f < 0 or G.u[b, f, U_ACTED]:
-            continue
-        if random_act(G, R, b, f, rng, rows) != E_OK or reaction(G, R, b, rng, rows) != E_OK:
-            return INVARIANT_ACTION
-        if window(G, R, b, rng, rows, G.g[b, G_ACTIVE]) != E_OK:
-            return INVARIANT_ACTION
-        if check:
-            v = violation(G, R, b, start)
-            if v:
-                return v
-    return 0
-
-
-@njit(cache=True)
-def random_haste(G, R, b, rng):
-    """classes.md "Haste": "Each haste token causes a unit to perform an additional Advance or
-    Attack at the end of its next Battle phase" (choice 10: after the Act Step, acting order): each
-    token, Attack (when it has a valid target) or Advance, uniformly; then the tokens are used up."""
-    p = G.g[b, G_ACTIVE]
-    uids = np.empty(FIELDS, np.int64)
-    first = np.empty(FIELDS, np.int64)
-    m = snapshot(G, b, p, uids, first)
-    for i in range(m):
-        f = find_uid(G, b, uids[i])
-        if f < 0:
-            continue
-        for _ in range(G.u[b, f, U_HASTE]):
-            if G.g[b, G_ENDED] or f < 0:
-                break
-            t = find_target(G, b, f)
-            if t != NONE and integers(rng, b, 2, STREAM) == 0:
-                attack(G, R, b, f, t)
-            else:
-                f = advance(G, b, f)
-            f = find_uid(G, b, uids[i])
-        if f >= 0:
-            G.u[b, f, U_HASTE] = 0
-            G.u[b, f, U_MOVES] = 0
-
-
-@njit(cache=True)
-def random_main_phase(G, R, b, rng, rows, check, start):
-    """classes.md "Main Phase": any number of actions until the player passes: the random agent
-    picks uniformly among the legal actions and passing (at most MAIN_ACTIONS per turn)."""
-    side = G.g[b, G_ACTIVE]
-    for _ in range(MAIN_ACTIONS):
-        n = legal_actions(G, R, b, side, rows)
-        pick = integers(rng, b, n + 1, STREAM)
-        if pick == n:
-            return 0
-        if apply_action(G, R, b, side, rows[pick]) != E_OK or reaction(G, R, b, rng, rows) != E_OK:
-            return INVARIANT_ACTION
-        if check:
-            v = violation(G, R, b, start)
-            if v:
-                return v
-        if G.g[b, G_ENDED]:
-            return 0
-    return 0
-
-
-@njit(cache=True)
-def play_game(G, R, b, rng, rows, check, start):
-    """One game from its set-up state to the end (a life at 0 or the turn limit), turn by turn:
-    Begin Phase, the random Main Phase, the Battle Phase (random acts), End Phase (spec §2), with
-    the reaction windows of choice 14 between them.
-    With ``check``, the invariants (``invariants.violation``) after every step; returns the first
-    violation's code (0: none)."""
-    empty = np.zeros(1, np.int64)
-    while not G.g[b, G_ENDED]:
-        if begin_phase(G, R, b, empty, 0) != E_OK or reaction(G, R, b, rng, rows) != E_OK:
-            return INVARIANT_ACTION
-        if check and violation(G, R, b, start):
-            return violation(G, R, b, start)
-        if G.g[b, G_ENDED]:
-            break
-        v = random_main_phase(G, R, b, rng, rows, check, start)
-        if v:
-            return v
-        if G.g[b, G_ENDED]:
-            break
-        if reaction(G, R, b, rng, rows) != E_OK:
-            return INVARIANT_ACTION
-        v = random_act_step(G, R, b, rng, rows, check, start)
-        if v:
-            return v
-        if G.g[b, G_ENDED]:
-            break
-        random_haste(G, R, b, rng)  # its tokens used, battle_end's default Haste finds none
-        if battle_end(G, R, b) != E_OK:
-            return INVARIANT_ACTION
-        if check and violation(G, R, b, start):
-            return violation(G, R, b, start)
-        if G.g[b, G_ENDED]:
-            break
-        end_phase(G, b)
-    return violation(G, R, b, start) if check else 0
-
-
-@njit(cache=True)
-def play_batch(G, R, rng, check, start, out):
-    """Every game of the batch to its end; ``out[b]`` = its violation code (0: none)."""
-    rows = np.empty((CANDIDATES, 4), np.int64)
-    for b in range(G.g.shape[0]):
-        out[b] = play_game(G, R, b, rng, rows, check, start)

@@ -1,4 +1,5 @@
-"""Games of classes set up from two decks, and played to the end by the compiled random agent.
+"""Games of classes set up from two decks, and played to the end by the compiled game loop
+(``loop.py``), each seat by its compiled agent (random or greedy), on one or more threads.
 
 classes.md "Setup" 5: "choose a class ... take and place matching class board ... Mark Level 1 as
 current level and take its bonus (power token, starting cards and Mana)"; life 20 (the ``life``
@@ -9,15 +10,18 @@ level-up's is. Seat 0 begins (choice 25; the runner's alternation is left).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
 from battlesim.ecs.compiled.rng import rng_state
-from battlesim.systems.classes import agent, invariants, kernel_cache, progress
+from battlesim.ecs.datafiles import DataError
+from battlesim.systems.classes import invariants, kernel_cache, loop, progress
+from battlesim.systems.classes.board import ROWS
 from battlesim.systems.classes.effects import run_jobs
 from battlesim.systems.classes.rules import Compiled, compile_rules
-from battlesim.systems.classes.ruleset import ClassesGame
 from battlesim.systems.classes.state import (
     BONUS_MANA,
     BONUS_TOKEN,
@@ -38,7 +42,30 @@ from battlesim.systems.classes.state import (
     Game,
     new_game,
 )
-from battlesim.systems.classes.vocabulary import COLOURS
+from battlesim.systems.classes.cards import CardSet
+from battlesim.systems.classes.decks import ClassDeck
+from battlesim.systems.classes.params import ClassesParams
+from battlesim.systems.classes.powers import ClassBoard
+from battlesim.systems.classes.vocabulary import COLOURS, SHAPES
+
+
+class ClassesGame(Protocol):
+    """What a game set-up reads of ``ruleset.ClassesGame`` (named here so that this module does
+    not import the ruleset, which imports this one)."""
+
+    cards: CardSet
+    boards: dict[str, ClassBoard]
+    decks: dict[str, ClassDeck]
+    params: ClassesParams
+
+
+def agent_codes(names: Sequence[str]) -> tuple[int, int]:
+    """Each seat's compiled agent (``loop.AGENTS``); a name without a classes twin is an error
+    naming the ones there are (classes has no step API for Python agents)."""
+    for n in names:
+        if n not in loop.AGENTS:
+            raise DataError(f"agent {n!r} does not play classes; classes agents: {', '.join(loop.AGENTS)}")
+    return (loop.AGENTS.index(names[0]), loop.AGENTS.index(names[1]))
 
 
 def compile_for(game: ClassesGame, decks: tuple[str, str]) -> Compiled:
@@ -81,15 +108,79 @@ def set_up(game: ClassesGame, decks: tuple[str, str], n_games: int) -> tuple[Gam
     return G, compiled, start
 
 
+@dataclass
+class Batch:
+    """A played batch: the final states, their tables, each game's violation code (0: none), the
+    cards tally (``loop.py`` ``L``) and which cards each side held at the start."""
+
+    G: Game
+    compiled: Compiled
+    out: np.ndarray
+    L: np.ndarray
+    held: np.ndarray  # bool[B, 2, cards]: in the Class Upgrade deck at the start
+    dealt: np.ndarray  # bool[B, 2, cards]: in the starting hand
+    seeds: np.ndarray
+    rng: np.ndarray  # uint64[B, 2]: each game's RNG key and counter
+    start: np.ndarray  # what the invariants compare against (``set_up``)
+
+
+def new_batch(game: ClassesGame, decks: tuple[str, str], seeds: np.ndarray) -> Batch:
+    """One game per seed set up, its tally empty, not played yet. The compiled engine's board
+    and token shapes are fixed (``state.py``): other ``rows`` or ``shapes`` are refused, not
+    silently played on 6 rows and 5 shapes."""
+    p = game.params
+    if p.rows != ROWS or p.shapes != len(SHAPES):
+        raise DataError(f"classes: rows={p.rows}, shapes={p.shapes}: the compiled engine plays {ROWS} rows and "
+                        f"{len(SHAPES)} shapes (spec choices 1 and 18); other values are not built")
+    seeds = np.asarray(seeds, dtype=np.int64)
+    G, compiled, start = set_up(game, decks, len(seeds))
+    B, ncards = len(seeds), compiled.rules.cards.shape[0]
+    held, dealt = np.zeros((B, 2, ncards), np.bool_), np.zeros((B, 2, ncards), np.bool_)
+    for pile, mask in ((G.upgrade, held), (G.hand, dealt)):
+        b, s, k = np.nonzero(pile >= 0)
+        mask[b, s, pile[b, s, k]] = True
+    L = np.zeros((B, 2, ncards, loop.NLC), np.int32)
+    return Batch(G, compiled, np.zeros(B, np.int64), L, held, dealt, seeds, rng_state(seeds), start)
+
+
+def scratch(game: ClassesGame) -> Game:
+    """A one-game scratch state for the greedy agent's trials (one per thread)."""
+    p = game.params
+    return new_game(1, life=p.life, turn_limit=p.turn_limit, base_defense=p.base_defense)
+
+
+def play_batch(game: ClassesGame, decks: tuple[str, str], seeds: np.ndarray, agents: tuple[int, int] = (0, 0),
+               threads: int = 1, check: bool = False) -> Batch:
+    """Set up one game per seed and play each to its end, seat s by compiled agent ``agents[s]``
+    (``loop.AGENTS``); thread t plays games t, t + n, ... with its own scratch game. A game
+    depends only on its seed, decks, agents and parameters (DESIGN.md "Threads")."""
+    bt = new_batch(game, decks, seeds)
+    G, compiled, L, out, rng, start = bt.G, bt.compiled, bt.L, bt.out, bt.rng, bt.start
+    B = len(bt.seeds)
+    codes = np.asarray(agents, dtype=np.int64)
+    games = np.arange(B, dtype=np.int64)
+    n = max(1, min(int(threads), B))
+    if n == 1:
+        loop.play_chunk(G, compiled.rules, rng, check, start, games, codes, scratch(game), L, out)
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=n) as pool:
+            # each thread's games contiguous: the compiled (cached) signature, not a strided one
+            parts = [np.ascontiguousarray(games[i::n]) for i in range(n)]
+            futs = [pool.submit(loop.play_chunk, G, compiled.rules, rng, check, start, part, codes, scratch(game), L,
+                                out) for part in parts]
+            for fut in futs:
+                fut.result()
+    return bt
+
+
 def play(game: ClassesGame, decks: tuple[str, str], seeds: np.ndarray, check: bool = False
          ) -> tuple[Game, Compiled, np.ndarray]:
     """Set up one game per seed and play each to its end with the random agent on both seats;
     returns the final state, its tables and each game's first invariant violation (0: none)."""
-    seeds = np.asarray(seeds, dtype=np.int64)
-    G, compiled, start = set_up(game, decks, len(seeds))
-    out = np.zeros(len(seeds), np.int64)
-    agent.play_batch(G, compiled.rules, rng_state(seeds), check, start, out)
-    return G, compiled, out
+    bt = play_batch(game, decks, seeds, check=check)
+    return bt.G, bt.compiled, bt.out
 
 
 def summary(G: Game, b: int) -> dict[str, Any]:

@@ -1,0 +1,322 @@
+"""The compiled game loop of classes: whole games, each seat played by its own compiled agent
+(random, greedy or lookahead), and what the runner's tables count as the game goes.
+
+The loop is cut into the steps a replay walks one by one (``begin_step``, ``main_one``,
+``act_one``, ``haste_step``, ``battle_step``): ``replay.py`` calls these very functions in
+``play_game``'s order, so a replayed game is the run's game (tested). A game draws only from its
+own RNG counter and touches only its own rows, so it depends on its seed, decks, agents and
+parameters, never on its batch, chunk or thread (DESIGN.md "Threads"): ``play_chunk`` releases
+the GIL and each thread plays its own games with its own scratch game.
+
+The tally ``L[b, side, card, column]`` (the cards table): casts (from hand or prepared), units
+summoned, the turn the card's unit last died, enemy units its unit or spell killed (the kill's
+experience credit, classes.md "the player whose unit or spell dealt the fatal blow earns 1
+experience point"), and the turn it was first cast.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from battlesim.ecs.compiled.rng import integers
+from battlesim.systems.classes.acting import attack, battle_end, snapshot
+from battlesim.systems.classes.actions import begin_phase, cast, end_phase
+from battlesim.systems.classes.agent import (
+    CANDIDATES,
+    INVARIANT_ACTION,
+    K_CAST,
+    K_CAST_PREPARED,
+    MAIN_ACTIONS,
+    STREAM,
+    apply_action,
+    legal_actions,
+    random_act,
+    window,
+)
+from battlesim.systems.classes.board import FIELDS
+from battlesim.systems.classes.greedy import PASS, greedy_act, greedy_main, greedy_window, prime_answers
+from battlesim.systems.classes.invariants import violation
+from battlesim.systems.classes.lookahead import lookahead_main
+from battlesim.systems.classes.state import (
+    E_OK,
+    G_ACTIVE,
+    G_ENDED,
+    G_TURN,
+    NCOL,
+    NONE,
+    P_KILLS,
+    P_PREP,
+    U_ACTED,
+    U_CARD,
+    U_HASTE,
+    U_MOVES,
+    U_PRESENT,
+    U_SIDE,
+    U_UID,
+)
+from battlesim.systems.classes.units import advance, find_target, find_uid
+
+RANDOM, GREEDY, LOOKAHEAD = 0, 1, 2
+AGENTS = ("random", "greedy", "lookahead")  # the compiled agents, by code
+LC_CAST, LC_SUMMONED, LC_DIED, LC_KILLS, LC_PLAYED = range(5)
+NLC = 5
+
+
+@njit(cache=True)
+def snap_board(G, b, snap):
+    """Each field's unit (uid, card, owner; uid -1: empty), to tell later who died or arrived."""
+    for f in range(FIELDS):
+        if G.u[b, f, U_PRESENT]:
+            snap[f, 0], snap[f, 1], snap[f, 2] = G.u[b, f, U_UID], G.u[b, f, U_CARD], G.u[b, f, U_SIDE]
+        else:
+            snap[f, 0] = -1
+
+
+@njit(cache=True)
+def track_board(G, b, snap, L):
+    """Tally the units gone since ``snap`` (died this turn: classes.md "When a Unit Dies") and
+    the units new since (summoned), then take a new snapshot. Most steps move nobody: a board
+    whose every field holds the same unit as the snapshot is left at once."""
+    same = True
+    for f in range(FIELDS):
+        now = G.u[b, f, U_UID] if G.u[b, f, U_PRESENT] else -1
+        if snap[f, 0] != now:
+            same = False
+            break
+    if same:
+        return
+    for f in range(FIELDS):
+        if snap[f, 0] >= 0 and snap[f, 1] >= 0 and find_uid(G, b, snap[f, 0]) < 0:
+            L[b, snap[f, 2], snap[f, 1], LC_DIED] = G.g[b, G_TURN]
+    for f in range(FIELDS):
+        card = G.u[b, f, U_CARD]
+        if not G.u[b, f, U_PRESENT] or card < 0:
+            continue
+        uid = G.u[b, f, U_UID]
+        seen = False
+        for k in range(FIELDS):
+            seen = seen or snap[k, 0] == uid
+        if not seen:
+            L[b, G.u[b, f, U_SIDE], card, LC_SUMMONED] += 1
+    snap_board(G, b, snap)
+
+
+@njit(cache=True)
+def credit_cast(G, b, side, card, kills_before, L):
+    """A cast of ``card`` by ``side``: counted, its first turn kept, the kills it made credited."""
+    L[b, side, card, LC_CAST] += 1
+    if L[b, side, card, LC_PLAYED] == 0:
+        L[b, side, card, LC_PLAYED] = G.g[b, G_TURN]
+    L[b, side, card, LC_KILLS] += G.pl[b, side, P_KILLS] - kills_before
+
+
+@njit(cache=True)
+def prime(G, R, b, agents):
+    """The level-up answers of each greedy or lookahead side, queued before a step
+    (``greedy.prime_answers``); the random agent keeps the engine's defaults."""
+    for side in range(2):
+        if agents[side] != RANDOM:
+            prime_answers(G, R, b, side)
+
+
+@njit(cache=True)
+def window_for(G, R, b, rng, rows, side, agents, S, L, snap):
+    """A window of choice 14: ``side`` may cast its prepared spell (classes.md "A prepared spell
+    may be cast at any time, even during opponent's turn"); its agent decides."""
+    c = G.pl[b, side, P_PREP]
+    if c < 0 or G.g[b, G_ENDED]:
+        return E_OK
+    kills = G.pl[b, side, P_KILLS]
+    if agents[side] == RANDOM:
+        err = window(G, R, b, rng, rows, side)
+    else:
+        t = greedy_window(G, R, b, rng, side, S)
+        if t == PASS:
+            return E_OK
+        err = cast(G, R, b, side, c, True, t, NONE, np.full(NCOL, -1, np.int64))
+    if G.pl[b, side, P_PREP] != c:
+        credit_cast(G, b, side, c, kills, L)
+    track_board(G, b, snap, L)
+    return err
+
+
+@njit(cache=True)
+def reaction(G, R, b, rng, rows, agents, S, L, snap):
+    """The non-active player's window (choice 14)."""
+    return window_for(G, R, b, rng, rows, 1 - G.g[b, G_ACTIVE], agents, S, L, snap)
+
+
+@njit(cache=True)
+def begin_step(G, R, b, rng, rows, agents, S, L, snap):
+    """classes.md "Begin Phase": "you regain your resources (mana) and resolve active
+    enchantments"; then the opponent's window."""
+    prime(G, R, b, agents)
+    if begin_phase(G, R, b, np.zeros(1, np.int64), 0) != E_OK:
+        return INVARIANT_ACTION
+    track_board(G, b, snap, L)
+    if reaction(G, R, b, rng, rows, agents, S, L, snap) != E_OK:
+        return INVARIANT_ACTION
+    return 0
+
+
+@njit(cache=True)
+def main_one(G, R, b, rng, rows, agents, S, L, snap, chosen):
+    """One Main Phase decision of the active player (classes.md "Main Phase": actions "until the
+    player passes"): 0 it passed, 1 it took the action written to ``chosen``; then the
+    opponent's window."""
+    prime(G, R, b, agents)
+    side = G.g[b, G_ACTIVE]
+    if agents[side] == RANDOM:
+        n = legal_actions(G, R, b, side, rows)
+        pick = integers(rng, b, n + 1, STREAM)
+        if pick == n:
+            return 0
+    else:
+        if agents[side] == LOOKAHEAD:
+            pick = lookahead_main(G, R, b, rng, rows, side, S)
+        else:
+            pick = greedy_main(G, R, b, rng, rows, side, S)
+        if pick < 0:
+            return 0
+    for k in range(4):
+        chosen[k] = rows[pick, k]
+    kills = G.pl[b, side, P_KILLS]
+    if apply_action(G, R, b, side, chosen) != E_OK:
+        return INVARIANT_ACTION
+    if chosen[0] == K_CAST or chosen[0] == K_CAST_PREPARED:
+        credit_cast(G, b, side, chosen[1], kills, L)
+    track_board(G, b, snap, L)
+    if reaction(G, R, b, rng, rows, agents, S, L, snap) != E_OK:
+        return INVARIANT_ACTION
+    return 1
+
+
+@njit(cache=True)
+def act_one(G, R, b, uid, rng, rows, agents, S, L, snap):
+    """The act of unit ``uid`` if it is still there and has not acted (choice 5), chosen by its
+    owner's agent; its kills credited to its card; then both windows (choice 14)."""
+    f = find_uid(G, b, uid)
+    if f < 0 or G.u[b, f, U_ACTED]:
+        return 0
+    prime(G, R, b, agents)
+    side = G.g[b, G_ACTIVE]
+    card = G.u[b, f, U_CARD]
+    kills = G.pl[b, side, P_KILLS]
+    if agents[side] == RANDOM:
+        err = random_act(G, R, b, f, rng, rows)
+    else:
+        err = greedy_act(G, R, b, f, rng, S)
+    if card >= 0:
+        L[b, side, card, LC_KILLS] += G.pl[b, side, P_KILLS] - kills
+    track_board(G, b, snap, L)
+    if err != E_OK or reaction(G, R, b, rng, rows, agents, S, L, snap) != E_OK:
+        return INVARIANT_ACTION
+    if window_for(G, R, b, rng, rows, side, agents, S, L, snap) != E_OK:
+        return INVARIANT_ACTION
+    return 0
+
+
+@njit(cache=True)
+def haste_step(G, R, b, rng, agents, L, snap):
+    """classes.md "Haste": "Each haste token causes a unit to perform an additional Advance or
+    Attack at the end of its next Battle phase" (choice 10: after the Act Step, acting order):
+    the random agent draws Attack or Advance when it has a valid target, greedy attacks; then
+    the tokens are used up."""
+    prime(G, R, b, agents)
+    p = G.g[b, G_ACTIVE]
+    uids = np.empty(FIELDS, np.int64)
+    first = np.empty(FIELDS, np.int64)
+    m = snapshot(G, b, p, uids, first)
+    for i in range(m):
+        f = find_uid(G, b, uids[i])
+        if f < 0:
+            continue
+        card = G.u[b, f, U_CARD]
+        for _ in range(G.u[b, f, U_HASTE]):
+            if G.g[b, G_ENDED] or f < 0:
+                break
+            t = find_target(G, b, f)
+            kills = G.pl[b, p, P_KILLS]
+            if t != NONE and (agents[p] != RANDOM or integers(rng, b, 2, STREAM) == 0):
+                attack(G, R, b, f, t)
+            else:
+                f = advance(G, b, f)
+            if card >= 0:
+                L[b, p, card, LC_KILLS] += G.pl[b, p, P_KILLS] - kills
+            f = find_uid(G, b, uids[i])
+        if f >= 0:
+            G.u[b, f, U_HASTE] = 0
+            G.u[b, f, U_MOVES] = 0
+    track_board(G, b, snap, L)
+
+
+@njit(cache=True)
+def battle_step(G, R, b, agents, snap, L):
+    """The Battle Phase's end (``acting.battle_end``: "the player gains +1 experience"), its
+    deaths tallied."""
+    prime(G, R, b, agents)
+    err = battle_end(G, R, b)
+    track_board(G, b, snap, L)
+    return INVARIANT_ACTION if err != E_OK else 0
+
+
+@njit(cache=True)
+def play_game(G, R, b, rng, rows, check, start, agents, S, L, snap):
+    """One game from its set-up state to the end (a life at 0 or the turn limit), turn by turn
+    (spec §2): Begin Phase, Main Phase, Act Step, Haste, the Battle Phase's end, End Phase, with
+    the windows of choice 14. With ``check``, the invariants after every step; returns the
+    first violation's code (0: none)."""
+    chosen = np.empty(4, np.int64)
+    snap_board(G, b, snap)
+    uids = np.empty(FIELDS, np.int64)
+    first = np.empty(FIELDS, np.int64)
+    while not G.g[b, G_ENDED]:
+        v = begin_step(G, R, b, rng, rows, agents, S, L, snap)
+        if v == 0 and check:
+            v = violation(G, R, b, start)
+        if v or G.g[b, G_ENDED]:
+            break
+        for _ in range(MAIN_ACTIONS):
+            v = main_one(G, R, b, rng, rows, agents, S, L, snap, chosen)
+            if v != 1:
+                break
+            v = violation(G, R, b, start) if check else 0
+            if v or G.g[b, G_ENDED]:
+                break
+        if v or G.g[b, G_ENDED]:
+            break
+        if reaction(G, R, b, rng, rows, agents, S, L, snap) != E_OK:
+            return INVARIANT_ACTION
+        m = snapshot(G, b, G.g[b, G_ACTIVE], uids, first)
+        for i in range(m):
+            if G.g[b, G_ENDED]:
+                break
+            v = act_one(G, R, b, uids[i], rng, rows, agents, S, L, snap)
+            if v == 0 and check:
+                v = violation(G, R, b, start)
+            if v:
+                return v
+        if G.g[b, G_ENDED]:
+            break
+        haste_step(G, R, b, rng, agents, L, snap)
+        v = battle_step(G, R, b, agents, snap, L)
+        if v == 0 and check:
+            v = violation(G, R, b, start)
+        if v or G.g[b, G_ENDED]:
+            break
+        end_phase(G, b)
+    if v:
+        return v
+    return violation(G, R, b, start) if check else 0
+
+
+@njit(cache=True, nogil=True)
+def play_chunk(G, R, rng, check, start, games, agents, S, L, out):
+    """Games ``games`` of the batch to their end (``out[b]``: each one's violation code), without
+    the GIL: threads play disjoint game lists at once."""
+    rows = np.empty((CANDIDATES, 4), np.int64)
+    snap = np.empty((FIELDS, 3), np.int64)
+    for i in range(games.shape[0]):
+        b = games[i]
+        out[b] = play_game(G, R, b, rng, rows, check, start, agents, S, L, snap)
