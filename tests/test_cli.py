@@ -231,3 +231,15 @@ def test_agents_says_which_decide_inside_the_compiled_loop(tmp_path):
     kinds = {line.split()[0]: line.split()[1] for line in r.stdout.strip().splitlines()}
     assert {kinds[n] for n in ("random", "pass", "greedy", "lookahead")} == {"compiled:"}
     assert kinds["first-legal"] == "python:"
+
+
+@pytest.mark.parametrize("ruleset, compiled", [("grid", {"random", "pass", "greedy", "lookahead"}),
+                                               ("classes", {"random", "greedy", "lookahead"})])
+def test_agents_lists_only_what_a_ruleset_without_the_step_api_accepts(ruleset, compiled):
+    # grid and classes have no step API: --agents refuses any other agent, so the list must not
+    # offer one as "python: asked through the step API" (it did, with every registered name)
+    r = run("agents", "--ruleset", ruleset)
+    assert r.exit_code == 0, r.output
+    kinds = dict(line.split(None, 1) for line in r.stdout.splitlines())
+    assert set(kinds) == compiled
+    assert all(k.startswith("compiled") for k in kinds.values())

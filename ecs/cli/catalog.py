@@ -60,10 +60,14 @@ def agents(ruleset: str = typer.Option("lanes", help="Rule system (it may regist
             typer.echo(name)
         return
     compiled = game.compiled_agents()
+    # a ruleset without the step API (grid, hex, classes) plays only its compiled agents: the
+    # others are refused by --agents, so they are not listed as if it accepted them
+    python = getattr(game, "python_agents", False)
     for name in agent_names():
-        kind = ("compiled: decides inside the game loop" if name in compiled
-                else "python: asked through the step API, once per batch of pending games")
-        typer.echo(f"{name:<12} {kind}")
+        if name in compiled:
+            typer.echo(f"{name:<12} compiled: decides inside the game loop")
+        elif python:
+            typer.echo(f"{name:<12} python: asked through the step API, once per batch of pending games")
 
 
 

@@ -86,6 +86,7 @@ class LanesGame:
     params: LanesParams
     cards: CardSet
     ruleset: str = "lanes"
+    python_agents = True  # the step API: an agent without a compiled twin decides in Python (DESIGN.md)
 
     def __post_init__(self) -> None:
         p = self.params
