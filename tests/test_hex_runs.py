@@ -161,3 +161,19 @@ def test_agents_and_balance(tmp_path):
     assert r.exit_code == 0, r.output
     b = json.loads((tmp_path / "bal" / "balance.json").read_text())
     assert b["game"]["games"] == 20 * 12
+
+
+def test_keywords_lists_every_hex_word():
+    # issue 14: "`battlesim keywords --ruleset hex`": the words a card file may name (vocabulary.py:
+    # 32 keywords, 12 statuses, 3 damage types, 14 ops, 8 selectors) beside the damage stages
+    from battlesim.systems.hex.vocabulary import DAMAGE_TYPES, KEYWORDS, OPS, SELECTORS, STATUSES
+
+    r = run("keywords", "--ruleset", "hex", "--json")
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.stdout)["entries"]
+    names = {(e["kind"], e["name"]) for e in rows}
+    for kind, words in (("keyword", KEYWORDS), ("status", STATUSES), ("damage_type", DAMAGE_TYPES),
+                        ("opcode", OPS), ("selector", SELECTORS)):
+        assert {(kind, w) for w in words} <= names, kind
+    assert ("damage_stage", "shield") in names
+    assert all(e["doc"] for e in rows)

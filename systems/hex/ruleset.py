@@ -140,6 +140,15 @@ class HexGame:
 class HexRuleset:
     name = "hex"
 
+    def vocabulary(self) -> list[dict[str, str]]:
+        """The built-in hex words as ``battlesim keywords`` rows (``vocabulary.vocabulary_rows``:
+        tables the card loader checks names against, not extension declarations); the damage
+        stages and a plugin's words come from ``extend("hex")``."""
+        from battlesim.ecs.extension import BUILT_IN
+        from battlesim.systems.hex.vocabulary import vocabulary_rows
+
+        return [{**r, "source": BUILT_IN} for r in vocabulary_rows()]
+
     def load(self, params: dict[str, Any] | None = None, cards_dir: Path | None = None,
              decks_dir: Path | None = None) -> HexGame:
         p = load_params(params)

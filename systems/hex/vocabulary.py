@@ -288,3 +288,17 @@ def keyword_components() -> dict[str, str]:
 def status_components() -> dict[str, str]:
     """Status name -> the component that will hold it (``hex_<name>_counters`` for piles)."""
     return {n: s.component(n) for n, s in STATUSES.items()}
+
+
+def vocabulary_rows() -> list[dict[str, str]]:
+    """Every built-in word a hex card file may name, as ``battlesim keywords`` rows (kind, name,
+    value_type, doc): the unit keywords, statuses, damage types, effect ops and selectors above,
+    each with the sentence it comes from. A plugin's additions come from ``extend("hex")``."""
+    rows = [{"kind": "keyword", "name": n, "value_type": k.arg, "doc": k.rule} for n, k in KEYWORDS.items()]
+    rows += [{"kind": "status", "name": n, "value_type": s.kind, "doc": s.rule} for n, s in STATUSES.items()]
+    rows += [{"kind": "damage_type", "name": n, "value_type": "-", "doc": 'hex.md "Damage types"'}
+             for n in DAMAGE_TYPES]
+    rows += [{"kind": "opcode", "name": n, "value_type": ", ".join(o.required) or "-", "doc": o.rule}
+             for n, o in OPS.items()]
+    rows += [{"kind": "selector", "name": n, "value_type": "-", "doc": d} for n, d in SELECTORS.items()]
+    return rows
