@@ -34,6 +34,29 @@ def set_threads(n: int) -> None:
 _POOL: list = []  # one thread pool per process, grown on demand
 
 
+def _pool(n: int) -> Any:
+    """This process's thread pool, with room for ``n`` threads."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if not _POOL or _POOL[0]._max_workers < n:
+        _POOL[:] = [ThreadPoolExecutor(max_workers=n, thread_name_prefix="battlesim-advance")]
+    return _POOL[0]
+
+
+def over_threads(play: Callable[[np.ndarray, int], Any], games: np.ndarray, n: int) -> list:
+    """``play(part, t)`` on ``n`` threads at once, thread t with games t, t + n, ... (contiguous:
+    a strided slice is another array type to numba, a second compile of a whole game loop); one
+    call in this thread when ``n`` is 1. ``play`` must release the GIL (``nogil=True``) and give
+    thread t its own scratch, so a game depends only on its own rows (DESIGN.md "Threads"): the
+    results are the same for any ``n``. Returns each thread's return value, in thread order."""
+    n = max(1, min(int(n), len(games)))
+    if n == 1:
+        return [play(games, 0)]
+    parts = [np.ascontiguousarray(games[t::n]) for t in range(n)]
+    pool = _pool(n)
+    return [f.result() for f in [pool.submit(play, parts[t], t) for t in range(n)]]
+
+
 def run_threads(advance: Callable, Ls: Sequence[Any], games: np.ndarray, stop: int, actions: np.ndarray) -> int:
     """``advance`` on ``len(Ls)`` threads: thread t runs games t, t + n, ... with its own
     ``Ls[t]`` (the same World, its own resolution machine, its own rollout game). A game touches
@@ -42,14 +65,7 @@ def run_threads(advance: Callable, Ls: Sequence[Any], games: np.ndarray, stop: i
     tuple of ``LoopArgs`` (a tuple of named tuples of arrays is not a gufunc argument), and a
     second compile of the whole loop under ``parallel=True`` cost minutes; ``advance`` runs
     without the GIL, so Python threads run it at once."""
-    from concurrent.futures import ThreadPoolExecutor
-
     n = len(Ls)
-    if not _POOL or _POOL[0]._max_workers < n:
-        _POOL[:] = [ThreadPoolExecutor(max_workers=n, thread_name_prefix="battlesim-advance")]
-    # contiguous copies: a strided slice is another array type to numba (a second compile of advance)
-    mine = [np.ascontiguousarray(games[t::n]) for t in range(n)]
     per = [np.ascontiguousarray(actions[t::n]) if actions.shape[0] == games.shape[0] else actions[:0]
            for t in range(n)]
-    futures = [_POOL[0].submit(advance, Ls[t], mine[t], stop, per[t]) for t in range(n)]
-    return sum(int(f.result()) for f in futures)
+    return sum(int(r) for r in over_threads(lambda part, t: advance(Ls[t], part, stop, per[t]), games, n))

@@ -18,9 +18,14 @@ import numpy as np
 
 from battlesim.ecs.compiled.rng import rng_state
 from battlesim.ecs.datafiles import DataError
+from battlesim.ecs.threads import over_threads
 from battlesim.systems.classes import invariants, kernel_cache, loop, progress
 from battlesim.systems.classes.board import ROWS
+from battlesim.systems.classes.cards import CardSet
+from battlesim.systems.classes.decks import ClassDeck
 from battlesim.systems.classes.effects import run_jobs
+from battlesim.systems.classes.params import ClassesParams
+from battlesim.systems.classes.powers import ClassBoard
 from battlesim.systems.classes.rules import Compiled, compile_rules
 from battlesim.systems.classes.state import (
     BONUS_MANA,
@@ -42,10 +47,6 @@ from battlesim.systems.classes.state import (
     Game,
     new_game,
 )
-from battlesim.systems.classes.cards import CardSet
-from battlesim.systems.classes.decks import ClassDeck
-from battlesim.systems.classes.params import ClassesParams
-from battlesim.systems.classes.powers import ClassBoard
 from battlesim.systems.classes.vocabulary import COLOURS, SHAPES
 
 
@@ -159,19 +160,8 @@ def play_batch(game: ClassesGame, decks: tuple[str, str], seeds: np.ndarray, age
     B = len(bt.seeds)
     codes = np.asarray(agents, dtype=np.int64)
     games = np.arange(B, dtype=np.int64)
-    n = max(1, min(int(threads), B))
-    if n == 1:
-        loop.play_chunk(G, compiled.rules, rng, check, start, games, codes, scratch(game), L, out)
-    else:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=n) as pool:
-            # each thread's games contiguous: the compiled (cached) signature, not a strided one
-            parts = [np.ascontiguousarray(games[i::n]) for i in range(n)]
-            futs = [pool.submit(loop.play_chunk, G, compiled.rules, rng, check, start, part, codes, scratch(game), L,
-                                out) for part in parts]
-            for fut in futs:
-                fut.result()
+    over_threads(lambda part, t: loop.play_chunk(G, compiled.rules, rng, check, start, part, codes, scratch(game), L,
+                                                 out), games, threads)
     return bt
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from battlesim.ecs.datafiles import DataError
+from battlesim.ecs.threads import over_threads
 from battlesim.systems.grid.action_table import table_size
 from battlesim.systems.grid.card_set import GridCardSet
 from battlesim.systems.grid.maps import hero_start, load_map
@@ -87,15 +88,7 @@ class GridBatch:
         rest = (self.main, self.sizes, self.heroes, self.cells, self.start, agents, self.actions_size, MAX_ACTIONS,
                 self.actions)
         games = np.arange(len(self.seeds), dtype=np.int64)
-        n = max(1, min(threads, len(games)))
-        if n == 1:
-            play_batch(*args, games, *rest)
-        else:
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(max_workers=n) as pool:
-                for fut in [pool.submit(play_batch, *args, games[i::n], *rest) for i in range(n)]:
-                    fut.result()
+        over_threads(lambda part, t: play_batch(*args, part, *rest), games, threads)
         running = np.flatnonzero(self.f.g[:, GAME_OVER] == 0)
         if running.size:
             raise RuntimeError(f"seed {int(self.seeds[running[0]])}: the game did not end in {MAX_ACTIONS:,} actions")

@@ -12,6 +12,7 @@ import numpy as np
 
 from battlesim.ecs.compiled.rng import rng_state
 from battlesim.ecs.datafiles import DataError
+from battlesim.ecs.threads import over_threads
 from battlesim.systems.hex.actions import Battle
 from battlesim.systems.hex.cards import HexCardSet
 from battlesim.systems.hex.kingdoms import Kingdom
@@ -69,17 +70,10 @@ class HexBatch:
         bt = self.bt
         games = np.arange(len(self.seeds), dtype=np.int64)
         n = max(1, min(threads, len(games)))
-        if n == 1:
-            play_batch(bt.st, bt.cols, bt.f, bt.k, self.rng, games, agents, MAX_STEPS, check, PLAY, self.out)
-        else:
-            from concurrent.futures import ThreadPoolExecutor
-
-            works = [bt.k] + [new_work(len(games), bt.w.n_slots, bt.k.dcols, shared=bt.k) for _ in range(n - 1)]
-            with ThreadPoolExecutor(max_workers=n) as pool:
-                futs = [pool.submit(play_batch, bt.st, bt.cols, bt.f, works[i], self.rng, games[i::n], agents,
-                                    MAX_STEPS, check, PLAY, self.out) for i in range(n)]
-                for fut in futs:
-                    fut.result()
+        # thread 0 plays on the batch's own work rows, each other thread on its own copy
+        works = [bt.k] + [new_work(len(games), bt.w.n_slots, bt.k.dcols, shared=bt.k) for _ in range(n - 1)]
+        over_threads(lambda part, t: play_batch(bt.st, bt.cols, bt.f, works[t], self.rng, part, agents, MAX_STEPS,
+                                                check, PLAY, self.out), games, n)
         running = np.flatnonzero(bt.f.g[:, WINNER] < 0)
         if running.size:
             raise RuntimeError(f"seed {int(self.seeds[running[0]])}: the hex game did not end in {MAX_STEPS:,} steps")
