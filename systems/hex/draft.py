@@ -31,6 +31,7 @@ END, COMPLETE = "END", "COMPLETE"
 SIDE_UNITS = 16  # a side's unit slots (spec §6 U), the hero included
 # hex.md "the two rows of hexes closest to them": (col, rank) from the own edge
 DEPLOY = tuple((c, r) for r in range(DEPLOY_RANKS) for c in range(COLS) if on_board(*from_rank(0, c, r)))
+NEAR = {h: int(DIST[hex_id(*from_rank(0, *h)), CENTRE_ID]) for h in DEPLOY}  # a deployment hex's steps to (4, 3)
 
 
 @dataclass
@@ -58,7 +59,8 @@ def legal_picks(d: Drafter, cards: HexCardSet) -> list[tuple[str, tuple[int, int
     hex of its two rows, an item free inventory slots (hex.md "A hero cannot use more than 3
     inventory slots worth of items."); I-5: the hero is the first pick; I-44: a higher ability
     level needs the lower one drafted."""
-    free = [h for h in DEPLOY if all((c, r) != h for _, c, r in d.placed)]
+    taken = {(c, r) for _, c, r in d.placed}
+    free = [h for h in DEPLOY if h not in taken]
     hero = d.kingdom.hero
     if not d.placed:
         return [(hero, h) for h in free]
@@ -121,8 +123,8 @@ def decide(agent: str, d: Drafter, picks: list, end_ok: bool, complete_ok: bool,
         return COMPLETE
     if end_ok:
         return END
-    near = {h: DIST[hex_id(*from_rank(0, *h)), CENTRE_ID] for h in DEPLOY}
-    return max(picks, key=lambda p: (value_per_gold(cards.cards[p[0]]), -(near[p[1]] if p[1] else 0)))
+    vals = {k: value_per_gold(cards.cards[k]) for k in {p[0] for p in picks}}
+    return max(picks, key=lambda p: (vals[p[0]], -(NEAR[p[1]] if p[1] else 0)))
 
 
 def draft(kingdoms: Sequence[Kingdom], cards: HexCardSet, agents: Sequence[str], seed: int,
@@ -160,23 +162,46 @@ def draft(kingdoms: Sequence[Kingdom], cards: HexCardSet, agents: Sequence[str],
 
 def play_draft_tables(game, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence,
                       cards: bool = True) -> dict[str, dict[str, np.ndarray]]:
-    """``--param format=draft``: per seed, the draft (``draft``) then the battle of the drafted
-    armies in the compiled loop, one game per World (every game has its own armies); the tables
-    as blitz runs write them, ``drawn_round`` = drafted before round 1 (1). A game depends only on
-    its seed, kingdoms and agents."""
+    """``--param format=draft``: per seed, the draft (``draft``), then every game's battle in one
+    World (each game holds its own drafted armies: ``setup.put_game``) played by the compiled
+    loop; the tables as blitz runs write them, ``drawn_round`` = drafted before round 1 (1). A
+    game depends only on its seed, kingdoms and agents, never on its batch mates."""
+    from battlesim.ecs.threads import threads
     from battlesim.systems.hex.game import Armies, HexBatch, agent_codes
-    from battlesim.systems.hex.results import cards_columns, games_columns
+    from battlesim.systems.hex.results import games_columns
+    from battlesim.systems.hex.setup import put_game
 
     codes = agent_codes(agents)
     names = [getattr(a, "name", a) for a in agents]
     kingdoms = (game.kingdoms[decks[0]], game.kingdoms[decks[1]])
-    parts: list[dict[str, dict[str, np.ndarray]]] = []
-    for seed in np.asarray(seeds, dtype=np.int64):
-        armies = Armies(game.cards, draft(kingdoms, game.cards, names, int(seed)))
-        hb = HexBatch(armies, np.array([seed], dtype=np.int64))
-        hb.play(codes)
-        part = {"games": games_columns(hb, decks, names)}
-        if cards:
-            part["cards"] = cards_columns(hb, game.card_names)
-        parts.append(part)
-    return {t: {c: np.concatenate([p[t][c] for p in parts]) for c in parts[0][t]} for t in parts[0]}
+    seeds = np.asarray(seeds, dtype=np.int64)
+    armies = [Armies(game.cards, draft(kingdoms, game.cards, names, int(seed))) for seed in seeds]
+    hb = HexBatch(armies[0], seeds)
+    for b in range(1, len(armies)):
+        put_game(armies[b].template, hb.bt, b)
+    hb.play(codes, threads())
+    out = {"games": games_columns(hb, decks, names)}
+    if cards:
+        out["cards"] = drafted_cards(hb, armies, game.card_names)
+    return out
+
+
+def drafted_cards(hb, armies: list, card_names: list[str]) -> dict[str, np.ndarray]:
+    """The cards table of draft games (``results.cards_columns`` per game: each has its own
+    units): one row per unit card of each army, drafted and deployed before round 1 (1)."""
+    from battlesim.systems.hex.work import DIED, KILLS
+
+    index = {name: i for i, name in enumerate(card_names)}
+    cols: dict[str, list[np.ndarray]] = {c: [] for c in ("seed", "player", "card", "died_round", "kills")}
+    for b, a in enumerate(armies):
+        slots = np.array(sorted(a.army.card), dtype=np.int64)
+        stats = hb.bt.k.stats[b, slots]
+        cols["seed"].append(np.full(len(slots), hb.seeds[b], dtype=np.int64))
+        cols["player"].append((slots >= SIDE_UNITS).astype(np.int8))
+        cols["card"].append(np.array([index[a.army.card[s]] for s in slots], dtype=np.int16))
+        cols["died_round"].append(stats[:, DIED].astype(np.int16))
+        cols["kills"].append(stats[:, KILLS].astype(np.int16))
+    out = {c: np.concatenate(v) for c, v in cols.items()}
+    ones = np.ones(len(out["seed"]), dtype=np.int16)
+    return {"seed": out["seed"], "player": out["player"], "card": out["card"], "drawn_round": ones,
+            "played_round": ones, "died_round": out["died_round"], "kills": out["kills"]}

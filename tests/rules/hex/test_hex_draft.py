@@ -96,6 +96,10 @@ def test_draft_games_are_deterministic_and_the_cards_table_is_the_drafted_units(
     order = np.argsort(t2["games"]["seed"])
     for c, v in t1["games"].items():
         assert list(v) == list(np.asarray(t2["games"][c])[order]), c
+    alone = hexdraft.play_tables(np.array([5]), decks, ["greedy", "random"])
+    assert {c: v[0] for c, v in alone["games"].items()} == {c: v[5] for c, v in t1["games"].items()}
     assert set(t1["cards"]["drawn_round"]) == {1}
+    assert sorted(t1["cards"]) == sorted(get_ruleset("hex").load().play_tables(seeds[:2], ("ember_blitz", "gale_blitz"),
+                                                                               ["greedy", "random"])["cards"])
     row = hexdraft.replay(5, decks, ["greedy", "random"], write=lambda *a: None)
     assert row["winner"] == t1["games"]["winner"][5]
