@@ -409,6 +409,7 @@ def legal_actions(w, cols, f, b, seat, out):
     occ = np.empty(N_HEXES, dtype=np.int64)
     steps = np.empty(N_HEXES, dtype=np.int64)
     prev = np.empty(N_HEXES, dtype=np.int64)
+    approach = np.zeros(N_HEXES, dtype=np.bool_)
     occupancy(w, cols, b, occ)
     for u in range(U):
         s = seat * U + u
@@ -429,6 +430,10 @@ def legal_actions(w, cols, f, b, seat, out):
         attacks = may_attack(w, cols, f, b, s)
         rng = prop(w, cols, f, b, s, S_RANGE)
         here = w_i16[cols[POS], b, s]
+        if charges:  # the approach hexes once per unit: empty, >= 1 step, and the attack still reachable
+            last = mv - 1 if rng == NULL else mv
+            for a in range(N_HEXES):
+                approach[a] = occ[a] < 0 and 1 <= steps[a] <= last
         for h in range(N_HEXES):
             o = occ[h]
             if attacks and o >= 0 and w_i16[cols[CONTROLLER], b, o] != seat:
@@ -437,12 +442,17 @@ def legal_actions(w, cols, f, b, seat, out):
                 else:
                     out[base + ATTACK * N_HEXES + h] = DIST[here, h] <= rng
                 if charges and not has(w, cols, f, b, o, STEADFAST):
-                    for a in range(N_HEXES):
-                        if occ[a] >= 0 or steps[a] < 1:
-                            continue
-                        if (steps[a] <= mv - 1 and DIST[a, h] == 1) if rng == NULL else (steps[a] <= mv and DIST[a, h] <= rng):
-                            out[base + CHARGE * N_HEXES + h] = True
-                            break
+                    if rng == NULL:  # melee: an approach hex among the target's 6 neighbours
+                        for j in range(6):
+                            a = NEIGHBOURS[h, j]
+                            if a >= 0 and approach[a]:
+                                out[base + CHARGE * N_HEXES + h] = True
+                                break
+                    else:
+                        for a in range(N_HEXES):
+                            if approach[a] and DIST[a, h] <= rng:
+                                out[base + CHARGE * N_HEXES + h] = True
+                                break
         for k in range(f_abil.shape[2]):
             # legal_ability, with what depends only on the unit and ability read once
             if not ability_ready(w, cols, f, b, s, k):

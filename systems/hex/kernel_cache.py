@@ -19,7 +19,7 @@ from typing import Any
 from battlesim.ecs import kernel_stamp
 from battlesim.systems.hex import state
 
-KERNEL_FILES = ("state.py", "board.py", "battle.py", "turn.py", "damage_stages.py", "pipeline.py", "work.py", "apply.py", "agents.py",
+KERNEL_FILES = ("state.py", "board.py", "battle.py", "turn.py", "damage_stages.py", "pipeline.py", "work.py", "apply.py", "agents.py", "step.py", "lookahead.py",
                 "play.py")
 
 

@@ -14,25 +14,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from battlesim.ecs.compiled.rng import choice, integers
+from battlesim.ecs.compiled.rng import integers
 from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.agents import greedy_action
-from battlesim.systems.hex.apply import do_ability, do_attack, do_move, do_skip, round_start
+from battlesim.systems.hex.apply import round_start
 from battlesim.systems.hex.battle import (
-    ABILITY_0,
-    ATTACK,
-    CHARGE,
-    MOVE,
     SKIP,
     U,
     V,
     can_act,
-    charge_from,
     legal_actions,
-    occupancy,
-    reach,
 )
 from battlesim.systems.hex.board import N_HEXES
+from battlesim.systems.hex.lookahead import lookahead_action
 from battlesim.systems.hex.state import (
     ACTIONS,
     CONTROLLER,
@@ -55,17 +49,19 @@ from battlesim.systems.hex.state import (
     TO_ACT,
     WINNER,
 )
+from battlesim.systems.hex.step import (  # noqa: F401 - AGENTS and the codes are play's public names
+    AGENTS,
+    GREEDY,
+    LOOKAHEAD,
+    PASS_AGENT,
+    RANDOM,
+    RNG_AGENT,
+    RNG_FIRST,
+    RNG_GREEDY,
+    WIDTH,
+    apply_action,
+)
 from battlesim.systems.hex.turn import early_end, round_end, seat_can_act
-
-RNG_FIRST = 1  # stream: who plays first (spec §2.3 "drawn per game from the game's RNG")
-RNG_AGENT = 2  # stream: the random agent's choices
-RNG_FOLLOW = 3  # stream: follow-up choices (a charge's approach hex)
-RNG_GREEDY = 4  # stream: the greedy agent's tie-breaking noise
-
-# the compiled agents, by code (``--agents``): each seat's code is an argument of the game loop
-AGENTS = ("random", "pass", "greedy")
-RANDOM, PASS_AGENT, GREEDY = range(len(AGENTS))
-WIDTH = U * V * N_HEXES  # the battle action table (spec §6): 9,440
 
 # invariant codes (``violation``): 0 = none
 INVARIANTS = ("", "two units on one hex at a turn's end", "health above max health", "a negative counter or mana",
@@ -108,12 +104,14 @@ def pass_action(w, cols, b, seat):
 @njit(cache=True)
 def agent_action(w, cols, f, k, rng, b, seat, agent, mask):
     """Spec §6: the decision of the seat to act, by its agent's code: random (uniform over the
-    legal entries of the battle table), pass, or greedy (``agents.py``)."""
+    legal entries of the battle table), pass, greedy (``agents.py``) or lookahead (``lookahead.py``)."""
     if agent == PASS_AGENT:
         return pass_action(w, cols, b, seat)
     units = legal_actions(w, cols, f, b, seat, mask)
     if agent == GREEDY:
         return greedy_action(w, cols, f, k, rng, b, seat, mask, units, RNG_GREEDY)
+    if agent == LOOKAHEAD:
+        return lookahead_action(w, cols, f, k, rng, b, seat, mask, units)
     return choice_in_blocks(rng, b, mask, units, RNG_AGENT)
 
 
@@ -138,46 +136,6 @@ def choice_in_blocks(rng, b, mask, units, stream):
                     return a
                 j -= 1
     return -1
-
-
-@njit(cache=True)
-def approach_of(w, cols, f, k, rng, b, s, t, agent):
-    """A charge's follow-up (spec §6): the hex to move to before attacking t; random: uniform
-    over the legal ones; greedy and pass: the nearest to the charger's own hex (lowest id)."""
-    k_occ = k.occ
-    k_steps = k.steps
-    k_prev = k.prev
-    occupancy(w, cols, b, k_occ)
-    reach(w, cols, f, b, s, k_occ, k_steps, k_prev)
-    ok = np.zeros(N_HEXES, dtype=np.bool_)
-    best = -1
-    for a in range(N_HEXES):
-        ok[a] = charge_from(w, cols, f, b, s, t, a, k_occ, k_steps)
-        if ok[a] and (best < 0 or k_steps[a] < k_steps[best]):
-            best = a
-    if agent == RANDOM:
-        return choice(rng, b, ok, RNG_FOLLOW)
-    return best
-
-
-@njit(cache=True)
-def apply_action(w, cols, f, k, rng, b, seat, a, agent):
-    """Entry ``a`` of the battle table for ``seat``: ``a = (u * V + v) * 59 + h`` (spec §6)."""
-    k_path = k.path
-    h = a % N_HEXES
-    uv = a // N_HEXES
-    v = uv % V
-    s = seat * U + uv // V
-    if v == SKIP:
-        do_skip(w, cols, f, k, b, s)
-    elif v == MOVE:
-        do_move(w, cols, f, k, b, s, h, k_path, -1)
-    elif v == ATTACK:
-        do_attack(w, cols, f, k, b, s, h, -1, k_path, -1, -1)
-    elif v == CHARGE:
-        do_attack(w, cols, f, k, b, s, h, approach_of(w, cols, f, k, rng, b, s, h, agent), k_path, -1, -1)
-    else:
-        do_ability(w, cols, f, k, b, s, v - ABILITY_0, h, -1, True)
 
 
 @njit(cache=True)

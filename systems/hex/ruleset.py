@@ -42,8 +42,6 @@ def load_params(overrides: dict[str, Any] | None = None) -> HexParams:
     fmt = str(raw.get("format", "blitz"))
     if fmt not in FORMATS:
         raise DataError(f"hex parameter format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
-    if fmt == "draft":
-        raise DataError("hex parameter format=draft: the draft (spec §2.4) is not built yet; format=blitz plays")
     rounds = int(raw.get("rounds", 7))
     if rounds != 7:
         raise DataError(f"hex parameter rounds: I-17 plays exactly 7 rounds, got {rounds}")
@@ -106,6 +104,10 @@ class HexGame:
         from battlesim.systems.hex.game import HexBatch, agent_codes
         from battlesim.systems.hex.results import cards_columns, games_columns
 
+        if self.params.format == "draft":
+            from battlesim.systems.hex.draft import play_draft_tables
+
+            return play_draft_tables(self, seeds, decks, agents, cards)
         codes = agent_codes(agents)
         hb = HexBatch(self.armies(decks), np.asarray(seeds, dtype=np.int64))
         hb.play(codes, threads())
@@ -128,7 +130,16 @@ class HexGame:
         returns its games-table row, the same as in any run."""
         from battlesim.systems.hex.replay import replay_game
 
-        return replay_game(self.armies(decks), seed, decks, agents, write)
+        armies = self.armies(decks) if self.params.format != "draft" else self.drafted(seed, decks, agents)
+        return replay_game(armies, seed, decks, agents, write)
+
+    def drafted(self, seed: int, decks: Sequence[str], agents: Sequence[Any]) -> Any:
+        """Game ``seed``'s armies drafted from kingdoms ``decks`` by ``agents`` (spec §2.4)."""
+        from battlesim.systems.hex.draft import draft
+        from battlesim.systems.hex.game import Armies
+
+        names = [getattr(a, "name", a) for a in agents]
+        return Armies(self.cards, draft((self.kingdoms[decks[0]], self.kingdoms[decks[1]]), self.cards, names, seed))
 
     def scenario(self, path: Path) -> Any:
         """A hex scenario file (spec §8) set up and ready to run."""

@@ -203,3 +203,13 @@ def tile(src, dst) -> None:
     dst.st.alive[:] = src.st.alive[:1]
     for a, b in zip(dst.f, src.f):
         a[:] = b[:1]
+
+
+def put_game(src, dst, b: int) -> None:
+    """Game 0 of Battle ``src`` copied into game b of Battle ``dst`` (a drafted game's own armies
+    in a batch whose games differ in their armies)."""
+    for name in ("i16", "i8", "flags"):
+        getattr(dst.st, name)[:, b] = getattr(src.st, name)[:, 0]
+    dst.st.alive[b] = src.st.alive[0]
+    for a, s in zip(dst.f, src.f):
+        a[b] = s[0]
