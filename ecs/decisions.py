@@ -11,11 +11,13 @@ over decision steps, never over games.
 
 from __future__ import annotations
 
-from typing import Callable, Protocol
+from collections.abc import Sequence
+from typing import Any, Callable, Protocol
 
 import esper
 import numpy as np
 
+from battlesim.ecs.datafiles import DataError
 from battlesim.ecs.rng import Stream
 
 
@@ -78,6 +80,19 @@ class CompiledOnly:
 def compiled_agent(name: str) -> None:
     """Make ``name`` selectable with ``--agents`` for a ruleset that plays it in compiled code."""
     register_agent(name, CompiledOnly(name))
+
+
+def compiled_agent_codes(agents: Sequence[Any], ruleset: str, names: Sequence[str]) -> np.ndarray:
+    """Each seat's code among a ruleset's compiled agents ``names`` (its loop's order), from agents
+    or their names; an agent the ruleset has no compiled twin of is a one-line error naming the
+    ones it has (grid, hex and classes have no step API for Python agents)."""
+    codes = []
+    for a in agents:
+        name = getattr(a, "name", a)
+        if name not in names:
+            raise DataError(f"agent {name!r} does not play {ruleset}; {ruleset} agents: {', '.join(names)}")
+        codes.append(list(names).index(name))
+    return np.array(codes, dtype=np.int64)
 
 
 def make_agent(name: str) -> Agent:

@@ -18,6 +18,7 @@ import numpy as np
 
 from battlesim.ecs.compiled.rng import rng_state
 from battlesim.ecs.datafiles import DataError
+from battlesim.ecs.decisions import compiled_agent_codes
 from battlesim.ecs.threads import over_threads
 from battlesim.systems.classes import invariants, kernel_cache, loop, progress
 from battlesim.systems.classes.board import ROWS
@@ -60,13 +61,9 @@ class ClassesGame(Protocol):
     params: ClassesParams
 
 
-def agent_codes(names: Sequence[str]) -> tuple[int, int]:
-    """Each seat's compiled agent (``loop.AGENTS``); a name without a classes twin is an error
-    naming the ones there are (classes has no step API for Python agents)."""
-    for n in names:
-        if n not in loop.AGENTS:
-            raise DataError(f"agent {n!r} does not play classes; classes agents: {', '.join(loop.AGENTS)}")
-    return (loop.AGENTS.index(names[0]), loop.AGENTS.index(names[1]))
+def agent_codes(names: Sequence[str]) -> np.ndarray:
+    """Each seat's compiled classes agent (``--agents``; ``loop.AGENTS``)."""
+    return compiled_agent_codes(names, "classes", loop.AGENTS)
 
 
 def compile_for(game: ClassesGame, decks: tuple[str, str]) -> Compiled:

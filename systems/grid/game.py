@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from battlesim.ecs.datafiles import DataError
+from battlesim.ecs.decisions import compiled_agent_codes
 from battlesim.ecs.threads import over_threads
 from battlesim.systems.grid.action_table import table_size
 from battlesim.systems.grid.card_set import GridCardSet
@@ -95,15 +95,8 @@ class GridBatch:
 
 
 def agent_codes(agents: Sequence[Any]) -> np.ndarray:
-    """Each seat's compiled agent (``--agents``); an agent without a grid twin is an error naming
-    the ones there are (grid has no step API for Python agents)."""
-    codes = []
-    for a in agents:
-        name = getattr(a, "name", a)
-        if name not in AGENTS:
-            raise DataError(f"agent {name!r} does not play grid; grid agents: {', '.join(AGENTS)}")
-        codes.append(AGENTS.index(name))
-    return np.array(codes, dtype=np.int64)
+    """Each seat's compiled grid agent (``--agents``; ``play.AGENTS``)."""
+    return compiled_agent_codes(agents, "grid", AGENTS)
 
 
 def play_games(tables: GridTables, seeds: list[int], decks: tuple[str, str], check: bool = False,

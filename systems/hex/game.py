@@ -12,6 +12,7 @@ import numpy as np
 
 from battlesim.ecs.compiled.rng import rng_state
 from battlesim.ecs.datafiles import DataError
+from battlesim.ecs.decisions import compiled_agent_codes
 from battlesim.ecs.threads import over_threads
 from battlesim.systems.hex.actions import Battle
 from battlesim.systems.hex.cards import HexCardSet
@@ -80,15 +81,8 @@ class HexBatch:
 
 
 def agent_codes(agents: Sequence[Any]) -> np.ndarray:
-    """Each seat's compiled agent (``--agents``); an agent without a hex twin is an error naming
-    the ones there are (hex has no step API for Python agents)."""
-    codes = []
-    for a in agents:
-        name = getattr(a, "name", a)
-        if name not in AGENTS:
-            raise DataError(f"agent {name!r} does not play hex; hex agents: {', '.join(AGENTS)}")
-        codes.append(AGENTS.index(name))
-    return np.array(codes, dtype=np.int64)
+    """Each seat's compiled hex agent (``--agents``; ``play.AGENTS``)."""
+    return compiled_agent_codes(agents, "hex", AGENTS)
 
 
 def play_games(armies: Armies, seeds: Sequence[int], agents: Sequence[int] = (RANDOM, RANDOM),
