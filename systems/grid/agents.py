@@ -18,8 +18,8 @@ from a player's side (``evaluate``), built from what the rules make valuable:
 
 ``greedy`` estimates each action's change of that evaluation without playing it (the damage by
 the grid arithmetic, positions by orthogonal distance, hires from the card table): cheap.
-``lookahead`` (``lookahead.py``) plays greedy's best actions on the game itself, evaluates, and
-puts the game back: one ply, exact for damage, parry, areas, traps and kills. Compiled (``@njit(cache=True)``), the arguments of ``rules.py``.
+``lookahead`` (``lookahead.py``) plays greedy's best actions on the game itself, lets greedy
+finish the player's turn, evaluates there, and puts the game back. Compiled (``@njit(cache=True)``), the arguments of ``rules.py``.
 """
 
 from __future__ import annotations

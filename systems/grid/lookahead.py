@@ -1,6 +1,6 @@
-"""The compiled ``lookahead`` agent (``--agents lookahead``): greedy's best few actions each played
-on the game itself, scored by the evaluation of ``agents.py`` after minus before, and the game
-put back (``save``/``restore`` of the game's own rows, RNG included, so a game is the same alone
+"""The compiled ``lookahead`` agent (``--agents lookahead``): greedy's best few actions (and PASS)
+each played on the game itself, then greedy finishes the player's turn (``ROLLOUT``), the
+evaluation of ``agents.py`` scores where the turn ends, and the game is put back (``save``/``restore`` of the game's own rows, RNG included, so a game is the same alone
 and in a batch). Compiled (``@njit(cache=True)``), the arguments of ``rules.py``.
 """
 
@@ -17,6 +17,7 @@ from battlesim.systems.grid.agents import (
     basic_damage,
     best_of,
     evaluate,
+    greedy_action,
     greedy_scores,
     hit_value,
     unit_table,
@@ -27,6 +28,8 @@ from battlesim.systems.grid.state import ACTIVE, ACTIVE_TURN, GAME_OVER, TURN, T
 
 FOLLOW_W = 0.2  # the attack the active unit really has after the action
 CANDIDATES = 6  # greedy's best few actions are played, not all of them
+ROLLOUT = 1  # 0: one ply; 1: greedy finishes the player's turn after each candidate
+ROLLOUT_STEPS = 60  # at most this many greedy actions in one rollout
 
 
 # -- lookahead: each action played on the game and put back -------------------------------------------
@@ -83,12 +86,15 @@ def attack_now(w, cols, f, bd, ct, pr, b, mask):
 
 @njit(cache=True)
 def lookahead_action(w, cols, f, bd, ct, pr, b, mask):
-    """The lookahead agent: greedy's ``CANDIDATES`` best actions (PASS apart) each played on the
-    game, scored by the evaluation after it minus before, the game put back; PASS is scored as
-    the evaluation without the threat of the own units (what ending the turn gives up), since
-    after it the evaluation would be the other player's turn's. One ply, exact where greedy
-    estimates: damage, parry, areas, traps, kills; and ``FOLLOW_W`` of the attack the active unit
-    really has afterwards (``attack_now``), where greedy trusts orthogonal distance."""
+    """The lookahead agent: greedy's ``CANDIDATES`` best actions and PASS each played on the game,
+    then (``ROLLOUT`` 1) greedy plays on for the player until its turn ends (at most
+    ``ROLLOUT_STEPS`` actions), the evaluation of the game there scores the candidate, and the
+    game is put back (RNG included). Every candidate is scored at the same point, the other
+    player's turn about to start, so PASS and an attack are compared on one scale; scoring one
+    ply later (``ROLLOUT`` 0: the evaluation right after the action, PASS without the own
+    threats, ``FOLLOW_W`` of ``attack_now``) compared states at different points of the turn
+    and did not beat greedy (50.4% over 1,024 games, default decks). A policy improvement over
+    greedy: it picks the first action whose greedy continuation ends the turn best."""
     legal_mask(w, cols, f, bd, ct, pr, b, mask)
     side = f.g[b, TURN]
     scores = np.zeros(mask.shape[0])
@@ -105,17 +111,28 @@ def lookahead_action(w, cols, f, bd, ct, pr, b, mask):
         if best < 0:
             break
         pick[best] = True
-    before = evaluate(w, cols, f, bd, ct, pr, b, side, True)
-    if mask[PASS]:
-        scores[PASS] = evaluate(w, cols, f, bd, ct, pr, b, side, False) - before
+    if ROLLOUT == 0:
+        before = evaluate(w, cols, f, bd, ct, pr, b, side, True)
+        if mask[PASS]:
+            scores[PASS] = evaluate(w, cols, f, bd, ct, pr, b, side, False) - before
     sv = save(w, f, b)
     follow = np.zeros(mask.shape[0], dtype=np.bool_)
-    for i in range(1, mask.shape[0]):
+    for i in range(mask.shape[0]):
         if not pick[i]:
             continue
         apply_action(w, cols, f, bd, ct, pr, b, i)
-        scores[i] = evaluate(w, cols, f, bd, ct, pr, b, side, True) - before
-        scores[i] += FOLLOW_W * attack_now(w, cols, f, bd, ct, pr, b, follow)
+        if ROLLOUT == 0:
+            if i == PASS:
+                restore(w, f, b, sv)
+                continue
+            scores[i] = evaluate(w, cols, f, bd, ct, pr, b, side, True) - before
+            scores[i] += FOLLOW_W * attack_now(w, cols, f, bd, ct, pr, b, follow)
+        else:
+            n = 0
+            while n < ROLLOUT_STEPS and not f.g[b, GAME_OVER] and f.g[b, TURN] == side:
+                apply_action(w, cols, f, bd, ct, pr, b, greedy_action(w, cols, f, bd, ct, pr, b, follow))
+                n += 1
+            scores[i] = evaluate(w, cols, f, bd, ct, pr, b, side, True)
         restore(w, f, b, sv)
     return best_of(pick, scores)
 
