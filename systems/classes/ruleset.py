@@ -104,9 +104,11 @@ class ClassesRuleset:
 
     def load(self, params: dict[str, Any] | None = None, cards_dir: Path | None = None,
              decks_dir: Path | None = None) -> ClassesGame:
-        # the agent names ``--agents`` takes (greedy, lookahead) are registered by lanes' agents
-        # module; classes plays its own compiled twins of them (loop.AGENTS)
-        import battlesim.systems.lanes.agents  # noqa: F401
+        from battlesim.ecs.decisions import compiled_agent
+        from battlesim.systems.classes.loop import AGENTS
+
+        for name in AGENTS:  # selectable with --agents; classes plays its own compiled agents by these names
+            compiled_agent(name)
 
         cards = load_cards(cards_dir)
         boards = load_boards(cards)

@@ -17,7 +17,6 @@ from battlesim.systems.hex import damage_stages as _stages  # noqa: F401  (decla
 from battlesim.systems.hex import state as _state  # noqa: F401  (declares the hex components)
 from battlesim.systems.hex.cards import HexCardSet, load_cards
 from battlesim.systems.hex.kingdoms import Kingdom, load_kingdoms
-from battlesim.systems.lanes import agents as _agent_names  # noqa: F401  (registers the agent name "greedy", which hex plays compiled)
 
 FORMATS = ("blitz", "draft")
 
@@ -162,6 +161,11 @@ class HexRuleset:
 
     def load(self, params: dict[str, Any] | None = None, cards_dir: Path | None = None,
              decks_dir: Path | None = None) -> HexGame:
+        from battlesim.ecs.decisions import compiled_agent
+        from battlesim.systems.hex.step import AGENTS
+
+        for name in AGENTS:  # selectable with --agents; hex plays its own compiled agents by these names
+            compiled_agent(name)
         p = load_params(params)
         cards = load_cards(cards_dir)
         return HexGame(cards, load_kingdoms(cards, decks_dir), p)
