@@ -65,7 +65,7 @@ def run_threads(advance: Callable, Ls: Sequence[Any], games: np.ndarray, stop: i
     tuple of ``LoopArgs`` (a tuple of named tuples of arrays is not a gufunc argument), and a
     second compile of the whole loop under ``parallel=True`` cost minutes; ``advance`` runs
     without the GIL, so Python threads run it at once."""
-    n = len(Ls)
+    n = max(1, min(len(Ls), len(games)))  # over_threads' n: each thread's actions are its games'
     per = [np.ascontiguousarray(actions[t::n]) if actions.shape[0] == games.shape[0] else actions[:0]
            for t in range(n)]
     return sum(int(r) for r in over_threads(lambda part, t: advance(Ls[t], part, stop, per[t]), games, n))
