@@ -27,6 +27,10 @@ from battlesim.systems.lanes.compiled import agents as compiled
 from battlesim.systems.lanes.compiled import lookahead, scratch
 from battlesim.systems.lanes.play import PENDING_CASTER, PENDING_NONE
 
+
+# numpy twin against compiled kernel, call by call: opt-in (`pytest -m differential`, pyproject.toml)
+pytestmark = pytest.mark.differential
+
 PAIRS = [("red_vanguard", "blue_tide"), ("green_grove", "black_covenant"), ("red_blue_tempest", "green_black_rot"),
          ("blue_green_wardens", "red_black_raiders")]
 KINDS = ("play", "target", "caster", "deploy", "shop")

@@ -28,6 +28,10 @@ from battlesim.systems.lanes import deaths as numpy_deaths
 from battlesim.systems.lanes.combat import Combat
 from battlesim.systems.lanes.vocabulary import EXECUTOR
 
+
+# numpy twin against compiled kernel, call by call: opt-in (`pytest -m differential`, pyproject.toml)
+pytestmark = pytest.mark.differential
+
 PAIRS = [("blue_green_wardens", "red_black_raiders"), ("black_covenant", "green_grove"),
          ("red_vanguard", "blue_tide"), ("green_black_rot", "blue_green_wardens"),
          ("red_black_raiders", "black_covenant"), ("blue_tide", "red_vanguard")]

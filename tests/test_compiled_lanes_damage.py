@@ -25,6 +25,10 @@ from battlesim.systems.lanes import compiled  # noqa: F401  (declares lanes' com
 from battlesim.systems.lanes.damage_stages import STAGES
 from battlesim.systems.lanes.vocabulary import EXECUTOR
 
+
+# numpy twin against compiled kernel, call by call: opt-in (`pytest -m differential`, pyproject.toml)
+pytestmark = pytest.mark.differential
+
 # deck pairs that bring every stage into play: shields, armor and armor auras, retaliate,
 # trample and piercing, lifesteal, "On Damage Taken" cards
 PAIRS = [("blue_green_wardens", "red_black_raiders"), ("black_covenant", "green_grove"),

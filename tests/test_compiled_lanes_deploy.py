@@ -31,6 +31,10 @@ from battlesim.systems.lanes.deploy import HeroDeployment
 from battlesim.systems.lanes.state import READY
 from battlesim.systems.lanes.vocabulary import EXECUTOR
 
+
+# numpy twin against compiled kernel, call by call: opt-in (`pytest -m differential`, pyproject.toml)
+pytestmark = pytest.mark.differential
+
 PAIRS = [("green_grove", "red_vanguard"), ("blue_tide", "green_grove"), ("black_covenant", "green_black_rot"),
          ("red_blue_tempest", "blue_green_wardens")]
 

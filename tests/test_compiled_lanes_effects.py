@@ -96,6 +96,7 @@ def replay(rep: Replayer, trigger: str, ctx, before: dict[str, np.ndarray]) -> i
     return OK
 
 
+@pytest.mark.differential  # numpy twin against compiled kernel: opt-in (pyproject.toml)
 def test_compiled_firings_equal_the_numpy_executor(lanes, engine, monkeypatch) -> None:
     """Every captured firing leaves the World exactly as the numpy Executor did, the damage its
     opcodes dealt and the firings nested in that damage included; a few hundred games over four
@@ -156,6 +157,7 @@ def _synthetic_ctx(w, card: int, seed: int):
 # lanes.md: "Triggers on-damage effects" (the machine fires "On Damage Taken" inside)
 # lanes.md: "Does NOT trigger "On Attack" effects (those only fire during combat phase)"
 # lanes.md: "Some effects deal damage while moving (e.g., "deal 1 damage to each enemy passed")"
+@pytest.mark.differential  # numpy twin against compiled kernel: opt-in (pyproject.toml)
 def test_every_card_effect_on_mid_game_boards(lanes, engine, monkeypatch) -> None:
     """Each card's effects, fired on each of its triggers for every game of mid-game boards (as
     real games left them), by numpy and compiled: identical. This reaches the opcodes that random

@@ -36,6 +36,10 @@ from battlesim.systems.lanes.compiled.play_layout import play_apply_fields, play
 from battlesim.systems.lanes.compiled.rollout import rollout_game
 from battlesim.systems.lanes.ruleset import RULESET
 
+
+# numpy twin against compiled kernel, call by call: opt-in (`pytest -m differential`, pyproject.toml)
+pytestmark = pytest.mark.differential
+
 CASES = ((("lookahead", "greedy"), 50_000, 64), (("greedy", "lookahead"), 51_000, 32))
 # planted in numpy's LookaheadAgent (systems/lanes/agents.py): (text replaced, by what)
 MUTANTS = {

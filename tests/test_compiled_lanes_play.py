@@ -32,6 +32,10 @@ from battlesim.systems.lanes.compiled.play_layout import PLAY_TRIGGERS, play_app
 from battlesim.systems.lanes.play import PlayPhase
 from battlesim.systems.lanes.vocabulary import EXECUTOR
 
+
+# numpy twin against compiled kernel, call by call: opt-in (`pytest -m differential`, pyproject.toml)
+pytestmark = pytest.mark.differential
+
 PAIRS = [("red_vanguard", "blue_tide"), ("green_grove", "black_covenant"), ("red_blue_tempest", "green_black_rot"),
          ("blue_green_wardens", "red_black_raiders")]
 REPLAYED = ("lanes.bounce", "lanes.deaths", "lanes.play", "lanes.cast", "lanes.improvement", "lanes.equip",

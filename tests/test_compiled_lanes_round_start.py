@@ -35,6 +35,10 @@ from battlesim.systems.lanes.round_end import EndOfRound
 from battlesim.systems.lanes.round_start import StartOfRound
 from battlesim.systems.lanes.vocabulary import EXECUTOR
 
+
+# numpy twin against compiled kernel, call by call: opt-in (`pytest -m differential`, pyproject.toml)
+pytestmark = pytest.mark.differential
+
 PAIRS = [("green_black_rot", "black_covenant"), ("green_grove", "blue_tide"), ("blue_green_wardens", "green_grove"),
          ("black_covenant", "red_blue_tempest"), ("blue_tide", "green_black_rot")]
 GAMES = 48  # per pair

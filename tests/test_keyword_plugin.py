@@ -100,6 +100,7 @@ def test_scenario_command_loads_a_plugin_by_path():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+@pytest.mark.differential  # numpy twin against compiled kernel: opt-in (pyproject.toml)
 def test_the_compiled_twins_replay_every_damage_batch_of_frost_thorns_games(tmp_path_factory, monkeypatch):
     """issue 13: "Port examples/keyword-plugin" to the compiled API. Games of the plugin's decks
     played by the numpy engine; every top-level damage batch replayed by the compiled engine
