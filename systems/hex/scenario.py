@@ -19,38 +19,19 @@ from battlesim.systems.hex.battle import prop
 from battlesim.systems.hex.board import coords, hex_id
 from battlesim.systems.hex.damage_stages import ATTACK, COMBAT, NONLETHAL, RANGED
 from battlesim.systems.hex.scenario_spec import HexScenario, load_hex_scenario
+from battlesim.systems.hex.setup import playable, write_ability
 from battlesim.systems.hex.state import (
-    A_CAST_RANGE,
-    A_COMBINABLE,
-    A_COST,
-    A_EFFECTS,
-    A_NEFFECTS,
-    A_ONCE,
-    A_PRESENT,
-    A_TARGET,
     ABILITIES,
     ACTIONS,
     ALL,
     CENTRE_SHIELD,
     COLUMNS,
     CONTROLLER,
-    E_AMOUNT,
-    E_KEYWORD,
-    E_NONLETHAL,
-    E_ONLY,
-    E_OP,
-    E_ROUNDS,
-    E_SET,
-    E_STAT,
-    E_STATUS,
-    E_TYPE,
     EFFECT_OPS,
-    EFFECTS,
     FIRST_PLAYER,
     FIRST_TAG,
     HEALTH,
     HERO,
-    INFINITE,
     LAST_ACTOR,
     M_AMOUNT,
     M_BY,
@@ -64,7 +45,6 @@ from battlesim.systems.hex.state import (
     MAX_MANA,
     MOD_STATS,
     MOVEMENT,
-    NEF,
     NULL,
     OPENER,
     PERMANENT,
@@ -73,8 +53,6 @@ from battlesim.systems.hex.state import (
     RANGE,
     ROUND,
     SIDE,
-    STATUS_NAMES,
-    TARGETS,
     TO_ACT,
     UNDEAD,
     WINNER,
@@ -83,7 +61,7 @@ from battlesim.systems.hex.state import (
     st,
 )
 from battlesim.systems.hex.turn import early_end, sync_modifiers
-from battlesim.systems.hex.vocabulary import APPLIED_STATUSES, DAMAGE_TYPES, KEYWORDS, QUALIFIERS, STATUSES
+from battlesim.systems.hex.vocabulary import DAMAGE_TYPES, KEYWORDS, STATUSES
 
 U = 16
 B = 0  # a scenario is one game
@@ -162,31 +140,13 @@ class HexScenarioRun:
                     row[M_AMOUNT] = 1 if m.amount is None else m.amount
             self.abilities[s] = [a.name for a in u.abilities]
             for k, a in enumerate(u.abilities[:ABILITIES]):
-                row = battle.f.abil[B, s, k]
-                row[A_PRESENT] = 1
-                row[A_COST] = a.cost
-                row[A_CAST_RANGE] = INFINITE if a.cast_range is None else (1 if a.cast_range == "adjacent" else a.cast_range)
-                row[A_TARGET] = TARGETS.index(a.target)
-                row[A_ONCE] = int(a.once_per_round)
-                row[A_NEFFECTS] = min(len(a.effects), EFFECTS)
-                row[A_COMBINABLE] = int(a.combinable)
-                for e, eff in enumerate(a.effects[:EFFECTS]):
-                    base = A_EFFECTS + e * NEF
-                    if eff.op not in EFFECT_OPS or eff.select != "target":
-                        what = f"op {eff.op!r}" if eff.op not in EFFECT_OPS else f"select {eff.select!r}"
+                effects = playable(a)
+                for eff in a.effects:
+                    if eff not in effects:
+                        what = f"op {eff.op!r}" + (f" to {eff.to!r}" if eff.op == "relocate" else "")
                         raise DataError(f"{self.path}: units {u.name!r}: ability {a.name!r}: {what} is not played "
-                                        f"by the engine yet (ops {', '.join(EFFECT_OPS)} on the target)")
-                    row[base + E_OP] = EFFECT_OPS.index(eff.op)
-                    row[base + E_AMOUNT] = eff.amount or 0
-                    row[base + E_TYPE] = DAMAGE_TYPES.index(eff.type) if eff.type else 1
-                    row[base + E_NONLETHAL] = int(bool(eff.nonlethal))
-                    if eff.status is not None:
-                        row[base + E_STATUS] = STATUS_NAMES.index(APPLIED_STATUSES[eff.status])
-                    row[base + E_ROUNDS] = eff.rounds or 0
-                    row[base + E_STAT] = -1 if eff.stat is None else MOD_STATS.index(eff.stat)
-                    row[base + E_SET] = -1 if eff.set is None else eff.set
-                    row[base + E_KEYWORD] = -1 if eff.keyword is None else kw(eff.keyword)
-                    row[base + E_ONLY] = -1 if eff.only is None else QUALIFIERS.index(eff.only)
+                                        f"by the engine yet (ops {', '.join(EFFECT_OPS)}; relocate to the target hex)")
+                write_ability(battle.f.abil[B, s, k], a, effects)
         sync_modifiers(battle.st, battle.cols, battle.f, B)
         early_end(battle.st, battle.cols, battle.f, B)
         return battle
