@@ -59,6 +59,7 @@ from battlesim.systems.hex.state import (
     OP_RELOCATE,
     OP_SACRIFICE,
     OP_SHIELD,
+    OP_SUMMON,
     OP_SWITCH,
     PIERCING,
     POS,
@@ -186,6 +187,9 @@ def action_score(w, cols, f, b, seat, a, occ, threat):
         amount = np.int64(f_abil[b, s, k, base + E_AMOUNT])
         if f_abil[b, s, k, A_CHANNEL] > 0:
             amount = amount // 2  # a channelled effect comes later, if at all
+        if op == OP_SUMMON:
+            score += 2.0 - 0.1 * threat[h]  # a unit more on the board (I-45: it enters exhausted)
+            continue
         n = select_units(w, cols, b, s, h, f_abil[b, s, k, base + E_SELECT], reach_, occ, hit)
         for i in range(n):
             o = hit[i]

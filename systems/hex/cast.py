@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from battlesim.systems.hex import kernel_cache
-from battlesim.systems.hex.battle import ability_reach, has, modified, occupancy
+from battlesim.systems.hex.battle import U, ability_reach, has, modified, occupancy
 from battlesim.systems.hex.damage_stages import MAGICAL, NONLETHAL, PHYSICAL, PURE
 from battlesim.systems.hex.select import select_units
 from battlesim.systems.hex.state import (
@@ -27,6 +27,7 @@ from battlesim.systems.hex.state import (
     A_SPELL_POWER,
     A_TARGET,
     ABILITIES,
+    ACTIONS,
     CHANNEL_C,
     CONTROL_UNTIL,
     CONTROLLER,
@@ -41,6 +42,8 @@ from battlesim.systems.hex.state import (
     E_STAT,
     E_STATUS,
     E_TYPE,
+    FADE_C,
+    FADING,
     FIRST_STATUS,
     HEALTH,
     M_AMOUNT,
@@ -68,6 +71,7 @@ from battlesim.systems.hex.state import (
     OP_SACRIFICE,
     OP_SHIELD,
     OP_STATUS,
+    OP_SUMMON,
     OP_SWITCH,
     OVERHEATED,
     PERMANENT,
@@ -78,8 +82,10 @@ from battlesim.systems.hex.state import (
     S_HEALTH,
     S_SPELL_POWER,
     SHIELD_C,
+    SIDE,
     SILENCED,
     SPELLPROOF,
+    SUMMONED,
     T_ALLY,
     T_ENEMY,
     T_UNIT,
@@ -106,6 +112,9 @@ def cast(w, cols, f, k, b, s, kk, t):
     hit = np.empty(w_alive.shape[1], dtype=np.int64)
     for e in range(f_abil[b, s, kk, A_NEFFECTS]):
         base = A_EFFECTS + e * NEF
+        if f_abil[b, s, kk, base + E_OP] == OP_SUMMON:
+            summon(w, cols, f, k, b, s, t, f_abil[b, s, kk, base + E_AMOUNT])
+            continue
         occupancy(w, cols, b, k_occ)
         n = select_units(w, cols, b, s, t, f_abil[b, s, kk, base + E_SELECT], reach_, k_occ, hit)
         for i in range(n):
@@ -114,6 +123,42 @@ def cast(w, cols, f, k, b, s, kk, t):
                 continue
             if effect(w, cols, f, k, b, s, o, kk, base, s * ABILITIES + kk, t, sp):
                 sp = 0  # hex-keywords.md "only one target or instance is modified"
+
+
+@njit(cache=True)
+def summon(w, cols, f, k, b, s, t, tpl):
+    """hex.md "Summoned units also have a NULL value for gold cost" (I-45: the summoned card's unit
+    enters on the empty target hex, exhausted, under the summoner's controller, owned by the
+    summoner's side): template slot ``tpl`` (``setup.Templates``) copied into the first never-used
+    slot of the side's half; hex-keywords.md "Fading X – This unit enters the battlefield with X
+    Fade counters on it.". No slot left: nothing enters."""
+    w_i16 = w.i16
+    w_i8 = w.i8
+    w_flags = w.flags
+    w_alive = w.alive
+    f_abil = f.abil
+    k_occ = k.occ
+    occupancy(w, cols, b, k_occ)
+    if t < 0 or k_occ[t] >= 0 or tpl < 0:
+        return
+    side = w_i16[cols[SIDE], b, tpl]
+    n = -1
+    for x in range(side * U, side * U + U):
+        if not w_alive[b, x] and w_i16[cols[MAX_HEALTH], b, x] == 0:
+            n = x
+            break
+    if n < 0:
+        return
+    w_i16[:, b, n] = w_i16[:, b, tpl]
+    w_i8[:, b, n] = w_i8[:, b, tpl]
+    w_flags[:, b, n] = w_flags[:, b, tpl]
+    f_abil[b, n] = f_abil[b, tpl]
+    w_alive[b, n] = True
+    w_flags[cols[SUMMONED], b, n] = True  # not a card of the army: no cards-table row, no kill for its death
+    w_i16[cols[POS], b, n] = t
+    w_i16[cols[CONTROLLER], b, n] = w_i16[cols[CONTROLLER], b, s]
+    w_i16[cols[ACTIONS], b, n] = 0  # I-13: "units entering mid-round enter exhausted"
+    w_i16[cols[FADE_C], b, n] = w_i16[cols[FADING], b, n]
 
 
 @njit(cache=True)

@@ -8,6 +8,7 @@ mask refuses stops the scenario with one line ``FILE: steps[i] (do): not legal: 
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from battlesim.systems.hex.battle import prop
 from battlesim.systems.hex.board import coords, hex_id
 from battlesim.systems.hex.damage_stages import ATTACK, COMBAT, NONLETHAL, RANGED
 from battlesim.systems.hex.scenario_spec import HexScenario, load_hex_scenario
-from battlesim.systems.hex.setup import playable, write_ability
+from battlesim.systems.hex.setup import Templates, playable, write_ability
 from battlesim.systems.hex.state import (
     ABILITIES,
     ACTIONS,
@@ -67,6 +68,13 @@ U = 16
 B = 0  # a scenario is one game
 
 
+@lru_cache(maxsize=1)
+def _cards():
+    from battlesim.systems.hex.cards import load_cards
+
+    return load_cards()
+
+
 class NotBuilt(ValueError):
     """A step the engine does not play yet (said in one line, never silently skipped)."""
 
@@ -79,6 +87,7 @@ class HexScenarioRun:
         self.spec: HexScenario = load_hex_scenario(path)
         self.names: dict[int, str] = {}
         self.abilities: dict[int, list[str]] = {}
+        self.summons: dict[int, str] = {}  # template slot -> summoned card name
         self.battle = self._setup()
 
     # -- setup -------------------------------------------------------------------------------
@@ -95,6 +104,7 @@ class HexScenarioRun:
         g[B, CENTRE_SHIELD] = int(sp.centre_shield)
         used = [0, 0]
         nmod = 0
+        placed = []
         for side in (0, 1):
             n = sum(1 for u in sp.units if u.side == side)
             if n > U:
@@ -139,6 +149,9 @@ class HexScenarioRun:
                     row[M_KEYWORD] = kw(m.keyword)
                     row[M_AMOUNT] = 1 if m.amount is None else m.amount
             self.abilities[s] = [a.name for a in u.abilities]
+            placed.append((s, u))
+        templates = {}
+        for s, u in placed:
             for k, a in enumerate(u.abilities[:ABILITIES]):
                 effects = playable(a)
                 for eff in a.effects:
@@ -146,7 +159,16 @@ class HexScenarioRun:
                         what = f"op {eff.op!r}" + (f" to {eff.to!r}" if eff.op == "relocate" else "")
                         raise DataError(f"{self.path}: units {u.name!r}: ability {a.name!r}: {what} is not played "
                                         f"by the engine yet (ops {', '.join(EFFECT_OPS)}; relocate to the target hex)")
-                write_ability(battle.f.abil[B, s, k], a, effects)
+                if u.side not in templates:  # summons: the card set's summon cards (I-45)
+                    templates[u.side] = Templates(battle, B, u.side, _cards(), used[u.side])
+                try:
+                    write_ability(battle.f.abil[B, s, k], a, effects, templates[u.side])
+                except StopIteration:
+                    raise DataError(f"{self.path}: units {u.name!r}: ability {a.name!r}: no summon card of that "
+                                    "name in data/cards/hex") from None
+        for side, t in templates.items():
+            for name, slot in t.slot.items():
+                self.summons[slot] = name
         sync_modifiers(battle.st, battle.cols, battle.f, B)
         early_end(battle.st, battle.cols, battle.f, B)
         return battle
@@ -220,6 +242,14 @@ class HexScenarioRun:
             bt.round_end(B)
 
     # -- output ------------------------------------------------------------------------------
+    def _summoned(self, s: int) -> str:
+        """A summoned unit's card name: the template with its printed stats (I-45)."""
+        bt = self.battle
+        for slot, name in self.summons.items():
+            if all(bt.i(c, B, s) == bt.i(c, B, slot) for c in (MAX_HEALTH, POWER, RANGE, MOVEMENT, MAX_MANA)):
+                return name
+        return ""
+
     def state(self) -> dict[str, Any]:
         """Spec §8 ``--json``: round, winner, first_player, to_act, last_actor, centre_shield, units."""
         bt = self.battle
@@ -254,7 +284,7 @@ class HexScenarioRun:
             statuses = {n: bt.i(st(n), B, s) for n in STATUSES if bt.i(st(n), B, s) > 0}
             units.append({
                 "side": bt.i(SIDE, B, s), "controller": bt.i(CONTROLLER, B, s), "col": col, "row": row,
-                "name": self.names.get(s, ""), "hero": bool(bt.st.flags[bt.cols[HERO], B, s]),
+                "name": self.names.get(s) or self._summoned(s), "hero": bool(bt.st.flags[bt.cols[HERO], B, s]),
                 "types": ["undead"] if bt.st.flags[bt.cols[UNDEAD], B, s] else [],
                 "power": null(int(prop(bt.st, bt.cols, bt.f, B, s, 0))),
                 "range": null(int(prop(bt.st, bt.cols, bt.f, B, s, 1))),

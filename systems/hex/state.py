@@ -42,7 +42,7 @@ MODIFIED_KEYWORDS = ("armor", "magic_resist")
 MOD_COLUMNS = tuple(f"{PREFIX}{n}_{part}" for n in MODIFIED_KEYWORDS for part in ("add", "set"))
 INT_COLUMNS = (*BASE, *(PREFIX + n for n in NUMBER_KEYWORDS), *(STATUSES[n].component(n) for n in STATUS_NAMES),
                *MOD_COLUMNS)
-TAG_COLUMNS = (*(PREFIX + n for n in TAG_KEYWORDS), "hex_undead", "hero")
+TAG_COLUMNS = (*(PREFIX + n for n in TAG_KEYWORDS), "hex_undead", "hex_summoned", "hero")  # summoned: I-45
 COLUMNS = (*INT_COLUMNS, *TAG_COLUMNS)
 _AT = {name: i for i, name in enumerate(COLUMNS)}
 
@@ -67,7 +67,7 @@ ETHEREAL, UNDYING, IMBUED = kw("ethereal"), kw("undying"), kw("imbued")
 ALLIED_PATHING, PATHING, FLYING, CHARGING = kw("allied_pathing"), kw("pathing"), kw("flying"), kw("charging")
 BACKSTAB, COUNTERSTRIKE, OVERWATCH = kw("backstab"), kw("counterstrike"), kw("overwatch")
 STEADFAST, DEFENDER, SPELLPROOF = kw("steadfast"), kw("defender"), kw("spellproof")
-UNDEAD, HERO = _AT["hex_undead"], _AT["hero"]
+UNDEAD, SUMMONED, HERO = _AT["hex_undead"], _AT["hex_summoned"], _AT["hero"]
 BURN_C, POISON_C, BLEED_C, SHIELD_C = st("burn"), st("poison"), st("bleed"), st("shield")
 REFRACTION_C, FADE_C, CHANNEL_C = st("refraction"), st("fade"), st("channel")
 ROOTED, DISARMED, SILENCED, BROKEN, OVERHEATED = st("rooted"), st("disarmed"), st("silenced"), st("broken"), st("overheated")
@@ -117,9 +117,9 @@ TARGETS = ("enemy", "ally", "unit", "hex", "self", "none")
 T_ENEMY, T_ALLY, T_UNIT, T_HEX, T_SELF, T_NONE = range(len(TARGETS))
 INFINITE = 99  # cast range omitted (I-44: no range = infinite)
 EFFECT_OPS = ("damage", "heal", "shield", "status", "mana", "push", "pull", "modifier", "sacrifice", "destroy",
-              "relocate", "switch", "control")
+              "relocate", "switch", "control", "summon")
 (OP_DAMAGE, OP_HEAL, OP_SHIELD, OP_STATUS, OP_MANA, OP_PUSH, OP_PULL, OP_MODIFIER, OP_SACRIFICE, OP_DESTROY,
- OP_RELOCATE, OP_SWITCH, OP_CONTROL) = range(len(EFFECT_OPS))
+ OP_RELOCATE, OP_SWITCH, OP_CONTROL, OP_SUMMON) = range(len(EFFECT_OPS))
 
 
 def _declare() -> None:
