@@ -382,10 +382,8 @@ def ability_reach(w, cols, f, b, s, k):
 def target_ok(w, cols, b, s, target, reach_, here, t, occ):
     """Hex t is a legal target of kind ``target`` within ``reach_`` of ``here`` for unit s."""
     w_i16 = w.i16
-    if target == T_NONE:
-        return True
-    if target == T_SELF:
-        return t == here
+    if target == T_SELF or target == T_NONE:
+        return t == here  # no target: the one entry is the acting unit's own hex
     if DIST[here, t] > reach_:
         return False
     if target == T_HEX:
@@ -472,10 +470,8 @@ def legal_actions(w, cols, f, b, seat, out):
             reach_ = ability_reach(w, cols, f, b, s, k)
             at = base + (ABILITY_0 + k) * N_HEXES
             empty = f_abil[b, s, k, A_EMPTY_HEX] != 0
-            if target == T_NONE:
-                out[at:at + N_HEXES] = True
-            elif target == T_SELF:
-                out[at + here] = True
+            if target == T_SELF or target == T_NONE:
+                out[at + here] = True  # no target: one entry (the hex it does not read is the unit's own)
             else:
                 for h in range(N_HEXES):  # target_ok, inline (a call per hex costs more than the test)
                     if DIST[here, h] > reach_:
