@@ -164,7 +164,7 @@ class Battle:
                 if not self.alive(b, s):
                     raise Illegal("the unit died on its way")
         if not legal_ability(st, cols, f, b, s, k, t, self.occupied(b)):
-            raise Illegal(f"unit cannot use ability {k} on {at_(t)} (silenced, mana, range, target or once per round)")
+            raise Illegal(f"unit cannot use ability {k} on {at_(t)} (silenced, mana, range, target, a relocation onto a unit or while rooted, once per round or battle)")
         code = ap.do_ability(*self._args(b), s, k, t, -1 if move_to is None else move_to, move_first)
         if code == ap.BAD_MOVE:
             raise Illegal(f"unit cannot move to {at_(move_to or 0)} (movement, root, the path or an occupied hex)")
@@ -178,6 +178,16 @@ class Battle:
 
     def round_start(self, b: int) -> None:
         ap.round_start(*self._args(b))
+
+    def concede(self, b: int, seat: int) -> None:
+        """hex.md "A player wins immediately if their opponent concedes." (I-14: an API call for a
+        person playing, never an agent action): game b ends now, the other seat wins."""
+        from battlesim.systems.hex.state import END_CONCEDE, END_REASON, TO_ACT, WINNER
+
+        g = self.f.g
+        if g[b, WINNER] >= 0:
+            raise Illegal("the game is over")
+        g[b, WINNER], g[b, END_REASON], g[b, TO_ACT] = 1 - seat, END_CONCEDE, -1
 
     def round_end(self, b: int) -> None:
         self._args(b)

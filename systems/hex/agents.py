@@ -15,17 +15,34 @@ from numba import njit
 
 from battlesim.ecs.compiled.rng import advance, bits_at, to_unit
 from battlesim.systems.hex import kernel_cache
-from battlesim.systems.hex.battle import ABILITY_0, ATTACK, CHARGE, MOVE, SKIP, U, V, has, number, occupancy, prop
+from battlesim.systems.hex.battle import (
+    ABILITY_0,
+    ATTACK,
+    CHARGE,
+    MOVE,
+    SKIP,
+    U,
+    V,
+    ability_reach,
+    has,
+    number,
+    occupancy,
+    prop,
+)
 from battlesim.systems.hex.board import CENTRE_ID, DIST, N_HEXES
+from battlesim.systems.hex.select import select_units
 from battlesim.systems.hex.state import (
+    A_CHANNEL,
     A_EFFECTS,
     A_NEFFECTS,
+    A_SPELL_POWER,
     ARMOR,
     ARMOR_ADD,
     BACKSTAB,
     CONTROLLER,
     E_AMOUNT,
     E_OP,
+    E_SELECT,
     E_TYPE,
     ETHEREAL,
     HEALTH,
@@ -37,8 +54,13 @@ from battlesim.systems.hex.state import (
     NEF,
     NULL,
     OP_DAMAGE,
+    OP_DESTROY,
     OP_HEAL,
+    OP_RELOCATE,
+    OP_SACRIFICE,
     OP_SHIELD,
+    OP_SUMMON,
+    OP_SWITCH,
     PIERCING,
     POS,
     ROUND,
@@ -155,25 +177,42 @@ def action_score(w, cols, f, b, seat, a, occ, threat):
             score -= 0.5 * centre  # a charge or a kill-and-occupy leaves the centre
         return score
     k = v - ABILITY_0
-    o = occ[h]
     score = 0.2
+    hit = np.empty(w_i16.shape[2], dtype=np.int64)
+    reach_ = ability_reach(w, cols, f, b, s, k)
+    sp = np.int64(f_abil[b, s, k, A_SPELL_POWER])
     for e in range(f_abil[b, s, k, A_NEFFECTS]):
         base = A_EFFECTS + e * NEF
         op = f_abil[b, s, k, base + E_OP]
         amount = np.int64(f_abil[b, s, k, base + E_AMOUNT])
-        if o < 0:
+        if f_abil[b, s, k, A_CHANNEL] > 0:
+            amount = amount // 2  # a channelled effect comes later, if at all
+        if op == OP_SUMMON:
+            score += 2.0 - 0.1 * threat[h]  # a unit more on the board (I-45: it enters exhausted)
             continue
-        enemy = w_i16[cols[CONTROLLER], b, o] != seat
-        if op == OP_DAMAGE and enemy:
-            score += 0.5 + strike_score(w, cols, f, b, s, o, amount, f_abil[b, s, k, base + E_TYPE] == 1, False, False)
-        elif op == OP_HEAL and not enemy:
-            score += 0.7 * min(amount, w_i16[cols[MAX_HEALTH], b, o] - w_i16[cols[HEALTH], b, o])
-        elif op == OP_SHIELD and not enemy:
-            score += 0.5 * amount
-        elif enemy:
-            score += 1.0
-        else:
-            score += 0.3
+        n = select_units(w, cols, b, s, h, f_abil[b, s, k, base + E_SELECT], reach_, occ, hit)
+        for i in range(n):
+            o = hit[i]
+            enemy = w_i16[cols[CONTROLLER], b, o] != seat
+            if op == OP_DAMAGE:
+                st = 0.5 + strike_score(w, cols, f, b, s, o, amount + sp, f_abil[b, s, k, base + E_TYPE] == 1,
+                                        False, False)
+                score += st if enemy else -st  # selectors may hit allies too (a triad)
+                sp = 0
+            elif op == OP_HEAL and not enemy:
+                score += 0.7 * min(amount + sp, w_i16[cols[MAX_HEALTH], b, o] - w_i16[cols[HEALTH], b, o])
+                sp = 0
+            elif op == OP_SHIELD and not enemy:
+                score += 0.5 * amount
+            elif op == OP_SACRIFICE or op == OP_DESTROY:
+                score += (4.0 if enemy else -4.0) * unit_value(w, cols, b, o)
+            elif op == OP_RELOCATE or op == OP_SWITCH:
+                closer = DIST[w_i16[cols[POS], b, o], CENTRE_ID] - DIST[h, CENTRE_ID]
+                score += 0.8 * closer if op == OP_RELOCATE else 0.3
+            elif enemy:
+                score += 1.0
+            else:
+                score += 0.3
     return score
 
 

@@ -11,86 +11,46 @@ the game.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import push
 from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.battle import has, legal_move, number, occupancy, prop, reach
-from battlesim.systems.hex.damage_stages import ATTACK, COMBAT, MAGICAL, NONLETHAL, PHYSICAL, PURE, RANGED, RETALIATION
+from battlesim.systems.hex.cast import cast, channel_fallback, start_channel, turn_start
+from battlesim.systems.hex.damage_stages import ATTACK, COMBAT, MAGICAL, PHYSICAL, RANGED, RETALIATION
 from battlesim.systems.hex.state import (
+    A_CHANNEL,
     A_COST,
-    A_EFFECTS,
-    A_NEFFECTS,
     A_USED,
-    ABILITIES,
     BACKSTAB,
     CONTROLLER,
     COUNTERSTRIKE,
     DISARMED,
-    E_AMOUNT,
-    E_KEYWORD,
-    E_NONLETHAL,
-    E_ONLY,
-    E_OP,
-    E_ROUNDS,
-    E_SET,
-    E_STAT,
-    E_STATUS,
-    E_TYPE,
-    FIRST_STATUS,
-    HEALTH,
     IMBUED,
     INTIMIDATE,
-    M_AMOUNT,
-    M_BY,
-    M_KEYWORD,
-    M_ONLY,
-    M_SET,
-    M_SLOT,
-    M_SOURCE,
-    M_STAT,
-    M_UNTIL,
     MANA,
     MANABURN,
-    MAX_HEALTH,
-    NEF,
     NULL,
-    OP_DAMAGE,
-    OP_HEAL,
-    OP_MANA,
-    OP_MODIFIER,
-    OP_PULL,
-    OP_PUSH,
-    OP_SHIELD,
-    OP_STATUS,
     OPENER,
-    OVERHEATED,
     OVERWATCH,
-    PERMANENT,
     POS,
     RETREATING,
     ROOTED,
     ROUND,
-    S_HEALTH,
     S_POWER,
     S_RANGE,
-    SHIELD_C,
-    SPELLPROOF,
     TO_ACT,
     VENGEANCE,
     WINNER,
 )
 from battlesim.systems.hex.turn import (
-    drop_modifier,
     end_turn,
     refresh,
     seat_can_act,
     status_damage,
     status_tick,
-    sync_modifiers,
 )
-from battlesim.systems.hex.work import bury, deal, displace, heal, resolve, spend, walk, walk_to
+from battlesim.systems.hex.work import bury, deal, resolve, spend, walk, walk_to
 
 # return codes of the actions (0 = done); the scenario runner turns them into its "not legal" line
 DONE, NO_RETREATING, BAD_RETREAT, BAD_MOVE = range(4)
@@ -106,6 +66,7 @@ def do_move(w, cols, f, k, b, s, h, path, npath):
         walk(w, cols, f, k, b, s, path, npath)
     spend(w, cols, b, s)
     end_turn(w, cols, f, b, seat, True)
+    turn_start(w, cols, f, k, b)
 
 
 @njit(cache=True)
@@ -115,6 +76,7 @@ def do_skip(w, cols, f, k, b, s):
     seat = w_i16[cols[CONTROLLER], b, s]
     spend(w, cols, b, s)
     end_turn(w, cols, f, b, seat, False)
+    turn_start(w, cols, f, k, b)
 
 
 @njit(cache=True)
@@ -155,6 +117,7 @@ def do_attack(w, cols, f, k, b, s, t, approach, path, npath, retreat):
     if w_alive[b, s]:
         spend(w, cols, b, s)
     end_turn(w, cols, f, b, seat, True)
+    turn_start(w, cols, f, k, b)
     return DONE
 
 
@@ -231,11 +194,12 @@ def combat(w, cols, f, k, b, a, d):
 @njit(cache=True)
 def do_ability(w, cols, f, k, b, s, kk, t, move_to, move_first):
     """H10.3.3: an ability action of unit s, ability kk, on hex t: hex.md "When paid, adjust the
-    mana counter accordingly."; its effects on the target (hex.md "Spellproof – This unit is not
-    affected by enemy active abilities.": cost paid, no effect, I-39); with ``move_to`` >= 0 and
-    not ``move_first``: hex.md "Combinable – This unit may move and use this ability in a single
-    action." (the move after; a move first is the caller's ``walk_to`` before this). Legality is
-    the caller's (the mask, or the scenario runner's checks); a bad move after: BAD_MOVE."""
+    mana counter accordingly."; each effect on the units its selector lists (``select.py``), in
+    order (hex.md "Spellproof – This unit is not affected by enemy active abilities.": cost paid,
+    no effect, I-39); Spell Power (``spell_power``); with ``move_to`` >= 0 and not ``move_first``:
+    hex.md "Combinable – This unit may move and use this ability in a single action." (the move
+    after; a move first is the caller's ``walk_to`` before this). Legality is the caller's (the
+    mask, or the scenario runner's checks); a bad move after: BAD_MOVE."""
     w_i16 = w.i16
     w_alive = w.alive
     f_g = f.g
@@ -243,16 +207,16 @@ def do_ability(w, cols, f, k, b, s, kk, t, move_to, move_first):
     k_occ = k.occ
     k_steps = k.steps
     k_prev = k.prev
-    occupancy(w, cols, b, k_occ)
     seat = w_i16[cols[CONTROLLER], b, s]
     cost = f_abil[b, s, kk, A_COST]
     if cost > 0:
         w_i16[cols[MANA], b, s] = w_i16[cols[MANA], b, s] - cost
     f_abil[b, s, kk, A_USED] = f_g[b, ROUND]
-    o = k_occ[t]
-    if o >= 0 and not (w_i16[cols[CONTROLLER], b, o] != seat and has(w, cols, f, b, o, SPELLPROOF)):
-        for e in range(f_abil[b, s, kk, A_NEFFECTS]):
-            effect(w, cols, f, k, b, s, o, kk, A_EFFECTS + e * NEF, s * ABILITIES + kk)
+    if f_abil[b, s, kk, A_CHANNEL] > 0:
+        occupancy(w, cols, b, k_occ)
+        start_channel(w, cols, f, b, s, kk, t, k_occ[t] if t >= 0 else -1)
+    else:
+        cast(w, cols, f, k, b, s, kk, t)
     if move_to >= 0 and not move_first and w_alive[b, s]:
         occupancy(w, cols, b, k_occ)
         if not legal_move(w, cols, f, b, s, move_to, k_occ, k_steps, k_prev):
@@ -261,94 +225,8 @@ def do_ability(w, cols, f, k, b, s, kk, t, move_to, move_first):
     if w_alive[b, s]:
         spend(w, cols, b, s)
     end_turn(w, cols, f, b, seat, True)
+    turn_start(w, cols, f, k, b)
     return DONE
-
-
-@njit(cache=True)
-def effect(w, cols, f, k, b, s, o, kk, base, source):
-    """One effect op of an ability (spec §5 ops: damage, heal, shield, status, mana, modifier,
-    push, pull) on unit o; its fields are ``f_abil[b, s, kk, base:base + NEF]``."""
-    w_i16 = w.i16
-    w_alive = w.alive
-    f_abil = f.abil
-    k_path = k.path
-    row = f_abil[b, s, kk]
-    op = row[base + E_OP]
-    amount = np.int64(row[base + E_AMOUNT])
-    if not w_alive[b, o]:
-        return
-    buff = w_i16[cols[CONTROLLER], b, o] == w_i16[cols[CONTROLLER], b, s]
-    if buff and (op == OP_SHIELD or op == OP_STATUS or op == OP_MODIFIER) and w_i16[cols[OVERHEATED], b, o] > 0:
-        return  # hex.md "Overheat – An overheated unit cannot be healed or buffed this round."
-    if op == OP_DAMAGE:
-        # hex.md "Magical damage is dealt by abilities unless otherwise specified."
-        ty = row[base + E_TYPE]
-        kind = PHYSICAL if ty == 0 else (MAGICAL if ty == 1 else PURE)
-        deal(w, cols, f, k, b, s, o, amount, kind | (NONLETHAL if row[base + E_NONLETHAL] else 0))
-    elif op == OP_HEAL:
-        heal(w, cols, b, o, amount)
-    elif op == OP_SHIELD:
-        w_i16[cols[SHIELD_C], b, o] += amount
-    elif op == OP_STATUS:
-        c = FIRST_STATUS + row[base + E_STATUS]
-        value = amount if row[base + E_ROUNDS] <= 0 else np.int64(row[base + E_ROUNDS])
-        w_i16[cols[c], b, o] = max(np.int64(w_i16[cols[c], b, o]), value)
-    elif op == OP_MANA:
-        if w_i16[cols[MANA], b, o] != NULL:
-            w_i16[cols[MANA], b, o] = max(w_i16[cols[MANA], b, o] + amount, 0)
-    elif op == OP_MODIFIER:
-        add_modifier(w, cols, f, b, s, o, row[base + E_STAT], amount, row[base + E_SET], row[base + E_KEYWORD],
-                     row[base + E_ROUNDS], row[base + E_ONLY], source)
-    elif op == OP_PUSH or op == OP_PULL:
-        # hex.md "Pushed X" / "Pulled X": from / toward the acting unit's hex
-        displace(w, cols, f, k, b, o, w_i16[cols[POS], b, s], amount, op == OP_PULL, k_path, -1)
-
-
-@njit(cache=True)
-def add_modifier(w, cols, f, b, s, o, stat, amount, set_, keyword, rounds, only, source):
-    """hex.md "Some items and abilities modify the numerical value of properties." (I-35: an
-    instance with the seat that applied it; ``rounds`` -> it expires at the end of round
-    ``round + rounds - 1``, I-34). I-36: a non-stacking one ("Prop X", a granted keyword) from
-    the same source replaces the earlier instance (hex-keywords.md "if a buff does not stack,
-    applying it again replaces it"); "+X" ones add an instance each (hex.md "Numerical values stack")."""
-    w_i16 = w.i16
-    f_g = f.g
-    f_mods = f.mods
-    mods = f_mods
-    stacks = keyword < 0 and set_ < 0
-    if not stacks and source >= 0:
-        for m in range(mods.shape[1]):
-            if (mods[b, m, M_SLOT] == o and mods[b, m, M_SOURCE] == source and mods[b, m, M_STAT] == stat
-                    and mods[b, m, M_KEYWORD] == keyword):
-                drop_modifier(w, cols, f, b, m)
-                break
-    free = -1
-    for m in range(mods.shape[1]):
-        if mods[b, m, M_SLOT] < 0:
-            free = m
-            break
-    if free < 0:
-        raise RuntimeError("hex: more modifier instances than the game holds (state.MODS)")
-    mods[b, free, :] = -1
-    mods[b, free, M_SLOT] = o
-    mods[b, free, M_BY] = w_i16[cols[CONTROLLER], b, s]
-    mods[b, free, M_UNTIL] = PERMANENT if rounds <= 0 else f_g[b, ROUND] + rounds - 1
-    mods[b, free, M_ONLY] = only
-    mods[b, free, M_SOURCE] = source
-    if keyword >= 0:
-        mods[b, free, M_KEYWORD] = keyword
-        mods[b, free, M_AMOUNT] = max(amount, 1)
-    else:
-        mods[b, free, M_STAT] = stat
-        if set_ >= 0:
-            mods[b, free, M_SET] = set_
-        else:
-            mods[b, free, M_AMOUNT] = amount
-            if stat == S_HEALTH:  # I-35: "+X Health raises max and current"
-                mx = max(w_i16[cols[MAX_HEALTH], b, o] + amount, 1)
-                w_i16[cols[MAX_HEALTH], b, o] = mx
-                w_i16[cols[HEALTH], b, o] = max(min(w_i16[cols[HEALTH], b, o] + amount, mx), 1)
-    sync_modifiers(w, cols, f, b)
 
 
 @njit(cache=True)
@@ -358,6 +236,7 @@ def round_start(w, cols, f, k, b):
     f_g = f.g
     k_queue = k.queue
     k_qlen = k.qlen
+    channel_fallback(w, cols, f, k, b)
     refresh(w, cols, f, b)
     status_damage(w, cols, f, b, k_queue, k_qlen)
     resolve(w, cols, f, k, b, False)
@@ -372,6 +251,7 @@ def round_start(w, cols, f, k, b):
         f_g[b, TO_ACT] = 1 - opener
     else:
         f_g[b, TO_ACT] = -1
+    turn_start(w, cols, f, k, b)
 
 
 kernel_cache.check("apply", [v for v in list(globals().values()) if hasattr(v, "py_func") and v.__module__ == __name__])

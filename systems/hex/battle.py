@@ -23,6 +23,8 @@ from battlesim.systems.hex.board import DIST, N_HEXES, NEIGHBOURS
 from battlesim.systems.hex.state import (
     A_CAST_RANGE,
     A_COST,
+    A_EMPTY_HEX,
+    A_MOVES_SELF,
     A_ONCE,
     A_PRESENT,
     A_TARGET,
@@ -47,6 +49,8 @@ from battlesim.systems.hex.state import (
     MANA,
     MOVEMENT,
     NULL,
+    ONCE_BATTLE,
+    ONCE_ROUND,
     ONLY_RANGED,
     PATHING,
     POS,
@@ -335,6 +339,8 @@ def legal_ability(w, cols, f, b, s, k, t, occ):
     f_abil = f.abil
     if k >= f_abil.shape[2] or not ability_ready(w, cols, f, b, s, k):
         return False
+    if f_abil[b, s, k, A_EMPTY_HEX] and occ[t] >= 0:
+        return False  # hex.md "Relocate – A relocated unit is moved directly to another hex" (an empty one)
     return target_ok(w, cols, b, s, f_abil[b, s, k, A_TARGET], ability_reach(w, cols, f, b, s, k),
                      w_i16[cols[POS], b, s], t, occ)
 
@@ -352,7 +358,12 @@ def ability_ready(w, cols, f, b, s, k):
     mana = np.int64(w_i16[cols[MANA], b, s])
     if cost > 0 and (mana == NULL or mana < cost):
         return False
-    return not (f_abil[b, s, k, A_ONCE] and f_abil[b, s, k, A_USED] == f_g[b, ROUND])
+    if f_abil[b, s, k, A_MOVES_SELF] and w_i16[cols[ROOTED], b, s] > 0:
+        return False  # hex.md "Since relocation involves movement, it is prevented by root effects."
+    once = f_abil[b, s, k, A_ONCE]
+    if once == ONCE_BATTLE:  # hex.md "If an ability says that it can only be used once per round or per battle"
+        return f_abil[b, s, k, A_USED] == 0
+    return not (once == ONCE_ROUND and f_abil[b, s, k, A_USED] == f_g[b, ROUND])
 
 
 @njit(cache=True)
@@ -371,10 +382,8 @@ def ability_reach(w, cols, f, b, s, k):
 def target_ok(w, cols, b, s, target, reach_, here, t, occ):
     """Hex t is a legal target of kind ``target`` within ``reach_`` of ``here`` for unit s."""
     w_i16 = w.i16
-    if target == T_NONE:
-        return True
-    if target == T_SELF:
-        return t == here
+    if target == T_SELF or target == T_NONE:
+        return t == here  # no target: the one entry is the acting unit's own hex
     if DIST[here, t] > reach_:
         return False
     if target == T_HEX:
@@ -460,17 +469,16 @@ def legal_actions(w, cols, f, b, seat, out):
             target = f_abil[b, s, k, A_TARGET]
             reach_ = ability_reach(w, cols, f, b, s, k)
             at = base + (ABILITY_0 + k) * N_HEXES
-            if target == T_NONE:
-                out[at:at + N_HEXES] = True
-            elif target == T_SELF:
-                out[at + here] = True
+            empty = f_abil[b, s, k, A_EMPTY_HEX] != 0
+            if target == T_SELF or target == T_NONE:
+                out[at + here] = True  # no target: one entry (the hex it does not read is the unit's own)
             else:
                 for h in range(N_HEXES):  # target_ok, inline (a call per hex costs more than the test)
                     if DIST[here, h] > reach_:
                         continue
                     o = occ[h]
                     if target == T_HEX:
-                        out[at + h] = True
+                        out[at + h] = not empty or o < 0
                     elif o >= 0:
                         ally = w_i16[cols[CONTROLLER], b, o] == seat
                         out[at + h] = (not ally) if target == T_ENEMY else (ally if target == T_ALLY else True)

@@ -19,14 +19,14 @@ from typing import Any
 from battlesim.ecs import kernel_stamp
 from battlesim.systems.hex import state
 
-KERNEL_FILES = ("state.py", "board.py", "battle.py", "turn.py", "damage_stages.py", "pipeline.py", "work.py", "apply.py", "agents.py", "step.py", "lookahead.py",
+KERNEL_FILES = ("state.py", "board.py", "battle.py", "turn.py", "damage_stages.py", "pipeline.py", "work.py", "select.py", "cast.py", "apply.py", "agents.py", "step.py", "lookahead.py",
                 "play.py")
 
 
 def layout_digest() -> str:
     """Every table whose positions a kernel reads, as one short hash."""
     parts = (state.COLUMNS, state.GAME_FIELDS, state.MOD_FIELDS, state.MOD_STATS, state.AB_FIELDS,
-             state.EFFECT_FIELDS, state.EFFECT_OPS, state.TARGETS, state.STATUS_NAMES,
+             state.EFFECT_FIELDS, state.EFFECT_OPS, state.SELECTS, state.TARGETS, state.STATUS_NAMES,
              (state.SLOTS, state.MODS, state.ABILITIES, state.EFFECTS, state.NULL, state.ALL, state.INFINITE))
     here = Path(__file__).parent
     return kernel_stamp.digest(parts, (here / name for name in KERNEL_FILES if (here / name).exists()))

@@ -9,7 +9,17 @@ import numpy as np
 
 from battlesim.systems.hex.board import CENTRE_ID
 from battlesim.systems.hex.game import HexBatch
-from battlesim.systems.hex.state import CONTROLLER, END_REASON, END_REASONS, FIRST_PLAYER, POS, ROUND, SIDE, WINNER
+from battlesim.systems.hex.state import (
+    CONTROLLER,
+    END_REASON,
+    END_REASONS,
+    FIRST_PLAYER,
+    POS,
+    ROUND,
+    SIDE,
+    SUMMONED,
+    WINNER,
+)
 from battlesim.systems.hex.work import DIED, KILLS
 
 
@@ -22,6 +32,7 @@ def games_columns(hb: HexBatch, decks: tuple[str, str], agents: Sequence[str]) -
     st, cols = bt.st, bt.cols
     alive = st.alive
     side = st.i16[cols[SIDE]]
+    summoned = st.flags[cols[SUMMONED]]
     on_centre = alive & (st.i16[cols[POS]] == CENTRE_ID)
     holder = np.where(on_centre.any(axis=1), (st.i16[cols[CONTROLLER]] * on_centre).sum(axis=1), -1)
     out: dict[str, np.ndarray] = {
@@ -37,7 +48,8 @@ def games_columns(hb: HexBatch, decks: tuple[str, str], agents: Sequence[str]) -
         "centre_holder": holder.astype(np.int8),
     }
     for s in (0, 1):
-        out[f"units_left_{s}"] = (alive & (side == s)).sum(axis=1).astype(np.int8)
+        # the army's units (cards-table rows) still on the board; summons (I-45) are no card
+        out[f"units_left_{s}"] = (alive & (side == s) & ~summoned).sum(axis=1).astype(np.int8)
     out["decisions"] = hb.decisions.astype(np.int32)
     return out
 

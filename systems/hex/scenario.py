@@ -8,6 +8,7 @@ mask refuses stops the scenario with one line ``FILE: steps[i] (do): not legal: 
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -19,38 +20,19 @@ from battlesim.systems.hex.battle import prop
 from battlesim.systems.hex.board import coords, hex_id
 from battlesim.systems.hex.damage_stages import ATTACK, COMBAT, NONLETHAL, RANGED
 from battlesim.systems.hex.scenario_spec import HexScenario, load_hex_scenario
+from battlesim.systems.hex.setup import Templates, playable, write_ability
 from battlesim.systems.hex.state import (
-    A_CAST_RANGE,
-    A_COMBINABLE,
-    A_COST,
-    A_EFFECTS,
-    A_NEFFECTS,
-    A_ONCE,
-    A_PRESENT,
-    A_TARGET,
     ABILITIES,
     ACTIONS,
     ALL,
     CENTRE_SHIELD,
     COLUMNS,
     CONTROLLER,
-    E_AMOUNT,
-    E_KEYWORD,
-    E_NONLETHAL,
-    E_ONLY,
-    E_OP,
-    E_ROUNDS,
-    E_SET,
-    E_STAT,
-    E_STATUS,
-    E_TYPE,
     EFFECT_OPS,
-    EFFECTS,
     FIRST_PLAYER,
     FIRST_TAG,
     HEALTH,
     HERO,
-    INFINITE,
     LAST_ACTOR,
     M_AMOUNT,
     M_BY,
@@ -64,7 +46,6 @@ from battlesim.systems.hex.state import (
     MAX_MANA,
     MOD_STATS,
     MOVEMENT,
-    NEF,
     NULL,
     OPENER,
     PERMANENT,
@@ -73,8 +54,6 @@ from battlesim.systems.hex.state import (
     RANGE,
     ROUND,
     SIDE,
-    STATUS_NAMES,
-    TARGETS,
     TO_ACT,
     UNDEAD,
     WINNER,
@@ -83,10 +62,17 @@ from battlesim.systems.hex.state import (
     st,
 )
 from battlesim.systems.hex.turn import early_end, sync_modifiers
-from battlesim.systems.hex.vocabulary import APPLIED_STATUSES, DAMAGE_TYPES, KEYWORDS, QUALIFIERS, STATUSES
+from battlesim.systems.hex.vocabulary import DAMAGE_TYPES, KEYWORDS, STATUSES
 
 U = 16
 B = 0  # a scenario is one game
+
+
+@lru_cache(maxsize=1)
+def _cards():
+    from battlesim.systems.hex.cards import load_cards
+
+    return load_cards()
 
 
 class NotBuilt(ValueError):
@@ -101,6 +87,7 @@ class HexScenarioRun:
         self.spec: HexScenario = load_hex_scenario(path)
         self.names: dict[int, str] = {}
         self.abilities: dict[int, list[str]] = {}
+        self.summons: dict[int, str] = {}  # template slot -> summoned card name
         self.battle = self._setup()
 
     # -- setup -------------------------------------------------------------------------------
@@ -117,6 +104,7 @@ class HexScenarioRun:
         g[B, CENTRE_SHIELD] = int(sp.centre_shield)
         used = [0, 0]
         nmod = 0
+        placed = []
         for side in (0, 1):
             n = sum(1 for u in sp.units if u.side == side)
             if n > U:
@@ -161,32 +149,26 @@ class HexScenarioRun:
                     row[M_KEYWORD] = kw(m.keyword)
                     row[M_AMOUNT] = 1 if m.amount is None else m.amount
             self.abilities[s] = [a.name for a in u.abilities]
+            placed.append((s, u))
+        templates = {}
+        for s, u in placed:
             for k, a in enumerate(u.abilities[:ABILITIES]):
-                row = battle.f.abil[B, s, k]
-                row[A_PRESENT] = 1
-                row[A_COST] = a.cost
-                row[A_CAST_RANGE] = INFINITE if a.cast_range is None else (1 if a.cast_range == "adjacent" else a.cast_range)
-                row[A_TARGET] = TARGETS.index(a.target)
-                row[A_ONCE] = int(a.once_per_round)
-                row[A_NEFFECTS] = min(len(a.effects), EFFECTS)
-                row[A_COMBINABLE] = int(a.combinable)
-                for e, eff in enumerate(a.effects[:EFFECTS]):
-                    base = A_EFFECTS + e * NEF
-                    if eff.op not in EFFECT_OPS or eff.select != "target":
-                        what = f"op {eff.op!r}" if eff.op not in EFFECT_OPS else f"select {eff.select!r}"
+                effects = playable(a)
+                for eff in a.effects:
+                    if eff not in effects:
+                        what = f"op {eff.op!r}" + (f" to {eff.to!r}" if eff.op == "relocate" else "")
                         raise DataError(f"{self.path}: units {u.name!r}: ability {a.name!r}: {what} is not played "
-                                        f"by the engine yet (ops {', '.join(EFFECT_OPS)} on the target)")
-                    row[base + E_OP] = EFFECT_OPS.index(eff.op)
-                    row[base + E_AMOUNT] = eff.amount or 0
-                    row[base + E_TYPE] = DAMAGE_TYPES.index(eff.type) if eff.type else 1
-                    row[base + E_NONLETHAL] = int(bool(eff.nonlethal))
-                    if eff.status is not None:
-                        row[base + E_STATUS] = STATUS_NAMES.index(APPLIED_STATUSES[eff.status])
-                    row[base + E_ROUNDS] = eff.rounds or 0
-                    row[base + E_STAT] = -1 if eff.stat is None else MOD_STATS.index(eff.stat)
-                    row[base + E_SET] = -1 if eff.set is None else eff.set
-                    row[base + E_KEYWORD] = -1 if eff.keyword is None else kw(eff.keyword)
-                    row[base + E_ONLY] = -1 if eff.only is None else QUALIFIERS.index(eff.only)
+                                        f"by the engine yet (ops {', '.join(EFFECT_OPS)}; relocate to the target hex)")
+                if u.side not in templates:  # summons: the card set's summon cards (I-45)
+                    templates[u.side] = Templates(battle, B, u.side, _cards(), used[u.side])
+                try:
+                    write_ability(battle.f.abil[B, s, k], a, effects, templates[u.side])
+                except StopIteration:
+                    raise DataError(f"{self.path}: units {u.name!r}: ability {a.name!r}: no summon card of that "
+                                    "name in data/cards/hex") from None
+        for side, t in templates.items():
+            for name, slot in t.slot.items():
+                self.summons[slot] = name
         sync_modifiers(battle.st, battle.cols, battle.f, B)
         early_end(battle.st, battle.cols, battle.f, B)
         return battle
@@ -260,6 +242,14 @@ class HexScenarioRun:
             bt.round_end(B)
 
     # -- output ------------------------------------------------------------------------------
+    def _summoned(self, s: int) -> str:
+        """A summoned unit's card name: the template with its printed stats (I-45)."""
+        bt = self.battle
+        for slot, name in self.summons.items():
+            if all(bt.i(c, B, s) == bt.i(c, B, slot) for c in (MAX_HEALTH, POWER, RANGE, MOVEMENT, MAX_MANA)):
+                return name
+        return ""
+
     def state(self) -> dict[str, Any]:
         """Spec §8 ``--json``: round, winner, first_player, to_act, last_actor, centre_shield, units."""
         bt = self.battle
@@ -294,7 +284,7 @@ class HexScenarioRun:
             statuses = {n: bt.i(st(n), B, s) for n in STATUSES if bt.i(st(n), B, s) > 0}
             units.append({
                 "side": bt.i(SIDE, B, s), "controller": bt.i(CONTROLLER, B, s), "col": col, "row": row,
-                "name": self.names.get(s, ""), "hero": bool(bt.st.flags[bt.cols[HERO], B, s]),
+                "name": self.names.get(s) or self._summoned(s), "hero": bool(bt.st.flags[bt.cols[HERO], B, s]),
                 "types": ["undead"] if bt.st.flags[bt.cols[UNDEAD], B, s] else [],
                 "power": null(int(prop(bt.st, bt.cols, bt.f, B, s, 0))),
                 "range": null(int(prop(bt.st, bt.cols, bt.f, B, s, 1))),

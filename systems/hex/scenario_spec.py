@@ -74,7 +74,10 @@ class AbilitySpec(BaseModel):
     cast_range: CastRange = None
     target: Literal["enemy", "ally", "unit", "hex", "self", "none"]
     once_per_round: bool = False
+    once_per: Literal["round", "battle"] | None = None
     combinable: bool = False
+    spell_power: Stat = 0
+    channel: Annotated[int, Field(ge=1, le=ROUNDS_MAX)] | None = None
     effects: list[EffectSpec] = Field(min_length=1)
 
 

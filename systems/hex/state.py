@@ -22,7 +22,7 @@ from battlesim.ecs.compiled.world_view import WorldView, world_view
 from battlesim.ecs.plugin import component
 from battlesim.ecs.registry import registered_components
 from battlesim.ecs.world import StateField, World
-from battlesim.systems.hex.vocabulary import KEYWORDS, PREFIX, STATUSES
+from battlesim.systems.hex.vocabulary import KEYWORDS, PREFIX, SELECTORS, STATUSES
 
 SLOTS = 32  # units a game can hold: 2 x (hero + units + summons), spec §6 U = 16 a side
 NULL = -1  # a NULL property (hex.md "A missing value (null)"): never modified
@@ -30,8 +30,9 @@ ALL = 999  # "Keyword" without X = all (I-32): larger than any damage
 
 # -- the int16 columns, in table order ------------------------------------------------------
 BASE = ("health", "max_health", "hex_pos", "hex_side", "hex_controller", "hex_power", "hex_range",
-        "hex_movement", "hex_mana", "hex_max_mana", "hex_actions")
-(HEALTH, MAX_HEALTH, POS, SIDE, CONTROLLER, POWER, RANGE, MOVEMENT, MANA, MAX_MANA, ACTIONS) = range(len(BASE))
+        "hex_movement", "hex_mana", "hex_max_mana", "hex_actions", "hex_control_until")
+(HEALTH, MAX_HEALTH, POS, SIDE, CONTROLLER, POWER, RANGE, MOVEMENT, MANA, MAX_MANA, ACTIONS,
+ CONTROL_UNTIL) = range(len(BASE))  # CONTROL_UNTIL: Control ends after that round (0: owner controls)
 NUMBER_KEYWORDS = tuple(n for n, k in KEYWORDS.items() if k.arg != "tag")
 TAG_KEYWORDS = tuple(n for n, k in KEYWORDS.items() if k.arg == "tag")
 STATUS_NAMES = tuple(STATUSES)
@@ -41,7 +42,7 @@ MODIFIED_KEYWORDS = ("armor", "magic_resist")
 MOD_COLUMNS = tuple(f"{PREFIX}{n}_{part}" for n in MODIFIED_KEYWORDS for part in ("add", "set"))
 INT_COLUMNS = (*BASE, *(PREFIX + n for n in NUMBER_KEYWORDS), *(STATUSES[n].component(n) for n in STATUS_NAMES),
                *MOD_COLUMNS)
-TAG_COLUMNS = (*(PREFIX + n for n in TAG_KEYWORDS), "hex_undead", "hero")
+TAG_COLUMNS = (*(PREFIX + n for n in TAG_KEYWORDS), "hex_undead", "hex_summoned", "hero")  # summoned: I-45
 COLUMNS = (*INT_COLUMNS, *TAG_COLUMNS)
 _AT = {name: i for i, name in enumerate(COLUMNS)}
 
@@ -66,7 +67,7 @@ ETHEREAL, UNDYING, IMBUED = kw("ethereal"), kw("undying"), kw("imbued")
 ALLIED_PATHING, PATHING, FLYING, CHARGING = kw("allied_pathing"), kw("pathing"), kw("flying"), kw("charging")
 BACKSTAB, COUNTERSTRIKE, OVERWATCH = kw("backstab"), kw("counterstrike"), kw("overwatch")
 STEADFAST, DEFENDER, SPELLPROOF = kw("steadfast"), kw("defender"), kw("spellproof")
-UNDEAD, HERO = _AT["hex_undead"], _AT["hero"]
+UNDEAD, SUMMONED, HERO = _AT["hex_undead"], _AT["hex_summoned"], _AT["hero"]
 BURN_C, POISON_C, BLEED_C, SHIELD_C = st("burn"), st("poison"), st("bleed"), st("shield")
 REFRACTION_C, FADE_C, CHANNEL_C = st("refraction"), st("fade"), st("channel")
 ROOTED, DISARMED, SILENCED, BROKEN, OVERHEATED = st("rooted"), st("disarmed"), st("silenced"), st("broken"), st("overheated")
@@ -76,10 +77,11 @@ FIRST_TAG = len(INT_COLUMNS)  # columns at or after it are tags (``w.flags``)
 
 # -- per-game fields: w.g.hex[b, field] ------------------------------------------------------
 GAME_FIELDS = ("round", "first_player", "to_act", "last_actor", "centre_shield", "winner", "end_reason",
-               "opener", "rounds")
-(ROUND, FIRST_PLAYER, TO_ACT, LAST_ACTOR, CENTRE_SHIELD, WINNER, END_REASON, OPENER, ROUNDS) = range(len(GAME_FIELDS))
-END_REASONS = ("", "centre", "no_units")  # games table ``end_reason`` (spec §2.11)
-NO_END, END_CENTRE, END_NO_UNITS = 0, 1, 2
+               "opener", "rounds", "turned")
+(ROUND, FIRST_PLAYER, TO_ACT, LAST_ACTOR, CENTRE_SHIELD, WINNER, END_REASON, OPENER, ROUNDS,
+ TURNED) = range(len(GAME_FIELDS))  # TURNED: bit seat = the seat had a turn this round (Channel, I-38)
+END_REASONS = ("", "centre", "no_units", "concede")  # games table ``end_reason`` (spec §2.11; H8.2)
+NO_END, END_CENTRE, END_NO_UNITS, END_CONCEDE = 0, 1, 2, 3
 
 # -- modifier instances (I-35): w.g.hex_mods[b, m, field] --------------------------------------
 MODS = 32
@@ -87,24 +89,37 @@ MOD_FIELDS = ("slot", "stat", "amount", "set", "keyword", "by", "until", "only",
 (M_SLOT, M_STAT, M_AMOUNT, M_SET, M_KEYWORD, M_BY, M_UNTIL, M_ONLY, M_SOURCE) = range(len(MOD_FIELDS))
 ONLY_MELEE, ONLY_RANGED = 0, 1  # hex.md "(melee)" / "(ranged)" qualifiers; -1 = every unit
 MOD_STATS = ("power", "range", "movement", "health", "mana", "cast_range", "spell_power", "armor", "magic_resist")
-S_POWER, S_RANGE, S_MOVEMENT, S_HEALTH, S_CAST_RANGE, S_ARMOR, S_MAGIC_RESIST = 0, 1, 2, 3, 5, 7, 8
+S_POWER, S_RANGE, S_MOVEMENT, S_HEALTH, S_CAST_RANGE, S_SPELL_POWER, S_ARMOR, S_MAGIC_RESIST = 0, 1, 2, 3, 5, 6, 7, 8
 PERMANENT = 99  # ``until`` of a modifier without ``rounds``
 
 # -- inline abilities: w.g.hex_abil[b, slot, k, field] ---------------------------------------
 ABILITIES = 6  # spec §6: ABILITY_0..5
 EFFECTS = 4
-AB_FIELDS = ("present", "cost", "cast_range", "target", "once", "used_round", "n_effects", "combinable")
-(A_PRESENT, A_COST, A_CAST_RANGE, A_TARGET, A_ONCE, A_USED, A_NEFFECTS, A_COMBINABLE) = range(len(AB_FIELDS))
+AB_FIELDS = ("present", "cost", "cast_range", "target", "once", "used_round", "n_effects", "combinable",
+             "spell_power", "empty_hex", "moves_self", "channel", "pending_hex", "pending_unit")
+(A_PRESENT, A_COST, A_CAST_RANGE, A_TARGET, A_ONCE, A_USED, A_NEFFECTS, A_COMBINABLE, A_SPELL_POWER, A_EMPTY_HEX,
+ A_MOVES_SELF, A_CHANNEL, A_PENDING_HEX, A_PENDING_UNIT) = range(len(AB_FIELDS))
+# A_CHANNEL: the ability's Channel X; A_PENDING_HEX / A_PENDING_UNIT: a channelled cast's target hex and
+# unit, + 1 (0: not channelling)
+ONCE_ROUND, ONCE_BATTLE = 1, 2  # ``once``: hex.md "once per round or per battle" (0 = no limit)
 A_EFFECTS = len(AB_FIELDS)  # effect e's fields start at A_EFFECTS + e * NEF
-EFFECT_FIELDS = ("op", "amount", "type", "nonlethal", "status", "rounds", "stat", "set", "keyword", "only")
+EFFECT_FIELDS = ("op", "amount", "type", "nonlethal", "status", "rounds", "stat", "set", "keyword", "only", "select")
 NEF = len(EFFECT_FIELDS)
-(E_OP, E_AMOUNT, E_TYPE, E_NONLETHAL, E_STATUS, E_ROUNDS, E_STAT, E_SET, E_KEYWORD, E_ONLY) = range(NEF)
+(E_OP, E_AMOUNT, E_TYPE, E_NONLETHAL, E_STATUS, E_ROUNDS, E_STAT, E_SET, E_KEYWORD, E_ONLY, E_SELECT) = range(NEF)
+# the units an effect hits (vocabulary.SELECTORS, in its order)
+SELECTS = ("target", "self", "adjacent_enemies", "adjacent_allies", "chained", "triad", "enemies_in_range",
+           "allies_in_range")
+(SEL_TARGET, SEL_SELF, SEL_ADJ_ENEMIES, SEL_ADJ_ALLIES, SEL_CHAINED, SEL_TRIAD, SEL_ENEMIES_IN_RANGE,
+ SEL_ALLIES_IN_RANGE) = range(len(SELECTS))
+assert SELECTS == tuple(SELECTORS)
 NAF = len(AB_FIELDS) + EFFECTS * NEF
 TARGETS = ("enemy", "ally", "unit", "hex", "self", "none")
 T_ENEMY, T_ALLY, T_UNIT, T_HEX, T_SELF, T_NONE = range(len(TARGETS))
 INFINITE = 99  # cast range omitted (I-44: no range = infinite)
-EFFECT_OPS = ("damage", "heal", "shield", "status", "mana", "push", "pull", "modifier")
-OP_DAMAGE, OP_HEAL, OP_SHIELD, OP_STATUS, OP_MANA, OP_PUSH, OP_PULL, OP_MODIFIER = range(len(EFFECT_OPS))
+EFFECT_OPS = ("damage", "heal", "shield", "status", "mana", "push", "pull", "modifier", "sacrifice", "destroy",
+              "relocate", "switch", "control", "summon")
+(OP_DAMAGE, OP_HEAL, OP_SHIELD, OP_STATUS, OP_MANA, OP_PUSH, OP_PULL, OP_MODIFIER, OP_SACRIFICE, OP_DESTROY,
+ OP_RELOCATE, OP_SWITCH, OP_CONTROL, OP_SUMMON) = range(len(EFFECT_OPS))
 
 
 def _declare() -> None:

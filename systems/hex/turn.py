@@ -19,6 +19,7 @@ from battlesim.systems.hex.state import (
     BURN_C,
     CENTRE_SHIELD,
     CHANNEL_C,
+    CONTROL_UNTIL,
     CONTROLLER,
     END_CENTRE,
     END_NO_UNITS,
@@ -44,6 +45,7 @@ from battlesim.systems.hex.state import (
     NULL,
     OPENER,
     OVERHEATED,
+    PERMANENT,
     POISON_C,
     POS,
     RANGE,
@@ -55,6 +57,7 @@ from battlesim.systems.hex.state import (
     SHIELD_C,
     SIDE,
     TO_ACT,
+    TURNED,
     UNDEAD,
     UNDYING,
     WINNER,
@@ -89,6 +92,7 @@ def settle(w, cols, f, b, returned):
                 w_i16[cols[k], b, s] = 0
             w_i16[cols[ACTIONS], b, s] = 0
             w_i16[cols[CONTROLLER], b, s] = w_i16[cols[SIDE], b, s]
+            w_i16[cols[CONTROL_UNTIL], b, s] = 0
             returned[s] = 1
         else:
             w_alive[b, s] = False
@@ -157,7 +161,10 @@ def early_end(w, cols, f, b):
         return
     first = f_g[b, FIRST_PLAYER]
     for s in range(w_alive.shape[1]):
-        if w_alive[b, s] and w_i16[cols[SIDE], b, s] == first and w_i16[cols[CONTROLLER], b, s] == first:
+        if not w_alive[b, s] or w_i16[cols[SIDE], b, s] != first:
+            continue
+        until = w_i16[cols[CONTROL_UNTIL], b, s]
+        if w_i16[cols[CONTROLLER], b, s] == first or 0 < until < PERMANENT:  # a Control that ends gives it back
             return
     f_g[b, WINNER] = 1 - first
     f_g[b, END_REASON] = END_NO_UNITS
@@ -195,6 +202,7 @@ def end_turn(w, cols, f, b, seat, acted):
     with an action left, else the same player ("multiple turns in a row"), else nobody (the
     round ends, to_act = -1)."""
     f_g = f.g
+    f_g[b, TURNED] |= 1 << seat  # the seat had a turn this round (Channel, I-38)
     if acted:
         f_g[b, LAST_ACTOR] = seat
     centre_token(w, cols, b, f_g)
@@ -297,6 +305,12 @@ def round_end(w, cols, f, b):
         if f_mods[b, m, M_SLOT] >= 0 and f_mods[b, m, M_UNTIL] <= rnd:
             drop_modifier(w, cols, f, b, m)
     sync_modifiers(w, cols, f, b)
+    for s in range(w_alive.shape[1]):
+        until = w_i16[cols[CONTROL_UNTIL], b, s]
+        if until > 0 and until <= rnd:  # a Control "until the end of the round" ends: the owner controls it
+            w_i16[cols[CONTROL_UNTIL], b, s] = 0
+            if w_alive[b, s]:
+                w_i16[cols[CONTROLLER], b, s] = w_i16[cols[SIDE], b, s]
     if f_g[b, WINNER] >= 0:
         return
     if rnd >= f_g[b, ROUNDS]:

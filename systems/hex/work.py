@@ -31,6 +31,7 @@ from battlesim.systems.hex.state import (
     ROOTED,
     ROUND,
     SIDE,
+    SUMMONED,
     TRAMPLE,
 )
 from battlesim.systems.hex.turn import (
@@ -88,8 +89,10 @@ def new_work(n_games: int, n_slots: int, dcols: np.ndarray, shared: Work | None 
 def bury(w, cols, f, k, b):
     """Deaths settled (``turn.settle``), and for the cards table each unit that died now: the
     round (``stats[.., DIED]``) and a kill for the enemy whose damage brought it below 1 (the
-    last such instance; none for status damage, a push off the map or a sacrifice)."""
+    last such instance; none for status damage, a push off the map or a sacrifice, nor for a
+    summoned unit, which is no card of the table: I-45)."""
     w_i16 = w.i16
+    w_flags = w.flags
     w_alive = w.alive
     f_g = f.g
     k_returned = k.returned
@@ -103,7 +106,7 @@ def bury(w, cols, f, k, b):
         if k_was[s] and not w_alive[b, s]:
             k_stats[b, s, DIED] = f_g[b, ROUND]
             o = k_killer[s]
-            if o >= 0 and w_i16[cols[SIDE], b, o] != w_i16[cols[SIDE], b, s]:
+            if o >= 0 and w_i16[cols[SIDE], b, o] != w_i16[cols[SIDE], b, s] and not w_flags[cols[SUMMONED], b, s]:
                 k_stats[b, o, KILLS] += 1
         k_killer[s] = -1
 

@@ -67,3 +67,14 @@ def test_centre_token_goes_to_either_side(tmp_path: Path) -> None:
     u = next(x for x in sc.state()["units"] if x["name"] == "Z")
     assert u["statuses"] == {"shield": 1} and sc.state()["centre_shield"] is False
     assert bt.i(POS, 0, 16) == hex_id(4, 3)
+
+
+def test_a_concession_ends_the_game_for_the_opponent(tmp_path: Path) -> None:
+    # hex.md "A player wins immediately if their opponent concedes." (I-14: an API call, not an agent action)
+    from battlesim.systems.hex.state import END_CONCEDE, END_REASONS
+
+    sc = board(tmp_path, [A, Z])
+    sc.battle.concede(0, 0)
+    g = sc.battle.f.g
+    assert (g[0, WINNER], g[0, TO_ACT], END_REASONS[g[0, END_REASON]]) == (1, -1, "concede")
+    assert g[0, END_REASON] == END_CONCEDE
