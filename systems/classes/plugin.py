@@ -170,7 +170,7 @@ def vocabulary() -> list[dict[str, str]]:
         parts += [f"grants {g}" for g in kw.grants]
         parts += [f"{e.trigger}: {e.op} {e.select or ''}".strip() for e in kw.effects]
         doc = (kw.doc or kw.name) + f" [{'; '.join(parts)}{' per X' if kw.value == 'number' else ''}]"
-        rows.append(dict(kind="keyword", name=kw.name, value_type="bool" if kw.value == "tag" else "int",
-                         source=kw.source, doc=doc))
+        rows.append({"kind": "keyword", "name": kw.name, "value_type": "bool" if kw.value == "tag" else "int",
+                     "source": kw.source, "doc": doc})
     return rows
 
