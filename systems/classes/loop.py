@@ -73,6 +73,16 @@ def snap_board(G, b, snap):
             snap[f, 0] = -1
 
 
+@njit(cache=True, inline="always")
+def board_same(u, b, snap):
+    """Whether every field holds the unit of the snapshot (most steps move nobody): the callers
+    ask first, on the unit array alone, and call ``track_board`` (all of ``Game``) only if not."""
+    for f in range(FIELDS):
+        if snap[f, 0] != (u[b, f, U_UID] if u[b, f, U_PRESENT] else -1):
+            return False
+    return True
+
+
 @njit(cache=True)
 def track_board(G, b, snap, L):
     """Tally the units gone since ``snap`` (died this turn: classes.md "When a Unit Dies") and
@@ -151,7 +161,8 @@ def window_for(G, R, b, rng, rows, side, agents, S, L, snap):
         err = cast(G, R, b, side, c, True, t, NONE, np.full(NCOL, -1, np.int64))
     if G.pl[b, side, P_PREP] != c:
         credit_cast(G, b, side, c, kills, L)
-    track_board(G, b, snap, L)
+    if not board_same(G.u, b, snap):
+        track_board(G, b, snap, L)
     return err
 
 
@@ -169,7 +180,8 @@ def begin_step(G, R, b, rng, rows, agents, S, L, snap):
         prime(G, R, b, agents)
     if begin_phase(G, R, b, np.zeros(1, np.int64), 0) != E_OK:
         return INVARIANT_ACTION
-    track_board(G, b, snap, L)
+    if not board_same(G.u, b, snap):
+        track_board(G, b, snap, L)
     if holds_prepared(G.pl, b, 1 - G.g[b, G_ACTIVE]) and reaction(G, R, b, rng, rows, agents, S, L,
                                                                   snap) != E_OK:
         return INVARIANT_ACTION
@@ -203,7 +215,8 @@ def main_one(G, R, b, rng, rows, agents, S, L, snap, chosen):
         return INVARIANT_ACTION
     if chosen[0] == K_CAST or chosen[0] == K_CAST_PREPARED:
         credit_cast(G, b, side, chosen[1], kills, L)
-    track_board(G, b, snap, L)
+    if not board_same(G.u, b, snap):
+        track_board(G, b, snap, L)
     if holds_prepared(G.pl, b, 1 - G.g[b, G_ACTIVE]) and reaction(G, R, b, rng, rows, agents, S, L,
                                                                   snap) != E_OK:
         return INVARIANT_ACTION
@@ -228,7 +241,8 @@ def act_one(G, R, b, uid, rng, rows, agents, S, L, snap):
         err = greedy_act(G, R, b, f, rng, S)
     if card >= 0:
         L[b, side, card, LC_KILLS] += G.pl[b, side, P_KILLS] - kills
-    track_board(G, b, snap, L)
+    if not board_same(G.u, b, snap):
+        track_board(G, b, snap, L)
     if err != E_OK or (holds_prepared(G.pl, b, 1 - G.g[b, G_ACTIVE])
                        and reaction(G, R, b, rng, rows, agents, S, L, snap) != E_OK):
         return INVARIANT_ACTION
@@ -269,7 +283,8 @@ def haste_step(G, R, b, rng, agents, L, snap):
         if f >= 0:
             G.u[b, f, U_HASTE] = 0
             G.u[b, f, U_MOVES] = 0
-    track_board(G, b, snap, L)
+    if not board_same(G.u, b, snap):
+        track_board(G, b, snap, L)
 
 
 @njit(cache=True)
@@ -279,7 +294,8 @@ def battle_step(G, R, b, agents, snap, L):
     if any_scoring(agents):
         prime(G, R, b, agents)
     err = battle_end(G, R, b)
-    track_board(G, b, snap, L)
+    if not board_same(G.u, b, snap):
+        track_board(G, b, snap, L)
     return INVARIANT_ACTION if err != E_OK else 0
 
 
