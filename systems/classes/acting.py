@@ -37,9 +37,19 @@ from battlesim.systems.classes.state import (
     E_PAY,
     G_ACTIVE,
     G_ATTACKER,
+    G_ATTACKS,
     G_BASE_DEFENSE,
     G_ENDED,
     G_ERROR,
+    G_LOG,
+    LG_ATTACK,
+    LG_ATTACKER,
+    LG_DAMAGE,
+    LG_DEFENSE,
+    LG_FLANKERS,
+    LG_TARGET,
+    LOG_FIELDS,
+    LOG_N,
     NONE,
     T_PLAYER,
     U_ABILITY_USED,
@@ -72,6 +82,7 @@ from battlesim.systems.classes.units import (
 )
 
 FIRST_DEFAULT, FIRST_ACTION, FIRST_ADVANCE = 0, 1, 2
+NLOG = len(LOG_FIELDS)
 ACT_DEFAULT, ACT_ATTACK, ACT_DEFEND, ACT_ABILITY = 0, 1, 2, 3
 
 
@@ -96,6 +107,19 @@ def flankers(G, b, t, attacker):
 
 
 @njit(cache=True)
+def log_attack(G, b, f, t, A, d, n, dmg):
+    """The attack into the game's ring of the last ``LOG_N`` (``state.G_LOG``): the replay reads it."""
+    k = G_LOG + (G.g[b, G_ATTACKS] % LOG_N) * NLOG
+    G.g[b, k + LG_ATTACKER] = f
+    G.g[b, k + LG_TARGET] = t
+    G.g[b, k + LG_ATTACK] = A
+    G.g[b, k + LG_DEFENSE] = d
+    G.g[b, k + LG_FLANKERS] = n
+    G.g[b, k + LG_DAMAGE] = dmg
+    G.g[b, G_ATTACKS] += 1
+
+
+@njit(cache=True)
 def attack(G, R, b, f, t):
     """classes.md "Executing the attack": modifiers, then "subtracting the defending unit's defense
     value (if applicable)", "deduct the damage", "Check for Defeat". Ethereal: "Attacks targeting
@@ -106,6 +130,7 @@ def attack(G, R, b, f, t):
     has, then discard a number of Chill tokens equal to damage reduced"."""
     A = attack_value(G, R, b, f)
     side = G.u[b, f, U_SIDE]
+    d, n = NONE, 0
     if t >= T_PLAYER:
         dmg = max(A, 0)
     else:
@@ -113,12 +138,14 @@ def attack(G, R, b, f, t):
             A = max(A - 1, 1)
         dmg = max(A, 0)
         if G.u[b, t, U_DEFENDING]:
-            d = max(G.g[b, G_BASE_DEFENSE] + G.u[b, t, U_SHIELD] - flankers(G, b, t, f), 0)
+            n = flankers(G, b, t, f)
+            d = max(G.g[b, G_BASE_DEFENSE] + G.u[b, t, U_SHIELD] - n, 0)
             dmg = max(A - d, 0)
     chill = G.u[b, f, U_CHILL]
     cut = min(chill, dmg)
     G.u[b, f, U_CHILL] = chill - cut
     dmg -= cut
+    log_attack(G, b, f, t, A, d, n, dmg)
     if t >= T_PLAYER:
         damage_player(G, b, t - T_PLAYER, dmg)
     else:

@@ -36,7 +36,7 @@ from battlesim.systems.classes.actions import (
     prepare_error,
 )
 from battlesim.systems.classes.board import FIELDS, INTERSECTIONS, LANES
-from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER, check_target
+from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER, check_target_u
 from battlesim.systems.classes.mana import can_pay
 from battlesim.systems.classes.rules import (
     AB_COST,
@@ -99,21 +99,22 @@ def targets_of(kind, out):
     return FIELDS
 
 
-@njit(cache=True)
-def first_target(G, b, side, kind, by_card, t, m):
-    """The first of ``t[:m]`` that ``legal.check_target`` accepts, -1 if none."""
+@njit(cache=True, inline="always")
+def first_target(u, b, side, kind, by_card, t, m):
+    """The first of ``t[:m]`` that ``legal.check_target`` accepts, -1 if none (``u``: the unit
+    array ``G.u``, so the per-target calls hand over one array, not all of ``Game``)."""
     for i in range(m):
-        if check_target(G, b, side, kind, t[i], by_card) == E_OK:
+        if check_target_u(u, b, side, kind, t[i], by_card) == E_OK:
             return i
     return -1
 
 
-@njit(cache=True)
-def add_targets(G, b, side, kind, by_card, t, ok, m, out, n, what, card, ab):
+@njit(cache=True, inline="always")
+def add_targets(u, b, side, kind, by_card, t, ok, m, out, n, what, card, ab):
     """Rows (``what``, ``card``, ``ab``, target) for ``t[ok]`` and every later target that
     ``check_target`` accepts; returns the new count."""
     for i in range(ok, m):
-        if n < CANDIDATES and (i == ok or check_target(G, b, side, kind, t[i], by_card) == E_OK):
+        if n < CANDIDATES and (i == ok or check_target_u(u, b, side, kind, t[i], by_card) == E_OK):
             out[n, 0], out[n, 1], out[n, 2], out[n, 3] = what, card, ab, t[i]
             n += 1
     return n
@@ -129,6 +130,7 @@ def legal_actions(G, R, b, side, out):
     ``check_target`` only, none is (the listing is the per-target one: tested)."""
     pay = np.full(NCOL, -1, np.int64)
     t = np.empty(FIELDS + 2, np.int64)
+    u = G.u
     n = 0
     for k in range(HAND):
         c = G.hand[b, side, k]
@@ -140,18 +142,18 @@ def legal_actions(G, R, b, side, out):
         if seen or not can_pay(G, b, side, R.cards[c, C_COST:C_COST + NCOST], pay):
             continue  # neither castable nor preparable: skip its targets
         m = targets_of(R.cards[c, C_TARGET], t)
-        ok = first_target(G, b, side, R.cards[c, C_TARGET], True, t, m)
+        ok = first_target(u, b, side, R.cards[c, C_TARGET], True, t, m)
         if ok >= 0 and cast_error(G, R, b, side, c, False, t[ok], NONE, pay) == E_OK:
-            n = add_targets(G, b, side, R.cards[c, C_TARGET], True, t, ok, m, out, n, K_CAST, c, 0)
+            n = add_targets(u, b, side, R.cards[c, C_TARGET], True, t, ok, m, out, n, K_CAST, c, 0)
         if n < CANDIDATES and prepare_error(G, R, b, side, c, pay) == E_OK:
             out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_PREPARE, c, 0, T_NONE
             n += 1
     c = G.pl[b, side, P_PREP]
     if c >= 0:
         m = targets_of(R.cards[c, C_TARGET], t)
-        ok = first_target(G, b, side, R.cards[c, C_TARGET], True, t, m)
+        ok = first_target(u, b, side, R.cards[c, C_TARGET], True, t, m)
         if ok >= 0 and cast_error(G, R, b, side, c, True, t[ok], NONE, pay) == E_OK:
-            n = add_targets(G, b, side, R.cards[c, C_TARGET], True, t, ok, m, out, n, K_CAST_PREPARED, c, 0)
+            n = add_targets(u, b, side, R.cards[c, C_TARGET], True, t, ok, m, out, n, K_CAST_PREPARED, c, 0)
     for p in range(POWERS):
         pid = G.pw[b, side, p, W_ID]
         if pid < 0:
@@ -162,9 +164,9 @@ def legal_actions(G, R, b, side, out):
                 continue  # no target makes it payable: skip them
             kind = R.powers[pid, base + AB_TARGET]
             m = targets_of(kind, t)
-            ok = first_target(G, b, side, kind, False, t, m)
+            ok = first_target(u, b, side, kind, False, t, m)
             if ok >= 0 and ability_error(G, R, b, side, p, a, t[ok], NONE, pay) == E_OK:
-                n = add_targets(G, b, side, kind, False, t, ok, m, out, n, K_ABILITY, p, a)
+                n = add_targets(u, b, side, kind, False, t, ok, m, out, n, K_ABILITY, p, a)
     return n
 
 

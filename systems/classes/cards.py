@@ -25,6 +25,7 @@ from battlesim.systems.classes.effect_spec import (
     check_cost,
     check_target,
 )
+from battlesim.systems.classes.plugin import check_plugin_keyword, expand, plugin_keywords
 from battlesim.systems.classes.vocabulary import (
     CLASSES,
     KEYWORDS,
@@ -115,8 +116,14 @@ class CardSpec(BaseModel):
         for k, v in self.keywords.items():
             where = f"field 'keywords.{printable(k)}'"
             if k not in KEYWORDS:
-                raise ValueError(f"{where}: unknown keyword {printable(k)!r}{did_you_mean(k, KEYWORDS)}; "
-                                 f"known: {', '.join(KEYWORDS)}")
+                try:
+                    if check_plugin_keyword(k, v):  # a plugin's keyword (plugin.py): applied by CardSet.add
+                        continue
+                except ValueError as e:
+                    raise ValueError(f"{where}: {e}") from None
+                known = [*KEYWORDS, *plugin_keywords()]
+                raise ValueError(f"{where}: unknown keyword {printable(k)!r}{did_you_mean(k, known)}; "
+                                 f"known: {', '.join(known)}")
             tag = KEYWORDS[k][0] == "tag"
             if isinstance(v, bool) != tag:
                 raise ValueError(f"{where}: keyword {k!r} takes {'true/false' if tag else 'a number'}, got {str(v).lower()}")
@@ -146,6 +153,7 @@ class CardSet:
     specs: dict[str, CardSpec] = field(default_factory=dict)
     class_of: dict[str, str | None] = field(default_factory=dict)
     path_of: dict[str, Path] = field(default_factory=dict)
+    plugin_keywords_of: dict[str, dict[str, bool | int]] = field(default_factory=dict)  # as written
 
     def of_class(self, name: str) -> list[CardSpec]:
         return [s for n, s in self.specs.items() if self.class_of[n] == name]
@@ -157,6 +165,10 @@ class CardSet:
                 raise DataError(f"{path}: {where}[{i}]: expected a table, got {printable(str(item))}")
             name = item.get("name") if isinstance(item.get("name"), str) else None
             spec = validate(CardSpec, item, path, text, item=name)
+            played, named = expand(spec.model_dump(exclude_none=True))
+            if named:  # the card as the compiled loop plays it, the plugin keywords applied
+                spec = validate(CardSpec, played, path, text, item=name)
+                self.plugin_keywords_of[spec.name] = named
             if spec.name in self.specs:
                 raise fail(path, text, spec.name, f"already defined in {self.path_of[spec.name]}")
             self.specs[spec.name] = spec

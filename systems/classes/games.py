@@ -5,7 +5,8 @@ classes.md "Setup" 5: "choose a class ... take and place matching class board ..
 current level and take its bonus (power token, starting cards and Mana)"; life 20 (the ``life``
 parameter). The deck gives the starting cards and the Class Upgrade deck, the board its powers,
 level table and level 1's Mana (its ``pool``); level 1's bonus list (a power token) is taken as a
-level-up's is. Seat 0 begins (choice 25; the runner's alternation is left).
+level-up's is. Who begins alternates with the seed (choice 25, ``first_player``): an even seed's
+game seat 0, an odd seed's seat 1, so a run's consecutive seeds swap the first player game by game.
 """
 
 from __future__ import annotations
@@ -26,12 +27,13 @@ from battlesim.systems.classes.cards import CardSet
 from battlesim.systems.classes.decks import ClassDeck
 from battlesim.systems.classes.effects import run_jobs
 from battlesim.systems.classes.params import ClassesParams
-from battlesim.systems.classes.powers import ClassBoard
+from battlesim.systems.classes.powers import EXPERIENCE_MAX, ClassBoard
 from battlesim.systems.classes.rules import Compiled, compile_rules
 from battlesim.systems.classes.state import (
     BONUS_MANA,
     BONUS_TOKEN,
     END_REASONS,
+    G_ACTIVE,
     G_DRAW,
     G_END_REASON,
     G_TURN,
@@ -72,6 +74,12 @@ def compile_for(game: ClassesGame, decks: tuple[str, str]) -> Compiled:
     return compile_rules(game.cards, powers)
 
 
+def threshold(max_experience: int, offset: int) -> int:
+    """A level's maximum experience moved by the ``level_threshold_offset`` parameter, kept
+    within 1 (a level needs some experience) and ``powers.EXPERIENCE_MAX``."""
+    return max(1, min(EXPERIENCE_MAX, max_experience + offset))
+
+
 def set_up(game: ClassesGame, decks: tuple[str, str], n_games: int) -> tuple[Game, Compiled, np.ndarray]:
     """``n_games`` games at their first turn, and ``start[b, side]`` (mana, cards, life) for the
     invariants."""
@@ -91,7 +99,7 @@ def set_up(game: ClassesGame, decks: tuple[str, str], n_games: int) -> tuple[Gam
             G.pw[:, s, k, W_ID] = compiled.power(power)
         G.pl[:, s, P_NLEVELS] = len(board.levels)
         for k, lv in enumerate(board.levels):
-            G.lv[:, s, k, L_MAX] = lv.max_experience
+            G.lv[:, s, k, L_MAX] = threshold(lv.max_experience, game.params.level_threshold_offset)
             for j, bonus in enumerate(lv.bonus):
                 G.lv[:, s, k, L_BONUS + j] = BONUS_MANA if bonus == "mana" else BONUS_TOKEN
     start = np.zeros((n_games, 2, 3), np.int64)
@@ -122,6 +130,13 @@ class Batch:
     start: np.ndarray  # what the invariants compare against (``set_up``)
 
 
+def first_player(seeds: np.ndarray) -> np.ndarray:
+    """The seat that takes turn 1 (spec choice 25: "seat 0 by default, alternated by the runner"):
+    the seed's parity, so it depends on the game's seed alone (never on its batch) and a run's
+    consecutive seeds alternate it, as lanes' random initiative balances it."""
+    return np.mod(np.asarray(seeds, dtype=np.int64), 2)
+
+
 def new_batch(game: ClassesGame, decks: tuple[str, str], seeds: np.ndarray) -> Batch:
     """One game per seed set up, its tally empty, not played yet. The compiled engine's board
     and token shapes are fixed (``state.py``): other ``rows`` or ``shapes`` are refused, not
@@ -132,6 +147,7 @@ def new_batch(game: ClassesGame, decks: tuple[str, str], seeds: np.ndarray) -> B
                         f"{len(SHAPES)} shapes (spec choices 1 and 18); other values are not built")
     seeds = np.asarray(seeds, dtype=np.int64)
     G, compiled, start = set_up(game, decks, len(seeds))
+    G.g[:, G_ACTIVE] = first_player(seeds)
     B, ncards = len(seeds), compiled.rules.cards.shape[0]
     held, dealt = np.zeros((B, 2, ncards), np.bool_), np.zeros((B, 2, ncards), np.bool_)
     for pile, mask in ((G.upgrade, held), (G.hand, dealt)):

@@ -8,6 +8,7 @@ declares ``shield`` with another meaning), so ``extend("classes")`` holds none o
 
 from __future__ import annotations
 
+from battlesim.systems.classes.plugin import vocabulary as plugin_vocabulary
 from battlesim.systems.classes.vocabulary import CONDITIONS, KEYWORDS, OPS, SELECTORS, TRIGGERS, UNUSED_CONDITIONS
 
 SOURCE = "built-in"
@@ -36,6 +37,7 @@ def vocabulary() -> list[dict[str, str]]:
     rows = []
     for name, (value, rule) in KEYWORDS.items():
         rows.append(dict(kind="keyword", name=name, value_type=value, source=SOURCE, doc=rule))
+    rows += plugin_vocabulary()  # keywords plugins declared (plugin.py), each with its plugin as source
     for name, rule in CONDITIONS.items():
         note = " (no shipped card applies it)" if name in UNUSED_CONDITIONS else ""
         rows.append(dict(kind="condition", name=name, value_type="int (tokens)", source=SOURCE, doc=rule + note))

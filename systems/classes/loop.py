@@ -73,6 +73,16 @@ def snap_board(G, b, snap):
             snap[f, 0] = -1
 
 
+@njit(cache=True, inline="always")
+def board_same(u, b, snap):
+    """Whether every field holds the unit of the snapshot (most steps move nobody): the callers
+    ask first, on the unit array alone, and call ``track_board`` (all of ``Game``) only if not."""
+    for f in range(FIELDS):
+        if snap[f, 0] != (u[b, f, U_UID] if u[b, f, U_PRESENT] else -1):
+            return False
+    return True
+
+
 @njit(cache=True)
 def track_board(G, b, snap, L):
     """Tally the units gone since ``snap`` (died this turn: classes.md "When a Unit Dies") and
@@ -111,6 +121,20 @@ def credit_cast(G, b, side, card, kills_before, L):
     L[b, side, card, LC_KILLS] += G.pl[b, side, P_KILLS] - kills_before
 
 
+@njit(cache=True, inline="always")
+def any_scoring(agents):
+    """Whether a seat is played by greedy or lookahead (``prime`` has answers to queue)."""
+    return agents[0] != RANDOM or agents[1] != RANDOM
+
+
+@njit(cache=True, inline="always")
+def holds_prepared(pl, b, side):
+    """Whether a window of ``side`` has anything to decide (``window_for`` returns at once
+    otherwise). The callers ask first: a call handing over ``Game``, ``Rules`` and the scratch
+    ``Game`` increfs and decrefs each of their arrays, most of a random game's cost."""
+    return pl[b, side, P_PREP] >= 0
+
+
 @njit(cache=True)
 def prime(G, R, b, agents):
     """The level-up answers of each greedy or lookahead side, queued before a step
@@ -137,7 +161,8 @@ def window_for(G, R, b, rng, rows, side, agents, S, L, snap):
         err = cast(G, R, b, side, c, True, t, NONE, np.full(NCOL, -1, np.int64))
     if G.pl[b, side, P_PREP] != c:
         credit_cast(G, b, side, c, kills, L)
-    track_board(G, b, snap, L)
+    if not board_same(G.u, b, snap):
+        track_board(G, b, snap, L)
     return err
 
 
@@ -151,11 +176,14 @@ def reaction(G, R, b, rng, rows, agents, S, L, snap):
 def begin_step(G, R, b, rng, rows, agents, S, L, snap):
     """classes.md "Begin Phase": "you regain your resources (mana) and resolve active
     enchantments"; then the opponent's window."""
-    prime(G, R, b, agents)
+    if any_scoring(agents):
+        prime(G, R, b, agents)
     if begin_phase(G, R, b, np.zeros(1, np.int64), 0) != E_OK:
         return INVARIANT_ACTION
-    track_board(G, b, snap, L)
-    if reaction(G, R, b, rng, rows, agents, S, L, snap) != E_OK:
+    if not board_same(G.u, b, snap):
+        track_board(G, b, snap, L)
+    if holds_prepared(G.pl, b, 1 - G.g[b, G_ACTIVE]) and reaction(G, R, b, rng, rows, agents, S, L,
+                                                                  snap) != E_OK:
         return INVARIANT_ACTION
     return 0
 
@@ -165,7 +193,8 @@ def main_one(G, R, b, rng, rows, agents, S, L, snap, chosen):
     """One Main Phase decision of the active player (classes.md "Main Phase": actions "until the
     player passes"): 0 it passed, 1 it took the action written to ``chosen``; then the
     opponent's window."""
-    prime(G, R, b, agents)
+    if any_scoring(agents):
+        prime(G, R, b, agents)
     side = G.g[b, G_ACTIVE]
     if agents[side] == RANDOM:
         n = legal_actions(G, R, b, side, rows)
@@ -186,8 +215,10 @@ def main_one(G, R, b, rng, rows, agents, S, L, snap, chosen):
         return INVARIANT_ACTION
     if chosen[0] == K_CAST or chosen[0] == K_CAST_PREPARED:
         credit_cast(G, b, side, chosen[1], kills, L)
-    track_board(G, b, snap, L)
-    if reaction(G, R, b, rng, rows, agents, S, L, snap) != E_OK:
+    if not board_same(G.u, b, snap):
+        track_board(G, b, snap, L)
+    if holds_prepared(G.pl, b, 1 - G.g[b, G_ACTIVE]) and reaction(G, R, b, rng, rows, agents, S, L,
+                                                                  snap) != E_OK:
         return INVARIANT_ACTION
     return 1
 
@@ -199,7 +230,8 @@ def act_one(G, R, b, uid, rng, rows, agents, S, L, snap):
     f = find_uid(G, b, uid)
     if f < 0 or G.u[b, f, U_ACTED]:
         return 0
-    prime(G, R, b, agents)
+    if any_scoring(agents):
+        prime(G, R, b, agents)
     side = G.g[b, G_ACTIVE]
     card = G.u[b, f, U_CARD]
     kills = G.pl[b, side, P_KILLS]
@@ -209,10 +241,12 @@ def act_one(G, R, b, uid, rng, rows, agents, S, L, snap):
         err = greedy_act(G, R, b, f, rng, S)
     if card >= 0:
         L[b, side, card, LC_KILLS] += G.pl[b, side, P_KILLS] - kills
-    track_board(G, b, snap, L)
-    if err != E_OK or reaction(G, R, b, rng, rows, agents, S, L, snap) != E_OK:
+    if not board_same(G.u, b, snap):
+        track_board(G, b, snap, L)
+    if err != E_OK or (holds_prepared(G.pl, b, 1 - G.g[b, G_ACTIVE])
+                       and reaction(G, R, b, rng, rows, agents, S, L, snap) != E_OK):
         return INVARIANT_ACTION
-    if window_for(G, R, b, rng, rows, side, agents, S, L, snap) != E_OK:
+    if holds_prepared(G.pl, b, side) and window_for(G, R, b, rng, rows, side, agents, S, L, snap) != E_OK:
         return INVARIANT_ACTION
     return 0
 
@@ -223,7 +257,8 @@ def haste_step(G, R, b, rng, agents, L, snap):
     Attack at the end of its next Battle phase" (choice 10: after the Act Step, acting order):
     the random agent draws Attack or Advance when it has a valid target, greedy attacks; then
     the tokens are used up."""
-    prime(G, R, b, agents)
+    if any_scoring(agents):
+        prime(G, R, b, agents)
     p = G.g[b, G_ACTIVE]
     uids = np.empty(FIELDS, np.int64)
     first = np.empty(FIELDS, np.int64)
@@ -248,16 +283,19 @@ def haste_step(G, R, b, rng, agents, L, snap):
         if f >= 0:
             G.u[b, f, U_HASTE] = 0
             G.u[b, f, U_MOVES] = 0
-    track_board(G, b, snap, L)
+    if not board_same(G.u, b, snap):
+        track_board(G, b, snap, L)
 
 
 @njit(cache=True)
 def battle_step(G, R, b, agents, snap, L):
     """The Battle Phase's end (``acting.battle_end``: "the player gains +1 experience"), its
     deaths tallied."""
-    prime(G, R, b, agents)
+    if any_scoring(agents):
+        prime(G, R, b, agents)
     err = battle_end(G, R, b)
-    track_board(G, b, snap, L)
+    if not board_same(G.u, b, snap):
+        track_board(G, b, snap, L)
     return INVARIANT_ACTION if err != E_OK else 0
 
 
@@ -286,7 +324,8 @@ def play_game(G, R, b, rng, rows, check, start, agents, S, L, snap):
                 break
         if v or G.g[b, G_ENDED]:
             break
-        if reaction(G, R, b, rng, rows, agents, S, L, snap) != E_OK:
+        if holds_prepared(G.pl, b, 1 - G.g[b, G_ACTIVE]) and reaction(G, R, b, rng, rows, agents, S, L,
+                                                                  snap) != E_OK:
             return INVARIANT_ACTION
         m = snapshot(G, b, G.g[b, G_ACTIVE], uids, first)
         for i in range(m):

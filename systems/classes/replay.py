@@ -29,8 +29,13 @@ from battlesim.systems.classes.state import (
     A_CARD,
     A_TOKENS,
     G_ACTIVE,
+    G_ATTACKS,
+    G_BASE_DEFENSE,
     G_ENDED,
+    G_LOG,
     G_TURN,
+    LOG_FIELDS,
+    LOG_N,
     NCOL,
     P_CURRENT,
     P_EXP,
@@ -49,6 +54,7 @@ from battlesim.systems.classes.state import (
     U_DEFENDING,
     U_HEALTH,
     U_PRESENT,
+    U_SHIELD,
     U_SIDE,
     U_UID,
     W_ID,
@@ -129,7 +135,32 @@ class Narrator:
                 x, y = int(a.pl[0, s, col]), int(z.pl[0, s, col])
                 if x != y:
                     w(f"    P{s} {name} {x} -> {y}" + ("  LEVEL UP" if col == P_LEVEL and y > x else ""))
+        self._attacks(a, z)
         self._units(a, z)
+
+    def _attacks(self, a: Game, z: Game) -> None:
+        """Each attack made between ``a`` and ``z`` (the kernel's ring, ``state.G_LOG``): attacker,
+        the target the search rule chose, its Attack, the defence (base + shields - flankers) if
+        the target defended, and the damage."""
+        n0, n1 = int(a.g[0, G_ATTACKS]), int(z.g[0, G_ATTACKS])
+        for i in range(max(n0, n1 - LOG_N), n1):
+            row = z.g[0, G_LOG + (i % LOG_N) * len(LOG_FIELDS):][:len(LOG_FIELDS)]
+            f, t, atk, d, n, dmg = (int(x) for x in row)
+            # attack first: it stood on f before the act; advance first: it stands there after
+            who = self.unit(a, f) if a.u[0, f, U_PRESENT] else self.unit(z, f) if z.u[0, f, U_PRESENT] else _at(f)
+            if t >= T_PLAYER:
+                self.write(f"    {who} attacks player P{t - T_PLAYER} with Attack {atk}: damage {dmg}")
+                continue
+            g = a if a.u[0, t, U_PRESENT] else z
+            target = self.unit(g, t)
+            if d < 0:
+                guard = "not defending, no defence"
+            else:
+                # classes.md: defence = base defense + shields, less one per flanking foe, at least 0
+                guard = (f"defending, defence {d} = base {int(g.g[0, G_BASE_DEFENSE])} + shield "
+                         f"{int(g.u[0, t, U_SHIELD])} - {n} flanker{'s' if n != 1 else ''}"
+                         f"{' (flanked)' if n else ' (not flanked)'}")
+            self.write(f"    {who} attacks {target} with Attack {atk}: {guard}; damage {dmg}")
 
     def _area(self, a: Game, z: Game, s: int) -> None:
         before = {int(a.area[0, s, k, A_CARD]): int(a.area[0, s, k, A_TOKENS]) for k in range(a.area.shape[2])}
@@ -188,7 +219,8 @@ def replay_game(game: Any, seed: int, decks: tuple[str, str], agents: Sequence[A
     names = [str(getattr(a, "name", a)) for a in agents]
     codes = np.asarray(agent_codes(names), dtype=np.int64)
     bt = new_batch(game, decks, np.array([seed], dtype=np.int64))
-    write(f"classes game seed {seed}: P0 {decks[0]} ({names[0]}) vs P1 {decks[1]} ({names[1]})")
+    write(f"classes game seed {seed}: P0 {decks[0]} ({names[0]}) vs P1 {decks[1]} ({names[1]}); "
+          f"P{int(bt.G.g[0, G_ACTIVE])} begins (choice 25: the seed's parity)")
     play_narrated(bt, codes, scratch(game), Narrator(bt.compiled, write), decks, names)
     cols = games_columns(bt, decks, names)
     return {k: (v[0].item() if hasattr(v[0], "item") else v[0]) for k, v in cols.items()}

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from battlesim.systems.classes.games import Batch
+from battlesim.systems.classes.games import Batch, first_player
 from battlesim.systems.classes.loop import LC_CAST, LC_DIED, LC_KILLS, LC_PLAYED, LC_SUMMONED
 from battlesim.systems.classes.state import (
     END_REASONS,
@@ -35,7 +35,8 @@ def games_columns(bt: Batch, decks: tuple[str, str], agents: Sequence[str]) -> d
     """One row per game (issue 15: winner, turns, end reason, life left, level reached,
     experience, cards cast, units summoned, kills), with the columns every ruleset's games table
     has (seed, winner, rounds, first_player, end_reason, decks, agents). ``winner`` -1: a draw
-    (choice 21: both lives at 0 at once, or the turn limit). Seat 0 begins (choice 25)."""
+    (choice 21: both lives at 0 at once, or the turn limit). ``first_player``: the seed's parity
+    (choice 25, ``games.first_player``)."""
     g, pl, n = bt.G.g, bt.G.pl, len(bt.seeds)
     reason = g[:, G_END_REASON]
     # the turn limit ends the game in the End Phase that passed the last turn (its counter one over)
@@ -44,7 +45,7 @@ def games_columns(bt: Batch, decks: tuple[str, str], agents: Sequence[str]) -> d
         "seed": bt.seeds.astype(np.int64),
         "winner": g[:, G_WINNER].astype(np.int8),
         "rounds": turns,
-        "first_player": np.zeros(n, dtype=np.int8),
+        "first_player": first_player(bt.seeds).astype(np.int8),
         "end_reason": np.array(END_REASONS, dtype=object)[reason],
         "deck_0": np.full(n, decks[0], dtype=object),
         "deck_1": np.full(n, decks[1], dtype=object),

@@ -86,10 +86,16 @@ ANSWER_REPLACE, ANSWER_POWER = 4, 100
 
 # -- per-game fields: g[b, field] ----------------------------------------------------------
 GAME_FIELDS = ("turn", "active", "winner", "draw", "ended", "next_uid", "attacker", "error", "njobs", "turn_limit",
-               "end_reason", "base_defense")
+               "end_reason", "base_defense", "attacks")
 (G_TURN, G_ACTIVE, G_WINNER, G_DRAW, G_ENDED, G_NEXT_UID, G_ATTACKER, G_ERROR, G_NJOBS, G_TURN_LIMIT, G_END_REASON,
- G_BASE_DEFENSE) = range(len(GAME_FIELDS))
-NG = len(GAME_FIELDS)
+ G_BASE_DEFENSE, G_ATTACKS) = range(len(GAME_FIELDS))
+# The last LOG_N attacks (a ring, entry G_ATTACKS % LOG_N): what the replay shows of each (issue 15:
+# "target chosen by the search rule, damage, flanking, defence"); -1 defence: the target was not defending.
+LOG_FIELDS = ("attacker", "target", "attack", "defense", "flankers", "damage")
+LG_ATTACKER, LG_TARGET, LG_ATTACK, LG_DEFENSE, LG_FLANKERS, LG_DAMAGE = range(len(LOG_FIELDS))
+LOG_N = 8
+G_LOG = len(GAME_FIELDS)  # + (attacks % LOG_N) * len(LOG_FIELDS) + LG_*
+NG = G_LOG + LOG_N * len(LOG_FIELDS)
 END_REASONS = ("", "life", "turn_limit")
 
 # -- a job (an effect list waiting to resolve): jobs[b, k, field] -------------------------

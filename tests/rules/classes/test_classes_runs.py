@@ -219,7 +219,7 @@ def test_replay_command_prints_the_result():
     r = run("replay", "--ruleset", "classes", "--seed", "3", "--deck", DECKS[0], "--vs", DECKS[1])
     assert r.exit_code == 0, r.output
     assert r.stdout.splitlines()[0].startswith("classes game seed 3")
-    assert "turn 1: P0" in r.stdout
+    assert "turn 1: P1" in r.stdout  # choice 25: an odd seed's game begins with seat 1
     assert r.stdout.splitlines()[-1].startswith("result: winner")
 
 
@@ -241,3 +241,66 @@ def test_keywords_lists_conditions_keywords_ops_and_systems():
     assert all(e["doc"] for e in entries)
     r = run("keywords", "--ruleset", "classes", "--kind", "condition", "--json")
     assert {e["kind"] for e in json.loads(r.stdout)["entries"]} == {"condition"}
+
+
+# -- first player, level thresholds, rows, flanking in the replay -----------------------------------------
+def test_the_first_player_alternates_with_the_seed(classes):
+    # spec choice 25: "First player: seat 0 by default, alternated by the runner"
+    ref = simulate(RunConfig(ruleset="classes", games=40, seed=7, decks=DECKS), game=classes).table.to_pydict()
+    assert ref["first_player"] == [s % 2 for s in ref["seed"]]
+    lines: list[str] = []
+    classes.replay(7, DECKS, ("random", "random"), write=lines.append)
+    assert "P1 begins" in lines[0] and any(x.startswith("turn 1: P1") for x in lines)
+    assert not any(x.startswith("turn 1: P0") for x in lines)
+
+
+def test_level_thresholds_are_a_parameter_and_a_sweep_axis(classes, tmp_path):
+    # issue 15: "sweep over the class parameters (life, rows, level thresholds)"
+    seeds = np.arange(60)
+    base = classes.play(seeds, DECKS, ("random", "random"))
+    easy = get_ruleset("classes").load({"level_threshold_offset": -3}).play(seeds, DECKS, ("random", "random"))
+    hard = get_ruleset("classes").load({"level_threshold_offset": 10}).play(seeds, DECKS, ("random", "random"))
+    levels = [(t["level_0"].astype(float) + t["level_1"]).mean() for t in (easy, base, hard)]
+    assert levels[0] > levels[1] > levels[2], levels
+    r = run("sweep", "--ruleset", "classes", "--decks", ",".join(DECKS), "--param", "level_threshold_offset=-2,0,4",
+            "--games-per-pairing", "10", "--min-games", "5", "--out", str(tmp_path / "sw"))
+    assert r.exit_code == 0, r.output
+    assert len(json.loads((tmp_path / "sw" / "sweep.json").read_text())["points"]) == 3
+
+
+def test_a_sweep_over_rows_is_refused_in_one_line(tmp_path):
+    # ledger: the compiled engine's unit array is laid out for 6 rows (spec choice 1)
+    r = run("sweep", "--ruleset", "classes", "--decks", ",".join(DECKS), "--param", "rows=5,6",
+            "--games-per-pairing", "4", "--min-games", "1", "--out", str(tmp_path / "sw"), "--quiet")
+    assert r.exit_code == 2, r.output
+    assert "rows=5" in r.output and "6 rows" in r.output and "Traceback" not in r.output
+
+
+def test_the_replay_shows_each_attack_with_defence_and_flanking(classes):
+    # issue 15 replay: "each unit's act (advance, target chosen by the search rule, damage, flanking, defence)"
+    import re
+
+    pattern = re.compile(r"attacks (.+) with Attack (\d+): (not defending, no defence|defending, defence (\d+) = "
+                         r"base (\d+) \+ shield (\d+) - (\d+) flankers? \((not )?flanked\)); damage (\d+)")
+    seen = {"plain": 0, "defending": 0, "flanked": 0}
+    for seed in range(12):
+        lines: list[str] = []
+        classes.replay(seed, DECKS, ("greedy", "random"), write=lines.append)
+        for line in lines:
+            m = pattern.search(line)
+            if not m:
+                assert " attacks " not in line or "attacks player" in line, line
+                continue
+            atk, dmg = int(m.group(2)), int(m.group(9))
+            if m.group(4) is None:
+                seen["plain"] += 1
+                assert dmg <= atk
+            else:
+                seen["defending"] += 1
+                base, shield, flankers = int(m.group(5)), int(m.group(6)), int(m.group(7))
+                seen["flanked"] += flankers > 0
+                # classes.md: flanking foes lower the defence, not below 0
+                assert int(m.group(4)) == max(0, base + shield - flankers), line
+                # classes.md: "A defending unit reduces incoming damage from attacks by its defense value"
+                assert dmg <= max(0, atk - int(m.group(4))), line
+    assert all(seen.values()), seen
