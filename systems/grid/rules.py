@@ -292,23 +292,36 @@ def legal_mask(w, cols, f, bd, ct, pr, b, out):
         dist = los_distance(bd.neighbours, bd.wall, occ, w.i16[cols[CELL], b, a], side)
     gold = f.g[b, GOLD + side]
     have_slot = free_slot(w, b) >= 0
+    # the cells a hire, an item or a trap may go to depend on the board, not on the card: each is
+    # found once (when a card of its kind is affordable) and copied into every such card's block
+    spots = np.empty((3, cells), dtype=np.bool_)  # hire, item, trap cells
+    found_hire, found_item, found_trap = False, False, False
     for h in range(f.g[b, HAND_N + side]):
         card = f.hand[b, side, h]
         typ = ct.card[card, C_TYPE]
         cost = ct.card[card, C_COST]
         base = encode(PLAY, h, 0, cells, K)
-        # each block loops only when the card is affordable (most hand cards most of the time are not)
+        # each block is set only when the card is affordable (most hand cards most of the time are not)
         if typ == T_UNIT or typ == T_HERO:  # spec §2 Deployment: own deploy rows, empty, not a wall
             if have_slot and cost <= gold:
-                for c in range(cells):
-                    out[base + c] = bd.home[c] == side and occ[c] == EMPTY and not bd.wall[c]
+                if not found_hire:
+                    for c in range(cells):
+                        spots[0, c] = bd.home[c] == side and occ[c] == EMPTY and not bd.wall[c]
+                    found_hire = True
+                out[base:base + cells] = spots[0]
         elif typ == T_ITEM:
             if cost <= gold:
-                for c in range(cells):
-                    out[base + c] = occ[c] == side
+                if not found_item:
+                    for c in range(cells):
+                        spots[1, c] = occ[c] == side
+                    found_item = True
+                out[base:base + cells] = spots[1]
         elif typ == T_TRAP and cost <= gold:  # ledger: Traps: an empty non-wall cell of the own half
-            for c in range(cells):
-                out[base + c] = bd.half[c] == side and occ[c] == EMPTY and not bd.wall[c] and f.trap[b, c, 0] < 0
+            if not found_trap:
+                for c in range(cells):
+                    spots[2, c] = bd.half[c] == side and occ[c] == EMPTY and not bd.wall[c] and f.trap[b, c, 0] < 0
+                found_trap = True
+            out[base:base + cells] = spots[2]
         row = ct.abil[card, 0]
         if typ == T_SPELL and a >= 0 and cost <= f.g[b, SE + side] and slot_free(w, cols, b, a, row[A_BONUS] > 0):
             # cast by the active unit (spec §3 Spells), aimed as its own ability would be
