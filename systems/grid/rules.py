@@ -16,11 +16,11 @@ from battlesim.systems.grid import kernel_cache
 from battlesim.systems.grid.action_table import ATTACK, END_UNIT, HIDE, MOVE, PASS, PLAY, SELECT, USE, encode
 from battlesim.systems.grid.board import (
     EMPTY,
+    can_stop,
     jump_landing,
     los_distance,
     move_costs_within,
     push_destination,
-    reachable,
     rush_cells,
 )
 from battlesim.systems.grid.state import (
@@ -287,9 +287,9 @@ def legal_mask(w, cols, f, bd, ct, pr, b, out):
     for s in range(w.alive.shape[1]):  # grid.md 4.1.3: starting another unit's turn ends the previous one's
         if w.alive[b, s] and w.i8[cols[SIDE], b, s] == side and w.i8[cols[TURN_STATE], b, s] == READY:
             out[encode(SELECT, -1, w.i16[cols[CELL], b, s], cells, K)] = True
+    # the active unit's LoS distances, found when first needed (a spell to aim, or its own turn)
     dist = np.empty(0, dtype=np.int16)
-    if a >= 0:
-        dist = los_distance(bd.neighbours, bd.wall, occ, w.i16[cols[CELL], b, a], side)
+    have_dist = False
     gold = f.g[b, GOLD + side]
     have_slot = free_slot(w, b) >= 0
     # the cells a hire, an item or a trap may go to depend on the board, not on the card: each is
@@ -325,20 +325,24 @@ def legal_mask(w, cols, f, bd, ct, pr, b, out):
         row = ct.abil[card, 0]
         if typ == T_SPELL and a >= 0 and cost <= f.g[b, SE + side] and slot_free(w, cols, b, a, row[A_BONUS] > 0):
             # cast by the active unit (spec §3 Spells), aimed as its own ability would be
+            if not have_dist:
+                dist = los_distance(bd.neighbours, bd.wall, occ, w.i16[cols[CELL], b, a], side)
+                have_dist = True
             mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, out, base)
     if a < 0 or w.i8[cols[TURN_STATE], b, a] != ACTIVE_TURN:
         return
     out[END_UNIT] = True
     start = w.i16[cols[CELL], b, a]
+    if not have_dist:
+        dist = los_distance(bd.neighbours, bd.wall, occ, start, side)
     mv_left = np.int64(w.i8[cols[MV_LEFT], b, a])
     pw = passes_walls(w, cols, ct, b, a)
     if mv_left > 0:  # grid.md 4.2.1: "A unit or hero can move any number of spaces in a turn as they have MV points."
         cost = move_costs_within(bd.neighbours, bd.wall, bd.web, occ, start, side, pw, flies(w, cols, ct, b, a),
                                  mv_left)
-        can = reachable(cost, bd.wall, occ, mv_left, pw)
-        for c in range(cells):
-            if can[c]:
-                out[encode(MOVE, -1, c, cells, K)] = True
+        moves = encode(MOVE, -1, 0, cells, K)
+        for c in range(cells):  # board.reachable, without its array
+            out[moves + c] = 0 < cost[c] <= mv_left and can_stop(bd.wall, occ, c, pw)
     rng = eff_range(w, cols, ct, b, a)
     for t in range(w.alive.shape[1]):  # grid.md 4.4.1: in range, in sight, not hidden or invisible
         if w.alive[b, t] and w.i8[cols[SIDE], b, t] != side and not concealed(w, cols, b, t):
