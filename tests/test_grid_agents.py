@@ -71,6 +71,15 @@ def test_lookahead_beats_greedy_with_seats_swapped(grid):
     assert low > 0.5, (won, n, low, high)
 
 
+def test_lookahead_beats_greedy_in_the_iron_vanguard_mirror(grid):
+    """Where lookahead lost to greedy (48.0% of 1,000) until it counted the other player's reply
+    at the turn's end (``lookahead.reply``, ledger "Lookahead agent"): the melee mirror punishes a
+    turn that ends in the enemy's reach without striking first. 200 games, seats swapped."""
+    won, n, _ = wins_of(grid, "lookahead", "greedy", 200, decks=("iron_vanguard", "iron_vanguard"))
+    low, high = wilson(int(won), n)
+    assert low > 0.5, (won, n, low, high)
+
+
 @pytest.mark.parametrize("pair", [("greedy", "random"), ("lookahead", "greedy"), ("greedy", "greedy")])
 def test_agents_keep_every_invariant(grid, pair):
     t = grid.tables
