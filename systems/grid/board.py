@@ -133,9 +133,21 @@ def move_costs_within(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray,
     a cell whose cost reached ``limit``. The least costs are unique, so the order of the queue
     does not change them."""
     n = neighbours.shape[0]
-    cost = np.full(n, INF, dtype=np.int16)
-    queue = np.empty(n, dtype=np.int16)
-    queued = np.zeros(n, dtype=np.bool_)
+    cost = np.empty(n, dtype=np.int16)
+    move_costs_into(neighbours, wall, web, occ, start, side, passes_walls, flying, limit, cost,
+                    np.empty(n, dtype=np.int16), np.empty(n, dtype=np.bool_))
+    return cost
+
+
+@njit(cache=True)
+def move_costs_into(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, occ: np.ndarray,
+                    start: int, side: int, passes_walls: bool, flying: bool, limit: int, cost: np.ndarray,
+                    queue: np.ndarray, queued: np.ndarray) -> None:
+    """``move_costs_within`` into ``cost`` (int16[C]), with ``queue`` (int16[C]) and ``queued``
+    (bool[C]) as its working space: no array allocated (the legal mask's scratch)."""
+    n = neighbours.shape[0]
+    cost[:] = INF
+    queued[:] = False
     cost[start] = 0
     queue[0] = start
     queued[start] = True
@@ -161,7 +173,6 @@ def move_costs_within(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray,
                     queue[tail if tail < n else tail - n] = nxt
                     size += 1
                     queued[nxt] = True
-    return cost
 
 
 @njit(cache=True)
@@ -196,9 +207,17 @@ def los_distance(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray, star
     ``side`` (hidden ones included: they still stand there). An enemy's cell gets its distance
     (it may be the target) but the path does not go on through it; walls get none."""
     n = neighbours.shape[0]
-    dist = np.full(n, INF, dtype=np.int16)
+    dist = np.empty(n, dtype=np.int16)
+    los_distance_into(neighbours, wall, occ, start, side, dist, np.empty(n, dtype=np.int16))
+    return dist
+
+
+@njit(cache=True)
+def los_distance_into(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray, start: int, side: int,
+                      dist: np.ndarray, queue: np.ndarray) -> None:
+    """``los_distance`` into ``dist`` (int16[C]), ``queue`` (int16[C]) its working space."""
+    dist[:] = INF
     dist[start] = 0
-    queue = np.empty(n, dtype=np.int16)
     head, tail = 0, 0
     queue[tail] = start
     tail += 1
@@ -213,7 +232,6 @@ def los_distance(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray, star
             if occ[nxt] == EMPTY or occ[nxt] == side:
                 queue[tail] = nxt
                 tail += 1
-    return dist
 
 
 @njit(cache=True)
