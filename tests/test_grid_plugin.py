@@ -104,3 +104,78 @@ def test_a_built_in_name_or_a_wrong_value_is_refused(plugin_file, tmp_path):
             check_keywords({"armored": True})
         with pytest.raises(ValueError, match="takes true/false"):
             check_keywords({"swift": 2})
+
+
+SCENARIO = """
+    ruleset = "grid"
+    seed = 1
+    rule = 'grid.md 4.2.1: "A unit or hero can move any number of spaces in a turn as they have MV points."'
+    description = "An inline unit with the plugin's swift (+1 MV) moves 4 on its written MV 3."
+
+    [[units]]
+    side = 0
+    x = 0
+    y = 0
+    name = "Scout"
+    class = "warrior"
+    hp = 6
+    mv = 3
+    damage = 2
+    keywords = { swift = true, armored = 2 }
+
+    [[units]]
+    side = 0
+    x = 7
+    y = 0
+    name = "Guard"
+    card = "Footman"
+    keywords = { armored = 1 }
+
+    [[steps]]
+    do = "move"
+    unit = "Scout"
+    to = [0, 4]
+
+    [[expect.units]]
+    name = "Scout"
+    x = 0
+    y = 4
+    mv = 4
+    mv_left = 0
+    resist = { physical = 2 }
+"""
+
+
+def test_an_inline_scenario_unit_plays_its_plugin_keyword(plugin_file, tmp_path):
+    # issue 16 "a plugin can add a keyword": a scenario's inline unit may carry it and the scenario
+    # plays it through the compiled kernels (the legal mask allows the 4th step only with swift)
+    path = tmp_path / "swift_scout.toml"
+    path.write_text(textwrap.dedent(SCENARIO), encoding="utf-8")
+    with isolated():
+        r = CliRunner().invoke(app, ["scenario", str(path), "--json", "--plugin", plugin_file])
+        assert r.exit_code == 0, r.output
+        out = json.loads(r.stdout)
+        units = {u["name"]: u for u in out["units"]}
+        scout, guard = units["Scout"], units["Guard"]
+        assert (scout["x"], scout["y"], scout["mv"]) == (0, 4, 4)
+        assert scout["resist"]["physical"] == 2 and scout["keywords"] == {"swift": True, "armored": 2}
+        # a card's unit with its own keywords: the card's stats, then what its keywords add
+        # (the Footman's own physical resistance 1, + 1)
+        assert guard["mv"] == 3 and guard["resist"]["physical"] == 2 and guard["keywords"] == {"armored": 1}
+    with isolated():
+        r = CliRunner().invoke(app, ["scenario", str(path)])
+    assert r.exit_code == 2 and "swift" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.output
+
+
+def test_a_unit_whose_card_has_the_keyword_gets_it_once(plugin_file, cards_dir, tmp_path):
+    from battlesim.systems.grid.scenario_check import load_scenario_plan
+
+    path = tmp_path / "s.toml"
+    path.write_text(textwrap.dedent(SCENARIO), encoding="utf-8")
+    with isolated():
+        game = get_ruleset("grid", [plugin_file]).load(cards_dir=cards_dir)  # Footman: swift, armored 2
+        plan = load_scenario_plan(path, game.params, game.cards.specs)
+        guard = next(u for u in plan.units if u.name == "Guard")
+        assert (game.cards.specs["Footman"].mv, game.cards.specs["Footman"].resist.physical) == (4, 3)
+        # the card's swift is gone (keywords written: armored 1 only), armored counts 1, not 2 + 1
+        assert (guard.mv, guard.resist[0]) == (3, 2)

@@ -205,7 +205,7 @@ def test_decks_and_agents_list_grid():
 @pytest.mark.parametrize("args, words", [
     (["--deck", "nope"], ["unknown", "nope", "iron_vanguard"]),
     (["--param", "map=nope"], ["map", "nope", "crossroads"]),
-    (["--param", "width=10"], ["8x8", "10x8"]),
+    (["--param", "width=9"], ["8x8", "9x8", "even number"]),
     (["--param", "round_limit=abc"], ["round_limit", "not a number"]),
     (["--param", "bogus=1"], ["bogus", "unknown grid parameter"]),
     (["--param", "elimination=maybe"], ["elimination"]),
@@ -265,3 +265,27 @@ def test_sweep_over_maps_by_name(tmp_path):
     line = one_line_error(run("sweep", "--ruleset", "grid", "--param", "map=crossroads,nope", "--games-per-pairing",
                               "6", "--out", str(tmp_path / "bad")))
     assert "nope" in line and "webwood" in line
+
+
+def test_sweep_over_board_size(tmp_path):
+    # issue 16: "`sweep` (board size, map, income, kill-point threshold)": one axis, square boards,
+    # the map centred on each (ledger "Board size")
+    r = run("sweep", "--ruleset", "grid", "--decks", ",".join(DECKS), "--param", "board_size=8,10,12",
+            "--games-per-pairing", "6", "--min-games", "5", "--out", str(tmp_path / "sw"))
+    assert r.exit_code == 0, r.output
+    s = json.loads((tmp_path / "sw" / "sweep.json").read_text())
+    assert [p["params"] for p in s["points"]] == [{"board_size": n} for n in (8, 10, 12)]
+    assert all(p["games"] == 12 for p in s["points"])
+    line = one_line_error(run("sweep", "--ruleset", "grid", "--param", "board_size=8,9", "--games-per-pairing",
+                              "6", "--out", str(tmp_path / "bad")))
+    assert "9x9" in line and "even number" in line
+
+
+def test_a_board_size_plays_its_games_on_that_board():
+    small = get_ruleset("grid").load()
+    big = get_ruleset("grid").load(params={"board_size": 12})
+    assert (big.tables.board.width, big.tables.board.height) == (12, 12)
+    seeds = np.arange(40, dtype=np.int64)
+    a, b = small.play(seeds, DECKS, agents()), big.play(seeds, DECKS, agents())
+    assert len(b["seed"]) == 40 and (b["rounds"] <= big.params.round_limit).all()
+    assert not np.array_equal(a["actions"], b["actions"]), "another board, other games"

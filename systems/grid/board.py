@@ -127,29 +127,52 @@ def move_costs(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, occ: n
 def move_costs_within(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, occ: np.ndarray,
                       start: int, side: int, passes_walls: bool, flying: bool, limit: int) -> np.ndarray:
     """``move_costs`` exact for every cell whose cost is at most ``limit`` (a move with ``limit``
-    MV left needs no other; larger costs may be left INF or above their least). Paths are not
-    extended past ``limit``, so the relaxation takes about ``limit`` rounds, not the board's
-    diameter."""
+    MV left needs no other; larger costs may be left INF or above their least). A queue of the
+    cells whose cost fell (each cell at most once in it at a time), so only the cells within
+    ``limit`` are looked at, not every cell of the board each round; paths are not extended from
+    a cell whose cost reached ``limit``. The least costs are unique, so the order of the queue
+    does not change them."""
     n = neighbours.shape[0]
-    cost = np.full(n, INF, dtype=np.int16)
-    cost[start] = 0
-    changed = True
-    while changed:  # relaxation rounds; each round fixes at least one more cell, so <= C rounds
-        changed = False
-        for c in range(n):
-            if cost[c] >= limit:  # INF, or nothing cheaper than the limit lies beyond it
-                continue
-            here = cost[c] + step_cost(web, c, flying)
-            for d in range(4):
-                nxt = neighbours[c, d]
-                if nxt < 0 or (wall[nxt] and not passes_walls):
-                    continue
-                if occ[nxt] != EMPTY and occ[nxt] != side:
-                    continue
-                if here < cost[nxt]:
-                    cost[nxt] = here
-                    changed = True
+    cost = np.empty(n, dtype=np.int16)
+    move_costs_into(neighbours, wall, web, occ, start, side, passes_walls, flying, limit, cost,
+                    np.empty(n, dtype=np.int16), np.empty(n, dtype=np.bool_))
     return cost
+
+
+@njit(cache=True)
+def move_costs_into(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, occ: np.ndarray,
+                    start: int, side: int, passes_walls: bool, flying: bool, limit: int, cost: np.ndarray,
+                    queue: np.ndarray, queued: np.ndarray) -> None:
+    """``move_costs_within`` into ``cost`` (int16[C]), with ``queue`` (int16[C]) and ``queued``
+    (bool[C]) as its working space: no array allocated (the legal mask's scratch)."""
+    n = neighbours.shape[0]
+    cost[:] = INF
+    queued[:] = False
+    cost[start] = 0
+    queue[0] = start
+    queued[start] = True
+    head, size = 0, 1
+    while size > 0:
+        c = queue[head]
+        head = head + 1 if head + 1 < n else 0
+        size -= 1
+        queued[c] = False
+        if cost[c] >= limit:  # nothing cheaper than the limit lies beyond it
+            continue
+        here = cost[c] + step_cost(web, c, flying)
+        for d in range(4):
+            nxt = neighbours[c, d]
+            if nxt < 0 or (wall[nxt] and not passes_walls):
+                continue
+            if occ[nxt] != EMPTY and occ[nxt] != side:
+                continue
+            if here < cost[nxt]:
+                cost[nxt] = here
+                if not queued[nxt]:
+                    tail = head + size
+                    queue[tail if tail < n else tail - n] = nxt
+                    size += 1
+                    queued[nxt] = True
 
 
 @njit(cache=True)
@@ -184,9 +207,17 @@ def los_distance(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray, star
     ``side`` (hidden ones included: they still stand there). An enemy's cell gets its distance
     (it may be the target) but the path does not go on through it; walls get none."""
     n = neighbours.shape[0]
-    dist = np.full(n, INF, dtype=np.int16)
+    dist = np.empty(n, dtype=np.int16)
+    los_distance_into(neighbours, wall, occ, start, side, dist, np.empty(n, dtype=np.int16))
+    return dist
+
+
+@njit(cache=True)
+def los_distance_into(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray, start: int, side: int,
+                      dist: np.ndarray, queue: np.ndarray) -> None:
+    """``los_distance`` into ``dist`` (int16[C]), ``queue`` (int16[C]) its working space."""
+    dist[:] = INF
     dist[start] = 0
-    queue = np.empty(n, dtype=np.int16)
     head, tail = 0, 0
     queue[tail] = start
     tail += 1
@@ -201,7 +232,6 @@ def los_distance(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray, star
             if occ[nxt] == EMPTY or occ[nxt] == side:
                 queue[tail] = nxt
                 tail += 1
-    return dist
 
 
 @njit(cache=True)

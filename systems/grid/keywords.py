@@ -94,3 +94,10 @@ def keyword_bonus(keywords: dict[str, bool | int]) -> dict[str, int]:
         for f, r in zip(("physical", "magic", "poison"), kw.resist):
             out[f] += n * r
     return out
+
+
+def plugin_only(keywords: dict[str, bool | int]) -> dict[str, bool | int]:
+    """The plugin keywords among ``keywords`` that are set (a scenario's ``--json`` lists them with
+    the built-in ones the compiled state holds)."""
+    declared = plugin_keywords()
+    return {k: v for k, v in keywords.items() if k in declared and v}

@@ -119,8 +119,9 @@ def maps_dir() -> Path:
 
 def load_map(name: str, directory: Path | None = None, width: int | None = None, height: int | None = None,
              deploy_rows: int = 2) -> GridMap:
-    """The map ``name`` from ``directory`` (default: the shipped maps); when the board size is
-    given (the ``width``/``height`` parameters) the map must have it."""
+    """The map ``name`` from ``directory`` (default: the shipped maps) on a ``width`` x ``height``
+    board (the parameters; default: the map's own size): a map of another size is centred on a
+    larger board (``centred``)."""
     directory = directory or maps_dir()
     path = directory / f"{name}.toml"
     if not path.is_file():
@@ -128,10 +129,32 @@ def load_map(name: str, directory: Path | None = None, width: int | None = None,
         raise DataError(f"map {printable(name)!r}: no file {path}{did_you_mean(name, known)}; "
                         f"available: {', '.join(known) or '(none)'}")
     m = load_map_file(path, deploy_rows)
-    if (width is not None and width != m.spec.width) or (height is not None and height != m.spec.height):
-        raise DataError(f"{path}: map {m.spec.name!r} is {m.spec.width}x{m.spec.height}, the board parameters "
-                        f"ask for {width}x{height}: choose a map of that size")
-    return m
+    w, h = width or m.spec.width, height or m.spec.height
+    if (w, h) == (m.spec.width, m.spec.height):
+        return m
+    return centred(m, w, h, deploy_rows)
+
+
+def centred(m: GridMap, w: int, h: int, deploy_rows: int = 2) -> GridMap:
+    """Map ``m`` in the middle of a larger ``w`` x ``h`` board, the border around it open (a
+    board-size sweep keeps the map's layout and adds room): each side must grow by an even number
+    of cells so that the board stays 180° symmetric; a board smaller than the map is refused."""
+    mw, mh = m.spec.width, m.spec.height
+    asked = f"{m.path}: map {m.spec.name!r} is {mw}x{mh}, the board parameters ask for {w}x{h}"
+    if w < mw or h < mh:
+        raise DataError(f"{asked}: a map is never cut down; choose a map of that size or a larger board")
+    if (w - mw) % 2 or (h - mh) % 2:
+        raise DataError(f"{asked}: a map is centred on a larger board only if width and height each grow by an "
+                        f"even number of cells (180° symmetry); choose a map of that size")
+    dx, dy = (w - mw) // 2, (h - mh) // 2
+    moved = {f: [[x + dx, y + dy] for x, y in getattr(m.spec, f)] for f in MAP_FEATURES}
+    spec = m.spec.model_copy(update={"width": w, "height": h, **moved})
+    try:
+        check_features(spec, m.path, "", deploy_rows)
+    except DataError as e:
+        raise DataError(f"{asked}, centred on it: {str(e).split(': ', 1)[1]}") from None
+    board = make_board(w, h, spec.walls, spec.webs, spec.mana_pools)
+    return GridMap(m.id, spec, board, m.path)
 
 
 def available_maps(directory: Path | None = None) -> list[str]:

@@ -26,6 +26,9 @@ class GridParams(BaseModel):
 
     width: int = Field(8, ge=MIN_SIDE, le=MAX_SIDE)
     height: int = Field(8, ge=MIN_SIDE, le=MAX_SIDE)
+    # 0: the board is width x height; N: an N x N board (width and height both N), one parameter
+    # that a sweep can vary (`sweep --param board_size=8,10,12`), the map centred on it (maps.py)
+    board_size: int = Field(0, ge=0, le=MAX_SIDE)
     map: str = Field("crossroads", min_length=1, max_length=80, pattern=r"^[A-Za-z0-9_-]+$")
     deploy_rows: int = Field(2, ge=1, le=MAX_SIDE // 2)
     deck_min: int = Field(20, ge=1, le=200)
@@ -42,6 +45,17 @@ class GridParams(BaseModel):
     round_limit: int = Field(20, ge=1, le=1000)
     elimination: bool = False
     aoe_friendly_fire: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _square(cls, data: Any) -> Any:
+        size = data.get("board_size") if isinstance(data, dict) else None
+        if isinstance(size, int) and not isinstance(size, bool) and size:
+            if size < MIN_SIDE:
+                raise ValueError(f"board_size {size}: a board is at least {MIN_SIDE}x{MIN_SIDE} (0 keeps width "
+                                 f"and height)")
+            data = {**data, "width": size, "height": size}
+        return data
 
     @model_validator(mode="after")
     def _fits(self) -> GridParams:

@@ -16,11 +16,11 @@ from battlesim.systems.grid import kernel_cache
 from battlesim.systems.grid.action_table import ATTACK, END_UNIT, HIDE, MOVE, PASS, PLAY, SELECT, USE, encode
 from battlesim.systems.grid.board import (
     EMPTY,
+    can_stop,
     jump_landing,
-    los_distance,
-    move_costs_within,
+    los_distance_into,
+    move_costs_into,
     push_destination,
-    reachable,
     rush_cells,
 )
 from battlesim.systems.grid.state import (
@@ -166,14 +166,22 @@ def concealed(w, cols, b, s):
 @njit(cache=True)
 def occupancy(w, cols, b, cells):
     """(int8[C] side on each cell or -1, int16[C] slot on each cell or -1): grid.md 4.2.4, one unit per space."""
-    occ = np.full(cells, EMPTY, dtype=np.int8)
-    who = np.full(cells, -1, dtype=np.int16)
+    occ = np.empty(cells, dtype=np.int8)
+    who = np.empty(cells, dtype=np.int16)
+    occupancy_into(w, cols, b, occ, who)
+    return occ, who
+
+
+@njit(cache=True)
+def occupancy_into(w, cols, b, occ, who):
+    """``occupancy`` (grid.md 4.2.4, one unit per space) into ``occ`` (int8[C]) and ``who`` (int16[C])."""
+    occ[:] = EMPTY
+    who[:] = -1
     for s in range(w.alive.shape[1]):
         if w.alive[b, s]:
             c = w.i16[cols[CELL], b, s]
             occ[c] = w.i8[cols[SIDE], b, s]
             who[c] = s
-    return occ, who
 
 
 @njit(cache=True)
@@ -281,51 +289,74 @@ def legal_mask(w, cols, f, bd, ct, pr, b, out):
         return
     cells = bd.wall.shape[0]
     side = f.g[b, TURN]
-    occ, who = occupancy(w, cols, b, cells)
+    # one working space for the call (no array allocated per map): int16 who, dist, cost, queue;
+    # int8 occupancy; bool hire, item and trap cells and the cost queue's flags
+    i16 = np.empty((4, cells), dtype=np.int16)
+    flags = np.empty((4, cells), dtype=np.bool_)
+    occ = np.empty(cells, dtype=np.int8)
+    who, dist = i16[0], i16[1]
+    occupancy_into(w, cols, b, occ, who)
     a = f.g[b, ACTIVE]
     out[PASS] = True  # grid.md 4.1.4: the turn ends when the player has exhausted all desired options
     for s in range(w.alive.shape[1]):  # grid.md 4.1.3: starting another unit's turn ends the previous one's
         if w.alive[b, s] and w.i8[cols[SIDE], b, s] == side and w.i8[cols[TURN_STATE], b, s] == READY:
             out[encode(SELECT, -1, w.i16[cols[CELL], b, s], cells, K)] = True
-    dist = np.empty(0, dtype=np.int16)
-    if a >= 0:
-        dist = los_distance(bd.neighbours, bd.wall, occ, w.i16[cols[CELL], b, a], side)
+    # the active unit's LoS distances, found when first needed (a spell to aim, or its own turn)
+    have_dist = False
     gold = f.g[b, GOLD + side]
     have_slot = free_slot(w, b) >= 0
+    # the cells a hire, an item or a trap may go to depend on the board, not on the card: each is
+    # found once (when a card of its kind is affordable) and copied into every such card's block
+    spots = flags[:3]  # hire, item, trap cells
+    found_hire, found_item, found_trap = False, False, False
     for h in range(f.g[b, HAND_N + side]):
         card = f.hand[b, side, h]
         typ = ct.card[card, C_TYPE]
         cost = ct.card[card, C_COST]
         base = encode(PLAY, h, 0, cells, K)
-        # each block loops only when the card is affordable (most hand cards most of the time are not)
+        # each block is set only when the card is affordable (most hand cards most of the time are not)
         if typ == T_UNIT or typ == T_HERO:  # spec §2 Deployment: own deploy rows, empty, not a wall
             if have_slot and cost <= gold:
-                for c in range(cells):
-                    out[base + c] = bd.home[c] == side and occ[c] == EMPTY and not bd.wall[c]
+                if not found_hire:
+                    for c in range(cells):
+                        spots[0, c] = bd.home[c] == side and occ[c] == EMPTY and not bd.wall[c]
+                    found_hire = True
+                out[base:base + cells] = spots[0]
         elif typ == T_ITEM:
             if cost <= gold:
-                for c in range(cells):
-                    out[base + c] = occ[c] == side
+                if not found_item:
+                    for c in range(cells):
+                        spots[1, c] = occ[c] == side
+                    found_item = True
+                out[base:base + cells] = spots[1]
         elif typ == T_TRAP and cost <= gold:  # ledger: Traps: an empty non-wall cell of the own half
-            for c in range(cells):
-                out[base + c] = bd.half[c] == side and occ[c] == EMPTY and not bd.wall[c] and f.trap[b, c, 0] < 0
+            if not found_trap:
+                for c in range(cells):
+                    spots[2, c] = bd.half[c] == side and occ[c] == EMPTY and not bd.wall[c] and f.trap[b, c, 0] < 0
+                found_trap = True
+            out[base:base + cells] = spots[2]
         row = ct.abil[card, 0]
         if typ == T_SPELL and a >= 0 and cost <= f.g[b, SE + side] and slot_free(w, cols, b, a, row[A_BONUS] > 0):
             # cast by the active unit (spec §3 Spells), aimed as its own ability would be
+            if not have_dist:
+                los_distance_into(bd.neighbours, bd.wall, occ, w.i16[cols[CELL], b, a], side, dist, i16[3])
+                have_dist = True
             mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, out, base)
     if a < 0 or w.i8[cols[TURN_STATE], b, a] != ACTIVE_TURN:
         return
     out[END_UNIT] = True
     start = w.i16[cols[CELL], b, a]
+    if not have_dist:
+        los_distance_into(bd.neighbours, bd.wall, occ, start, side, dist, i16[3])
     mv_left = np.int64(w.i8[cols[MV_LEFT], b, a])
     pw = passes_walls(w, cols, ct, b, a)
     if mv_left > 0:  # grid.md 4.2.1: "A unit or hero can move any number of spaces in a turn as they have MV points."
-        cost = move_costs_within(bd.neighbours, bd.wall, bd.web, occ, start, side, pw, flies(w, cols, ct, b, a),
-                                 mv_left)
-        can = reachable(cost, bd.wall, occ, mv_left, pw)
-        for c in range(cells):
-            if can[c]:
-                out[encode(MOVE, -1, c, cells, K)] = True
+        cost = i16[2]
+        move_costs_into(bd.neighbours, bd.wall, bd.web, occ, start, side, pw, flies(w, cols, ct, b, a), mv_left,
+                        cost, i16[3], flags[3])
+        moves = encode(MOVE, -1, 0, cells, K)
+        for c in range(cells):  # board.reachable, without its array
+            out[moves + c] = 0 < cost[c] <= mv_left and can_stop(bd.wall, occ, c, pw)
     rng = eff_range(w, cols, ct, b, a)
     for t in range(w.alive.shape[1]):  # grid.md 4.4.1: in range, in sight, not hidden or invisible
         if w.alive[b, t] and w.i8[cols[SIDE], b, t] != side and not concealed(w, cols, b, t):

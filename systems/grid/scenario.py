@@ -30,6 +30,7 @@ from battlesim.systems.grid.action_table import (
 )
 from battlesim.systems.grid.apply import apply_action
 from battlesim.systems.grid.cards import CardSpec, load_cards
+from battlesim.systems.grid.keywords import plugin_only
 from battlesim.systems.grid.params import GridParams, load_params
 from battlesim.systems.grid.rules import (
     eff_damage,
@@ -125,11 +126,13 @@ class GridScenarioRun:
             raise ScenarioError(f"{self.path}: units: {len(plan.units)} units, a game holds at most {self.w.n_slots}")
         self.slot_names: dict[int, str] = {}
         self.slot_abilities: dict[int, list[str]] = {}
+        self.slot_plugin_kw: dict[int, dict[str, Any]] = {}  # plugin keywords (keywords.py: stats, no column)
         c = self.w.c
         for s, u in enumerate(plan.units):
             self.w.alive[B, s] = True
             self.slot_names[s] = u.name
             self.slot_abilities[s] = [a.name for a in u.abilities]
+            self.slot_plugin_kw[s] = plugin_only(u.keywords)
             for name, v in (("cell", board.cell(u.x, u.y)), ("card", self.card_id[u.card] if u.card else -1),
                             ("hp", u.hp), ("max_hp", u.max_hp), ("damage", u.damage), ("resist_physical", u.resist[0]),
                             ("resist_magic", u.resist[1]), ("resist_poison", u.resist[2]), ("item", -1),
@@ -180,6 +183,7 @@ class GridScenarioRun:
             card = self.names[int(self.w.c.grid_card[B, s])]
             self.slot_names[int(s)] = card
             self.slot_abilities[int(s)] = [x.name for x in self.plan.cards[card].abilities]
+            self.slot_plugin_kw[int(s)] = plugin_only(self.plan.cards[card].keywords)
 
     def _enc(self, kind: int, c: int = 0, k: int = -1) -> int:
         return int(encode(kind, k, c, self.cells, K))
@@ -275,7 +279,7 @@ class GridScenarioRun:
             cell = int(c.grid_cell[B, s])
             has_turn = (not over and int(c.grid_side[B, s]) == turn
                         and int(c.grid_turn_state[B, s]) in (READY, ACTIVE_TURN))
-            keywords: dict[str, Any] = {}
+            keywords: dict[str, Any] = dict(self.slot_plugin_kw.get(s, {}))
             if flies(self.ws, self.cols, self.ct, B, s):
                 keywords["flying"] = True
             if hides(self.ws, self.cols, self.ct, B, s):

@@ -18,6 +18,7 @@ from battlesim.ecs.datafiles import did_you_mean, explain, locate, printable, re
 from battlesim.systems.grid.board import Board, make_board
 from battlesim.systems.grid.cards import MAX_ABILITIES, AbilitySpec, CardSpec, Resist, card_label, check_keywords
 from battlesim.systems.grid.catalog import unit_range
+from battlesim.systems.grid.keywords import keyword_bonus
 from battlesim.systems.grid.maps import cells_problem
 from battlesim.systems.grid.params import GridParams
 from battlesim.systems.grid.scenario_error import ScenarioError
@@ -143,29 +144,41 @@ def _place(u: UnitSpec, i: int, cards: dict[str, CardSpec], width: int, height: 
     if not (u.x < width and u.y < height):
         raise bad(where, f"cell [{u.x}, {u.y}] is off the {width}x{height} board")
 
-    def pick(own, from_card, default):
-        return own if own is not None else (from_card if card is not None else default)
-
-    cls = pick(u.class_, card.class_ if card else None, None)
-    hero = pick(u.hero, card.type == "hero" if card else False, False)
-    hp = pick(u.hp, card.hp if card else 0, 0)
-    max_hp = u.max_hp if u.max_hp is not None else (card.hp if card is not None and u.hp is None else
-                                                    max(hp, card.hp) if card is not None else hp)
-    if hp > max_hp:
-        raise bad(where, f"hp {hp} is above max_hp {max_hp}")
-    if u.range is not None:
-        rng = u.range
-    elif card is not None and card.range is not None and u.class_ is None:
-        rng = card.range
-    elif card is not None and u.class_ is None:
-        rng = unit_range(card)
-    else:
-        rng = DEFAULT_RANGE[cls]
     keywords = dict(u.keywords) if u.keywords is not None else dict(card.keywords if card else {})
     try:
         check_keywords(keywords)
     except ValueError as e:
         raise bad(f"{where}.keywords", str(e)) from None
+    # a plugin keyword adds to the unit's stats as to a card's (keywords.py, grid.md 4.3.13 "always
+    # in effect"): to a stat the file writes, and to one taken from the card less what the card's
+    # own keywords already added to it (card_set.with_plugin_keywords)
+    own_add = keyword_bonus(keywords)
+    card_add = keyword_bonus(card.keywords) if card is not None else dict.fromkeys(own_add, 0)
+
+    def pick(own, from_card, default, stat=None):
+        if stat is None:
+            return own if own is not None else (from_card if card is not None else default)
+        add = own_add[stat]
+        if own is not None:
+            return own + add
+        if card is not None:
+            return from_card + add - card_add[stat]
+        return default + add
+
+    cls = pick(u.class_, card.class_ if card else None, None)
+    hero = pick(u.hero, card.type == "hero" if card else False, False)
+    hp = pick(u.hp, card.hp if card else 0, 0, "hp")
+    card_hp = pick(None, card.hp, 0, "hp") if card is not None else 0
+    max_hp = (u.max_hp + own_add["hp"] if u.max_hp is not None else card_hp if card is not None and u.hp is None
+              else max(hp, card_hp) if card is not None else hp)
+    if hp > max_hp:
+        raise bad(where, f"hp {hp} is above max_hp {max_hp}")
+    if u.range is not None:
+        rng = u.range + own_add["range"]
+    elif card is not None and u.class_ is None:
+        rng = (card.range if card.range is not None else unit_range(card)) + own_add["range"] - card_add["range"]
+    else:
+        rng = DEFAULT_RANGE[cls] + own_add["range"]
     for k in u.statuses:
         if k not in STATUSES:
             raise bad(f"{where}.statuses", f"unknown status {printable(k)!r}{did_you_mean(k, STATUSES)}; "
@@ -184,10 +197,13 @@ def _place(u: UnitSpec, i: int, cards: dict[str, CardSpec], width: int, height: 
     else:
         abilities = list(card.abilities) if card else []
     resist = u.resist if u.resist is not None else (card.resist if card else Resist())
+    less = card_add if u.resist is None and card is not None else dict.fromkeys(own_add, 0)
+    resist = resist.model_copy(update={t: getattr(resist, t) + own_add[t] - less[t] for t in ("physical", "magic", "poison")})
     statuses = {k: v for k, v in u.statuses.items() if v}
     return PlacedUnit(
         side=u.side, x=u.x, y=u.y, name=u.name or card.name, card=u.card, cls=cls, hero=hero, hp=hp,
-        max_hp=max_hp, mv=pick(u.mv, card.mv if card else 0, 0), damage=pick(u.damage, card.damage if card else 0, 0),
+        max_hp=max_hp, mv=pick(u.mv, card.mv if card else 0, 0, "mv"),
+        damage=pick(u.damage, card.damage if card else 0, 0, "damage"),
         damage_type=pick(u.damage_type, card.damage_type if card else "physical", "physical"), range=rng,
         resist=resist.as_tuple(), kill_points=pick(u.kill_points, card.points if card else (3 if hero else 1),
                                                    3 if hero else 1),

@@ -86,6 +86,30 @@ def test_an_unknown_map_name_suggests_the_close_one():
         load_map("crossroad")
 
 
-def test_a_map_of_another_size_than_the_board_is_refused():
-    with pytest.raises(DataError, match=r"is 8x8, the board parameters ask for 10x10"):
-        load_map("crossroads", width=10, height=10)
+def test_a_map_is_never_cut_down_to_a_smaller_board():
+    with pytest.raises(DataError, match=r"is 8x8, the board parameters ask for 6x6: a map is never cut down"):
+        load_map("crossroads", width=6, height=6)
+
+
+def test_a_map_is_centred_on_a_larger_board():
+    # ledger "Board size": a board-size sweep keeps the map's layout in the middle, the border open
+    small = load_map("crossroads")
+    big = load_map("crossroads", width=12, height=10)
+    assert (big.board.width, big.board.height) == (12, 10) and big.spec.width == 12
+    for feature in ("walls", "webs", "mana_pools"):
+        assert getattr(big.spec, feature) == [[x + 2, y + 1] for x, y in getattr(small.spec, feature)]
+    assert int(big.board.wall.sum()) == int(small.board.wall.sum()) and big.board.wall[big.board.cell(2 + 2, 3 + 1)]
+    assert load_map("crossroads", width=8, height=8).spec == small.spec
+
+
+def test_an_odd_growth_would_break_the_symmetry_and_is_refused():
+    with pytest.raises(DataError, match=r"ask for 9x9: .*even number of cells \(180° symmetry\)"):
+        load_map("crossroads", width=9, height=9)
+
+
+def test_board_size_sets_a_square_board():
+    p = load_params(overrides={"board_size": 12})
+    assert (p.width, p.height, p.board_size) == (12, 12, 12)
+    assert (load_params().width, load_params().board_size) == (8, 0)
+    with pytest.raises(DataError, match=r"board_size 3: a board is at least 4x4"):
+        load_params(overrides={"board_size": 3})
