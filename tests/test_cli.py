@@ -243,3 +243,11 @@ def test_agents_lists_only_what_a_ruleset_without_the_step_api_accepts(ruleset, 
     kinds = dict(line.split(None, 1) for line in r.stdout.splitlines())
     assert set(kinds) == compiled
     assert all(k.startswith("compiled") for k in kinds.values())
+
+
+def test_python_dash_m_battlesim_is_the_command():
+    """``python -m battlesim`` works as the ``battlesim`` console script does (a user without the
+    script on PATH, or one choosing the interpreter)."""
+    r = subprocess.run([sys.executable, "-m", "battlesim", "decks", "--ruleset", "grid"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "iron_vanguard" in r.stdout.split()
