@@ -35,3 +35,14 @@ def declaring(source: str) -> Iterator[None]:
         yield
     finally:
         _source.reset(token)
+
+
+def check_keyword_value(name: str, kind: str, value: bool | int, low: int, high: int) -> None:
+    """A card's value for a plugin keyword of ``kind`` ("tag": true/false; "number": ``low`` to
+    ``high``), as the rulesets whose plugins declare keywords by kind check it (grid, classes);
+    a misfit is a ``ValueError`` the card loader reports in one line naming the field."""
+    if isinstance(value, bool) != (kind == "tag"):
+        raise ValueError(f"keyword {name!r} takes {'true/false' if kind == 'tag' else 'a number'}, "
+                         f"got {str(value).lower()}")
+    if kind == "number" and not low <= value <= high:
+        raise ValueError(f"keyword {name!r} = {value}: expected {low} to {high}")

@@ -32,7 +32,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from battlesim.ecs import registry
-from battlesim.ecs.declaring import PluginError, current_source
+from battlesim.ecs.declaring import PluginError, check_keyword_value, current_source
 from battlesim.ecs.plugin import component
 from battlesim.systems.classes.components import PREFIX
 from battlesim.systems.classes.effect_spec import AMOUNT_MAX, EffectSpec
@@ -122,11 +122,7 @@ def check_plugin_keyword(name: str, value: bool | int) -> bool:
     kw = plugin_keywords().get(name)
     if kw is None:
         return False
-    if isinstance(value, bool) != (kw.value == "tag"):
-        raise ValueError(f"keyword {name!r} takes {'true/false' if kw.value == 'tag' else 'a number'}, "
-                         f"got {str(value).lower()}")
-    if kw.value == "number" and not 1 <= value <= NUMBER_MAX:
-        raise ValueError(f"keyword {name!r} = {value}: expected 1 to {NUMBER_MAX}")
+    check_keyword_value(name, kw.value, value, 1, NUMBER_MAX)
     return True
 
 

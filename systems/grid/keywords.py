@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from battlesim.ecs.declaring import check_keyword_value
 from battlesim.ecs.extension import PluginError
 from battlesim.ecs.plugin import extend
 from battlesim.systems.grid.vocabulary import KEYWORDS
@@ -74,11 +75,7 @@ def check_plugin_keyword(name: str, value: bool | int) -> bool:
     kw = plugin_keywords().get(name)
     if kw is None:
         return False
-    if isinstance(value, bool) != (kw.value == "tag"):
-        raise ValueError(f"keyword {name!r} takes {'true/false' if kw.value == 'tag' else 'a number'}, "
-                         f"got {str(value).lower()}")
-    if kw.value == "number" and not 0 <= value <= NUMBER_MAX:
-        raise ValueError(f"keyword {name!r} = {value}: expected 0 to {NUMBER_MAX}")
+    check_keyword_value(name, kw.value, value, 0, NUMBER_MAX)
     return True
 
 
