@@ -135,18 +135,31 @@ else:
     _resolve = _unlinked.unlinked_caller("resolve_unlinked", _SIGNATURES)
 
 
+# Nothing to resolve (no rows past ``start``, no pending event, no context row) is answered
+# here, as ``resolve`` answers it, without the call: an unlinked call passes every array of
+# ``st``, ``g`` and ``m`` as its leaves (hundreds of arguments), and most drain points of a game
+# find nothing pending.
 @njit(inline="always")
 def _resolve_damage(st, g, rng, b, m, start):
+    if m.qlen[b] <= start:
+        m.info[0] = -1
+        return 0
     return _resolve(m.fns, st, g, rng, b, m, 0, start, -1, m.arena, 0)
 
 
 @njit(inline="always")
 def _drain(st, g, rng, b, m):
+    if st.nevents[b] == 0:
+        m.info[0] = -1
+        return 0
     return _resolve(m.fns, st, g, rng, b, m, 1, 0, -1, m.arena, 0)
 
 
 @njit(inline="always")
 def _fire(st, g, rng, b, m, trigger, ctx, nctx):
+    if nctx == 0:
+        m.info[0] = -1
+        return 0
     return _resolve(m.fns, st, g, rng, b, m, 2, 0, trigger, ctx, nctx)
 
 
