@@ -26,6 +26,19 @@ def threads() -> int:
         return 1
 
 
+def default_threads(workers: int) -> int:
+    """``--threads`` when not given: the cores this process may run on, shared among ``workers``
+    local processes (a machine's cores are the speed a user expects from one command); 1 when the
+    workers are elsewhere (``workers`` 0: Ray sizes its own)."""
+    if workers <= 0:
+        return 1
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_THREADS, cores // workers))
+
+
 def set_threads(n: int) -> None:
     """``--threads n`` for this process and the worker processes it starts."""
     os.environ[THREADS_ENV] = str(int(n))

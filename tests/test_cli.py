@@ -251,3 +251,34 @@ def test_python_dash_m_battlesim_is_the_command():
     r = subprocess.run([sys.executable, "-m", "battlesim", "decks", "--ruleset", "grid"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "iron_vanguard" in r.stdout.split()
+
+
+def test_threads_default_to_the_cores_shared_among_local_workers(monkeypatch):
+    """A user's one command uses the machine (``--threads`` not given): its cores over the local
+    workers, at least 1, at most MAX_THREADS; 1 when Ray places the work."""
+    import battlesim.ecs.threads as th
+
+    monkeypatch.setattr(th.os, "sched_getaffinity", lambda pid: set(range(6)), raising=False)
+    assert [th.default_threads(w) for w in (1, 2, 3, 4, 8)] == [6, 3, 2, 1, 1]
+    assert th.default_threads(0) == 1
+    monkeypatch.setattr(th.os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    assert th.default_threads(1) == th.MAX_THREADS
+
+
+def test_simulate_without_threads_plays_on_the_default_and_says_the_same(monkeypatch):
+    """The default changes the speed only: the summary of 40 games is the one ``--threads 1`` prints."""
+    import battlesim.ecs.threads as th
+
+    monkeypatch.setattr(th.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setenv(th.THREADS_ENV, "1")  # restored (unset) after the test: the CLI sets it for the process
+    monkeypatch.delenv(th.THREADS_ENV)
+    runner = CliRunner()
+    got = {}
+    for extra in ([], ["--threads", "1"]):
+        r = runner.invoke(app, ["simulate", "--games", "40", "--json", "--quiet", *extra])
+        assert r.exit_code == 0, r.output
+        got[len(extra)] = json.loads(r.stdout)
+        if not extra:
+            assert th.threads() == 2
+    for key in ("wins", "draws", "games", "first_player_win_rate"):
+        assert got[0].get(key) == got[2].get(key), key

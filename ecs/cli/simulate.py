@@ -24,7 +24,7 @@ from battlesim.ecs.cli.app import (
     warn,
 )
 from battlesim.ecs.cli.progress import run_progress
-from battlesim.ecs.threads import MAX_THREADS, set_threads
+from battlesim.ecs.threads import MAX_THREADS, default_threads, set_threads
 from battlesim.ecs.datafiles import DataError
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.runs.runner import (
@@ -56,7 +56,9 @@ def simulate_cmd(
     out: Optional[str] = typer.Option(None, help="Write Parquet shards (games and cards tables, one per chunk) to this run directory; rerunning resumes."),
     restart: bool = typer.Option(False, "--restart", help="Empty the --out run directory and start the run over (when its options or any card, deck, ruleset or plugin file changed)."),
     workers: int = typer.Option(1, "--workers", "-w", help="Local worker processes (1: play in this process). With --backend ray and no --address: the local Ray's CPUs."),
-    threads: int = typer.Option(1, "--threads", "-t", help="Threads each process plays a batch on (the compiled game loop; 1-8). Changes speed, never results."),
+    threads: Optional[int] = typer.Option(
+        None, "--threads", "-t", show_default=False,
+        help="Threads each process plays a batch on (the compiled game loop; 1-8; default: this machine's cores shared among the local workers, 1 with Ray). Changes speed, never results."),
     # (help texts are rich markup: \\[ keeps "[ray]" from being read as a style)
     backend: str = typer.Option("local", help="local (this machine) or ray (pip install 'battlesim\\[ray]')."),
     address: Optional[str] = typer.Option(None, help="Ray cluster to join (--backend ray), e.g. auto or ray://head:10001."),
@@ -82,6 +84,8 @@ def simulate_cmd(
         )
         if restart and out_dir is None:
             raise UserError("--restart starts an --out run directory over: give --out")
+        if threads is None:
+            threads = default_threads(workers if backend == "local" else 0)
         if not 1 <= threads <= MAX_THREADS:
             raise UserError(f"--threads must be between 1 and {MAX_THREADS}, got {threads}")
         set_threads(threads)
