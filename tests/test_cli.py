@@ -280,5 +280,5 @@ def test_simulate_without_threads_plays_on_the_default_and_says_the_same(monkeyp
         got[len(extra)] = json.loads(r.stdout)
         if not extra:
             assert th.threads() == 2
-    for key in ("wins", "draws", "games", "first_player_win_rate"):
-        assert got[0].get(key) == got[2].get(key), key
+    for key in ("wins", "draws", "games", "first_player_win_rate", "mean_rounds", "end_reasons"):
+        assert got[0][key] == got[2][key], key
