@@ -266,3 +266,19 @@ def test_a_stage_reading_a_name_through_the_wrong_buffer_is_one_line(cache_dir: 
     with isolated():
         load_plugins([str(path)])
         assert build("toy").columns({"health": 2, "anchor": 5})[0, :2].tolist() == [2, 5]
+
+
+def _allocating(n):
+    return np.zeros(n, dtype=np.int64).sum()
+
+
+def test_rebound_code_runs_without_reference_counting_unless_it_says_it_allocates() -> None:
+    # DESIGN.md "Rules of the road": "allocate once per chunk, never in hot code"; rebound phases
+    # compile without numba's reference counting, and one that must allocate says so (@allocates)
+    from battlesim.ecs.compiled.codegen import allocates, rebind
+
+    machine: dict = {}
+    with pytest.raises(numba.core.errors.TypingError, match="Only accept returning of array passed into the function"):
+        rebind(_allocating, machine)(3)  # numba's words for "no allocation without reference counting"
+    marked = allocates(lambda n: np.zeros(n, dtype=np.int64).sum())
+    assert rebind(marked, machine)(3) == 0

@@ -25,7 +25,7 @@ from battlesim.ecs.compiled import interpreter as it
 from battlesim.ecs.compiled.damage_queue import new_queue
 from battlesim.ecs.compiled.engine import build
 from battlesim.ecs.compiled.interpreter import NCTX, OK, UNPORTED, EffectError
-from battlesim.ecs.compiled.machine import ARENA_ROWS, FW, MAX_FRAMES, Resolution
+from battlesim.ecs.compiled.machine import ARENA_ROWS, FW, MAX_FRAMES, Resolution, work_tables
 from battlesim.ecs.compiled.world_view import toy_state
 from battlesim.ecs.decisions import make_agent
 from battlesim.systems.lanes import compiled  # noqa: F401  (registers the compiled opcodes, selectors, phases)
@@ -234,7 +234,7 @@ def _toy_fire(engine, op_name: str):
     queue, qlen, _ = new_queue(1, 16)
     m = Resolution(queue, qlen, np.zeros((MAX_FRAMES, FW), dtype=np.int64),
                    np.zeros((ARENA_ROWS, it.WIDTH), dtype=np.int64), tbl, it.id_maps(pieces, [op_name], []),
-                   it.columns(pieces, {}), engine.columns({"health": 0}), np.full(4, -1, dtype=np.int64), engine.address_table())
+                   it.columns(pieces, {}), engine.columns({"health": 0}), np.full(4, -1, dtype=np.int64), engine.address_table(), work_tables(4))
     rng = np.zeros((1, 2), dtype=np.uint64)
     g = (np.zeros(1, dtype=np.int64),)
     ctx = np.full((1, NCTX), -1, dtype=np.int64)

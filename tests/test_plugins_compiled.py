@@ -310,7 +310,7 @@ def test_a_plugin_opcode_and_selector_fire_through_the_machine(cache_dir: Path, 
     """A card whose effect is ``op = "chill", select = "odd_slots", amount = 2``, fired once by the
     engine's resolution machine: the plugin's selector picks the targets, its opcode runs on them."""
     from battlesim.ecs.compiled import interpreter as it
-    from battlesim.ecs.compiled.machine import ARENA_ROWS, FW, MAX_FRAMES, Resolution
+    from battlesim.ecs.compiled.machine import ARENA_ROWS, FW, MAX_FRAMES, Resolution, work_tables
 
     path = _plugin(tmp_path, "fx_plugin", FX)
     with isolated():
@@ -326,7 +326,7 @@ def test_a_plugin_opcode_and_selector_fire_through_the_machine(cache_dir: Path, 
         m = Resolution(queue, qlen, np.zeros((MAX_FRAMES, FW), dtype=np.int64),
                        np.zeros((ARENA_ROWS, it.WIDTH), dtype=np.int64), tbl,
                        it.id_maps(pieces, ["chill"], ["odd_slots"]), it.columns(pieces, {"chill": 1}),
-                       engine.columns({"health": 0}), np.full(4, -1, dtype=np.int64), engine.address_table())
+                       engine.columns({"health": 0}), np.full(4, -1, dtype=np.int64), engine.address_table(), work_tables(4))
         ctx = np.full((1, it.NCTX), -1, dtype=np.int64)
         ctx[0, it.C_CARD], ctx[0, it.C_OWNER] = 0, 0
         status = engine.module.fire(w, (np.zeros(1, dtype=np.int64),), np.zeros((1, 2), dtype=np.uint64), 0, m, 0,

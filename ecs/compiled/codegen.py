@@ -70,7 +70,7 @@ def engine_source(ruleset: str, stages: list[CompiledStage], interpreter: str = 
     lines += [
         "",
         "",
-        "@njit(cache=True)",
+        "@njit(cache=True, _nrt=False)",
         "def run_damage(w, b, queue, qlen, start, cols, stack):",
         '    """Every damage stage, in priority order, over rows start..qlen[b] of game b\'s queue; the',
         "    rows a stage pushes (reactions) go through the whole pipeline before the next stage, depth",
@@ -203,6 +203,14 @@ _KEPT_OPTIONS = ("_nrt", "boundscheck", "fastmath", "error_model", "nogil")  # a
 _REBOUND: dict[int, tuple[dict, dict, dict]] = {}  # id(machine) -> (machine: kept alive, reaches, copies)
 
 
+def allocates(fn: Callable) -> Callable:
+    """Marks a function of compiled code that allocates (``np.empty``...): ``rebind`` compiles
+    it with numba's reference counting, which every other function it copies runs without
+    (DESIGN.md: "allocate once per chunk, never in hot code"; each one left is a known cost)."""
+    getattr(fn, "py_func", fn).allocates = True
+    return fn
+
+
 def rebind(fn: Callable, machine: dict[str, Callable], inline: bool = False) -> Callable:
     """``fn`` compiled (``cache=False``: its machine code is cached with the engine module's
     wrapper that calls it) with its calls to the machine's stubs (``machine.STUBS``) bound to the
@@ -250,10 +258,13 @@ def rebind(fn: Callable, machine: dict[str, Callable], inline: bool = False) -> 
         new.__module__, new.__qualname__, new.__doc__ = py.__module__, py.__qualname__, py.__doc__
         # a function of its own: it reaches the machine through an unlinked caller, so linking
         # it links none of the machine (ecs/compiled/unlinked.py)
-        # the original's own options, and numba's reference counting stated explicitly: a callee
-        # without it inherits its caller's, and the game loop runs without (``loop.advance``)
+        # the original's own options, and numba's reference counting stated explicitly (a callee
+        # without it inherits its caller's): off, unless the original says ``_nrt=True`` because
+        # it allocates. Compiled code allocates nothing in hot code (DESIGN.md "Rules of the
+        # road"), and every array a function reads out of a named tuple otherwise costs an
+        # atomic incref and decref: 17% of a random lanes game's samples (docs/compiled-core.md)
         options = {k: v for k, v in getattr(f, "targetoptions", {}).items() if k in _KEPT_OPTIONS}
-        options.setdefault("_nrt", True)
+        options.setdefault("_nrt", bool(getattr(py, "allocates", False)))
         if top and inline:  # a loop step: inlined, so the loop never passes the whole LoopArgs in a call
             return njit(cache=False, inline="always", **options)(new)
         compiled = done[id(py)] = njit(cache=False, **options)(new)

@@ -217,16 +217,16 @@ def interpreter_source(ops: list[CompiledPiece], sels: list[CompiledPiece], quie
         for k, p in enumerate(group):
             lines.append(f"{prefix}_{k} = njit(cache=False)(getattr(importlib.import_module({p.fn.__module__!r}), "
                          f"{p.fn.__qualname__!r}))  # {p.name}")
-    lines += ["", "", "@njit(cache=True)", "def run_opcode(k, w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):",
+    lines += ["", "", "@njit(cache=True, _nrt=False)", "def run_opcode(k, w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):",
               '    """Opcode k of the switch (its cols row: 1 + k)."""']
     for k, p in enumerate(ops):
         lines += [f"    if k == {k}:  # {p.name}", f"        return op_{k}(w, g, rng, b, hits, nh, tbl, cols[{1 + k}], queue, qlen, at)"]
-    lines += ["    return UNPORTED", "", "", "@njit(cache=True)",
+    lines += ["    return UNPORTED", "", "", "@njit(cache=True, _nrt=False)",
               "def run_selector(k, w, g, rng, b, ctx, nctx, tbl, e, cols, out):",
               '    """Selector k of the switch (its cols row: 1 + n_opcodes + k); -1: not compiled."""']
     for k, p in enumerate(sels):
         lines += [f"    if k == {k}:  # {p.name}",
                   f"        return sel_{k}(w, g, rng, b, ctx, nctx, tbl, e, cols[{1 + len(ops) + k}], out)"]
-    lines += ["    return -1", "", "", "@njit(cache=True)", "def is_quiet(w, g, b, slot, cols):"]
+    lines += ["    return -1", "", "", "@njit(cache=True, _nrt=False)", "def is_quiet(w, g, b, slot, cols):"]
     lines += ["    return quiet_0(w, g, b, slot, cols[0])" if quiet else "    return False"]
     return "\n".join(lines)

@@ -41,6 +41,12 @@ QUEUE_ROWS = 256  # damage rows of one game at once (nested levels give theirs b
 # what ``info`` holds after a failure: the card of the firing (or opcode) that failed, -1 none
 I_CARD = 0
 
+# Phases' scratch, one worker's like ``frames``: table t is one phase function's (lanes: the
+# attacks of a lane, a wave of deaths and its reads, a trigger's listeners, regeneration), so that
+# compiled code allocates nothing (DESIGN.md "Rules of the road") and runs without reference
+# counting. A function owns its table; two functions that may be on the stack at once own two.
+WORK_TABLES, WORK_ROWS, WORK_COLS = 6, 64, 8
+
 PHASE_STUBS = RESERVED  # the names phases call; the engine binds them
 
 F = TypeVar("F", bound=Callable)
@@ -61,6 +67,7 @@ class Resolution(NamedTuple):
     dcols: np.ndarray  # the damage stages' column table (Engine.columns)
     info: np.ndarray  # int64[4]: I_CARD
     fns: np.ndarray  # int64[MAX_SIGNATURES]: this machine's ``resolve`` per signature (ecs/compiled/unlinked.py)
+    work: np.ndarray  # int64[WORK_TABLES, max(WORK_ROWS, slots), WORK_COLS]: phases' scratch tables (``work_tables``)
 
 
 def new_resolution(engine: Any, view: Any, table: Any, opcode_names: list[str], selector_names: list[str],
@@ -72,7 +79,12 @@ def new_resolution(engine: Any, view: Any, table: Any, opcode_names: list[str], 
     return Resolution(np.zeros((n_games, queue_rows, NF), dtype=np.int64), np.zeros(n_games, dtype=np.int64),
                       np.zeros((MAX_FRAMES, FW), dtype=np.int64), np.zeros((ARENA_ROWS, it.WIDTH), dtype=np.int64),
                       bound.tbl, bound.maps, bound.cols, engine.columns(view.layout()),
-                      np.full(4, -1, dtype=np.int64), engine.address_table())
+                      np.full(4, -1, dtype=np.int64), engine.address_table(), work_tables(view.state.alive.shape[1]))
+
+
+def work_tables(n_slots: int) -> np.ndarray:
+    """``Resolution.work`` for a World of ``n_slots`` slots: a table has a row per slot at least."""
+    return np.zeros((WORK_TABLES, max(WORK_ROWS, n_slots), WORK_COLS), dtype=np.int64)
 
 
 # -- the stubs phases call (the engine module binds the names to its own functions) -----------
@@ -190,7 +202,7 @@ def game_source(ruleset: str, phases: list[CompiledPhase], frozen: list[str], lo
     for k, p in enumerate(phases):
         args = ", ".join(p.params())
         lines += [f"_phase_{k} = _rebind(getattr(importlib.import_module({p.fn.__module__!r}), {p.name!r}), _MACHINE)",
-                  "", "", "@njit(cache=True)", f"def {p.name}({args}):",
+                  "", "", "@njit(cache=True, _nrt=False)", f"def {p.name}({args}):",
                   f'    """{p.fn.__module__}.{p.name}, its machine calls through m.fns."""',
                   f"    return _phase_{k}({args})", ""]
     return "\n".join(lines) + loop

@@ -32,7 +32,7 @@ from battlesim.ecs.compiled.interpreter import MAX_DEPTH as MAX_FIRINGS, NO_SLOT
 N_STAGES = len(STAGES)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def open_events(st, b, m, ev0, nf, top):
     """Game b's events ev0..nevents as firings on the frame stack, one per run of consecutive
     events of one trigger (numpy's one ``Ctx`` per ``fire`` call), the first run on top; their
@@ -71,7 +71,7 @@ def open_events(st, b, m, ev0, nf, top):
     return nf, top, OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def open_firing(m, f, trigger, rows, n):
     """Frame f: a firing of ``trigger`` over arena rows rows..rows+n, not yet started."""
     m.frames[f, F_KIND] = FIRING
@@ -83,7 +83,7 @@ def open_firing(m, f, trigger, rows, n):
     m.frames[f, F_AT] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def set_off(st, b, m, nf, top, pushed, ev0):
     """What a stage pass or an opcode call pushed, on the frame stack to run before its caller
     goes on: its events (as firings), then its damage rows (a damage level, on top: they resolve
@@ -107,7 +107,7 @@ def set_off(st, b, m, nf, top, pushed, ev0):
     return nf, top, status
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def resolve(st, g, rng, b, m, kind, start, trigger, ctx, nctx):
     """The machine, entered by ``resolve_damage`` (kind 0: rows start..qlen[b]), ``drain`` (1:
     the pending events) or ``fire`` (2: ``trigger`` over rows ctx[:nctx]); ONE compiled function,
@@ -303,7 +303,7 @@ def resolve(st, g, rng, b, m, kind, start, trigger, ctx, nctx):
     return OK
 
 
-@njit(inline="always", cache=True)
+@njit(inline="always", cache=True, _nrt=False)
 def resolve_damage(st, g, rng, b, m, start):
     """Rows start..qlen[b] of game b's damage queue through every stage, reactions and the
     effects they trigger resolved where numpy resolves them. The rows stay in the queue (their
@@ -311,14 +311,14 @@ def resolve_damage(st, g, rng, b, m, start):
     return resolve(st, g, rng, b, m, 0, start, -1, m.arena, 0)
 
 
-@njit(inline="always", cache=True)
+@njit(inline="always", cache=True, _nrt=False)
 def drain(st, g, rng, b, m):
     """Every pending event of game b (``st.events``), each run of one trigger fired as one
     firing, in queue order, with everything it sets off."""
     return resolve(st, g, rng, b, m, 1, 0, -1, m.arena, 0)
 
 
-@njit(inline="always", cache=True)
+@njit(inline="always", cache=True, _nrt=False)
 def fire(st, g, rng, b, m, trigger, ctx, nctx):
     """One firing of ``trigger`` over rows ctx[:nctx] (fields C_*: a spell's caster and chosen
     target, an improvement's lane), with everything it sets off."""

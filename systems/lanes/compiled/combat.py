@@ -70,7 +70,8 @@ from battlesim.ecs.plugin import extend
 
 lanes = extend("lanes")  # its compiled parts are declared as a plugin declares them
 
-MAX_ATTACKS = 16  # attacks of one lane of one game (2 sides x positions)
+MAX_ATTACKS = 16  # attacks of one lane of one game (2 sides x positions; <= machine.WORK_ROWS)
+W_ATTACKS = 0  # its work table (machine.Resolution.work)
 SRC, TGT, SIEGE, OWN, LN, PS = range(6)  # the fields of an attack row (OWN, LN, PS: read with the list)
 NA = 6
 
@@ -84,18 +85,23 @@ def event(st: WorldState, cols: np.ndarray, b: int, t: int, card: int, s: int, o
 
 
 @njit(cache=False)
+def leftmost_taunt(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, side: int, lane: int) -> int:
+    """Side's leftmost Taunt unit in the lane, or -1 (two scalars, not an array: nothing
+    allocated in hot code)."""
+    for p in range(f.board.shape[3]):
+        s = np.int64(f.board[b, side, lane, p])
+        if s >= 0 and has_tag(st, cols, C_TAUNT, C_KW_TAUNT, b, s):
+            return s
+    return -1
+
+
+@njit(cache=False)
 def lane_attacks(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane: int, out: np.ndarray) -> int:
     """``combat.lane_attacks`` for game b: rows (attacker, target, siege bonus) into ``out``,
     side 0's attackers first, then side 1's, each by position; returns how many. The attack
     itself is read when each step is built (``resolve_lane``)."""
     P = f.board.shape[3]
-    taunt = np.full(2, -1, dtype=np.int64)  # each side's leftmost Taunt unit
-    for side in range(2):
-        for p in range(P):
-            s = f.board[b, side, lane, p]
-            if s >= 0 and has_tag(st, cols, C_TAUNT, C_KW_TAUNT, b, s):
-                taunt[side] = s
-                break
+    taunt = (leftmost_taunt(st, f, cols, b, 0, lane), leftmost_taunt(st, f, cols, b, 1, lane))
     n = 0
     for side in range(2):
         foe = 1 - side
@@ -170,20 +176,21 @@ def resolve_lane(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane
     units, and settle again if one listened."""
     if not f.active[b]:
         return OK
-    atk = np.empty((MAX_ATTACKS, NA), dtype=np.int64)
+    atk = m.work[W_ATTACKS]  # rows of MAX_ATTACKS x NA (machine.WORK_ROWS x WORK_COLS)
     n = lane_attacks(st, f, cols, b, lane, atk)
     status = attack_triggers(st, f, cols, b, lane, atk, n, g, rng, m)
     if status != OK:
         return status
-    first = np.empty(MAX_ATTACKS, dtype=np.bool_)
+    first = np.int64(0)  # bit i: attack i strikes first (MAX_ATTACKS <= 64)
     for i in range(n):
-        first[i] = first_strikes(st, cols, b, atk[i, SRC], atk[i, TGT])
+        if first_strikes(st, cols, b, atk[i, SRC], atk[i, TGT]):
+            first |= np.int64(1) << i
     queue, qlen = m.queue, m.qlen
     for step in range(2):
         qlen[b] = 0
         for i in range(n):
             a = atk[i, SRC]
-            if first[i] != (step == 0) or (step == 1 and st.i16[cols[C_HEALTH], b, a] <= 0):
+            if ((first >> i) & 1 == 1) != (step == 0) or (step == 1 and st.i16[cols[C_HEALTH], b, a] <= 0):
                 continue
             # the current attack, read now: numpy reads it once per lane and again before a step
             # only in games where a trigger fired or damage was dealt (``touched``); elsewhere
@@ -191,7 +198,7 @@ def resolve_lane(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane
             push(queue, qlen, b, a, atk[i, TGT], attack_of(st, cols, b, a) + atk[i, SIEGE], COMBAT | ATTACK)
         for i in range(n):  # cleave_batch, read with the attacks, before the pipeline
             a = atk[i, SRC]
-            if first[i] != (step == 0) or (step == 1 and st.i16[cols[C_HEALTH], b, a] <= 0):
+            if ((first >> i) & 1 == 1) != (step == 0) or (step == 1 and st.i16[cols[C_HEALTH], b, a] <= 0):
                 continue
             x = count(st, cols, C_CLEAVE, C_KW_CLEAVE, b, a)
             if x <= 0:

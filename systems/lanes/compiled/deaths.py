@@ -72,7 +72,8 @@ from battlesim.ecs.plugin import extend
 lanes = extend("lanes")  # its compiled parts are declared as a plugin declares them
 
 CASCADE, SLOTS_FULL = -5, -6  # settle's errors beside the machine's (the caller names the seed)
-MAX_WAVE = 64  # deaths in one wave of one game (a game has fewer slots than that)
+MAX_WAVE = 64  # deaths in one wave of one game (a game has fewer slots than that; <= machine.WORK_ROWS)
+W_WAVE, W_WAVE_READS = 1, 2  # settle's work tables (machine.Resolution.work): the wave, what destroy reads
 
 
 @njit(cache=False)
@@ -153,7 +154,7 @@ def settle(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, g: Any, rn
     freed. Returns OK, the machine's failure, CASCADE (more than MAX_WAVES waves) or SLOTS_FULL
     (a redeployed hero found no slot)."""
     S = st.alive.shape[1]
-    wave = np.empty((MAX_WAVE, 3), dtype=np.int64)  # slot, owner, pays a bounty (read when found)
+    wave = m.work[W_WAVE]  # slot, owner, pays a bounty (read when found)
     for _ in range(MAX_WAVES):
         n = 0
         for s in range(S):
@@ -186,18 +187,19 @@ def settle(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, g: Any, rn
             status = drain(st, g, rng, b, m)  # DRAIN: "On Enemy Death", before the wave is removed
             if status != OK:
                 return status
-        if not destroy_wave(st, f, cols, b, wave, n):
+        if not destroy_wave(st, f, cols, b, wave, n, m.work[W_WAVE_READS]):
             return SLOTS_FULL
     return CASCADE
 
 
 @njit(cache=False)
-def destroy_wave(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, wave: np.ndarray, n: int) -> bool:
+def destroy_wave(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, wave: np.ndarray, n: int,
+                 info: np.ndarray) -> bool:
     """``deaths.destroy`` of one wave (rows: slot, owner when found, pays a bounty): every read
     first (bounty, deck position, hero, Rapid
     Deployment, lane), then the removals, then the heroes' timers, then the redeployments in
     (seat, hero) order, as numpy's vectorised ``destroy`` and its ``lexsort``."""
-    info = np.empty((MAX_WAVE, 5), dtype=np.int64)  # owner, is hero, hero index, rapid, lane
+    # info (a work table): per death, owner, is hero, hero index, rapid, lane
     for j in range(n):
         s = wave[j, 0]
         owner = np.int64(st.i8[cols[C_OWNER], b, s])

@@ -224,7 +224,7 @@ def thread_args(w: Any, n: int) -> list:
         m = L.m
         k = bundle(w)
         own = [L] + [L._replace(m=m._replace(frames=np.zeros_like(m.frames), arena=np.zeros_like(m.arena),
-                                                info=np.full_like(m.info, -1)),
+                                                info=np.full_like(m.info, -1), work=np.zeros_like(m.work)),
                                 ro=_rollout(w, k, L.ro.cand.shape[0]))
                      for _ in range(n - 1)]
         got = w.cache[KEY + "_threads"] = (L, n, own)

@@ -32,6 +32,7 @@ CAST = 2  # "lanes.cast" (card, lane, entity = the caster, -1 none)
 BUILT = 3  # "lanes.improvement" (card, lane, entity = the improvement)
 EQUIPPED = 4  # "lanes.equip" (card, entity = the holder)
 ABILITY = 5  # "lanes.ability" (card, entity = the hero or improvement)
+W_LISTENERS = 4  # notify's work table (machine.Resolution.work)
 TARGETED = 6  # "lanes.target" (card, entity = the chosen unit)
 # negative codes are errors, the caller stops the game naming its seed: deaths.CASCADE (-3),
 # deaths.SLOTS_FULL (-4: a spawn, an improvement or a redeployed hero found no free slot)
@@ -131,7 +132,7 @@ def notify(st, cols, b, side, other, first, last, listens, triggers, g, rng, m) 
     the next. As numpy: the listeners, their card, whether they are alive and on which side are
     read once, before the first trigger fires; their owner, lane and position as each fires."""
     S = st.alive.shape[1]
-    found = np.empty((S, 3), dtype=np.int64)  # slot, card, of ``side``
+    found = m.work[W_LISTENERS]  # slot, card, of ``side`` (machine.Resolution.work: nothing allocated)
     n = 0
     for s in range(S):
         card = st.i16[cols[C_CARD_ID], b, s]

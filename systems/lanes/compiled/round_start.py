@@ -48,6 +48,8 @@ from battlesim.systems.lanes.compiled.round_layout import (
     T_START,
 )
 
+W_REGEN = 3  # status_tick's work table (machine.Resolution.work)
+
 
 def status_tick(st: WorldState, f: Any, cols: np.ndarray, b: int, g: Any, rng: np.ndarray, m: Resolution) -> int:
     """``round_start.status_tick`` for game b, computed from the state at its start and applied
@@ -57,13 +59,14 @@ def status_tick(st: WorldState, f: Any, cols: np.ndarray, b: int, g: Any, rng: n
     damage (own + the held item's; anchors enchanted with it heal too, a destroyed objective
     does not; a unit healed above 0 is no longer dying), so Regeneration 1 and Decay 1 cancel."""
     S = st.alive.shape[1]
-    regen = np.zeros(S, dtype=np.int64)
+    regen = m.work[W_REGEN]  # column 0: each slot's X (machine.Resolution.work: nothing allocated)
     queue, qlen = m.queue, m.qlen
     qlen[b] = 0
     for s in range(S):
+        regen[s, 0] = 0
         if not st.alive[b, s] or st.flags[cols[C_IMPROVEMENT], b, s]:
             continue
-        regen[s] = (np.int64(st.i16[cols[C_REGENERATION], b, s])
+        regen[s, 0] = (np.int64(st.i16[cols[C_REGENERATION], b, s])
                     + st.cat[cols[C_KW_REGENERATION], st.i16[cols[C_EQUIPMENT], b, s]])
         d = np.int64(st.i16[cols[C_DECAY], b, s])
         if d > 0 and not st.flags[cols[C_ANCHOR], b, s]:
@@ -73,15 +76,15 @@ def status_tick(st: WorldState, f: Any, cols: np.ndarray, b: int, g: Any, rng: n
         if status != OK:
             return status
     for s in range(S):
-        if regen[s] <= 0:
+        if regen[s, 0] <= 0:
             continue
         hp = np.int64(st.i16[cols[C_HEALTH], b, s])
         if st.flags[cols[C_ANCHOR], b, s]:  # damage_stages.heal_anchor
             if not st.flags[cols[C_RUINED], b, s]:
-                st.i16[cols[C_HEALTH], b, s] = hp + regen[s]
+                st.i16[cols[C_HEALTH], b, s] = hp + regen[s, 0]
                 st.i16[cols[C_HEALTH], b, s] = min(st.i16[cols[C_HEALTH], b, s], st.i16[cols[C_MAX_HEALTH], b, s])
         else:
-            st.i16[cols[C_HEALTH], b, s] = min(hp + regen[s], np.int64(st.i16[cols[C_MAX_HEALTH], b, s]))
+            st.i16[cols[C_HEALTH], b, s] = min(hp + regen[s, 0], np.int64(st.i16[cols[C_MAX_HEALTH], b, s]))
             if st.flags[cols[C_DYING], b, s] and st.i16[cols[C_HEALTH], b, s] > 0:
                 st.flags[cols[C_DYING], b, s] = False
     return OK
