@@ -95,14 +95,18 @@ class World:
             groups.setdefault((np.dtype(comp.dtype), comp.shape), []).append(("c", comp.name, comp.default))
         groups.setdefault((np.dtype(np.bool_), ()), []).extend(
             ("present", name, False) for name, comp in self.components.items() if comp.presence == "mask")
+        # (where, name) -> (the array, its row k in its buffer): a compiled view finds each row by
+        # identity instead of by address (``world_view``: it is built for every World)
+        self.rows: dict[tuple[str, str], tuple[np.ndarray, int]] = {}
         for (dtype, shape), members in groups.items():
             buf = np.empty((len(members), B, S, *shape), dtype=dtype)
             for k, (where, name, default) in enumerate(members):
                 buf[k] = default
+                self.rows[where, name] = (buf[k], k)
                 if where == "c":
-                    setattr(self.c, name, buf[k])
+                    setattr(self.c, name, self.rows[where, name][0])
                 else:
-                    self.present[name] = buf[k]
+                    self.present[name] = self.rows[where, name][0]
         self.state_fields: dict[str, StateField] = {}
         self.g = SimpleNamespace()
         for f in state:

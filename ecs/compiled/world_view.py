@@ -88,15 +88,21 @@ class WorldView:
         """Every name a kernel may ask a column id for: components by name, catalog rows as
         ``card.<column>``, parameters as ``param.<name>``, presence masks as ``present.<name>``
         (the ``layout`` of ``Engine.columns``)."""
-        out = {name: k for name, (_, k) in self.columns.items()}
-        out.update({f"present.{name}": k for name, k in self.presence.items()})
-        out.update({f"card.{name}": k for name, k in self.cat_rows.items()})
-        out.update({f"param.{name}": k for name, k in self.param_index.items()})
-        return out
+        return dict(self._layout())
+
+    def _layout(self) -> dict[str, int]:
+        got = self.__dict__.get("_layout_cache")
+        if got is None:  # once per view: every table of a chunk's kernels asks for it
+            got = {name: k for name, (_, k) in self.columns.items()}
+            got.update({f"present.{name}": k for name, k in self.presence.items()})
+            got.update({f"card.{name}": k for name, k in self.cat_rows.items()})
+            got.update({f"param.{name}": k for name, k in self.param_index.items()})
+            self.__dict__["_layout_cache"] = got
+        return got
 
     def cols(self, names: tuple[str, ...] | list[str]) -> np.ndarray:
         """``int64[len(names)]``: the column ids of ``names`` (``layout``), for a kernel's argument."""
-        layout = self.layout()
+        layout = self._layout()
         missing = [n for n in names if n not in layout]
         if missing:
             raise ViewError(f"the world has no column {missing[0]!r}")
@@ -115,10 +121,12 @@ def world_view(w: Any, extra_cards: Mapping[str, np.ndarray] | None = None,
     presence: dict[str, int] = {}
     members = [(name, getattr(w.c, name), "c") for name in w.components]
     members += [(name, mask, "present") for name, mask in w.present.items()]
+    rows = getattr(w, "rows", {})
     for name, arr, where in members:
         group = _group_of(name, arr)
         buf = arr.base
-        k = _row_in(buf, arr)
+        known = rows.get((where, name))
+        k = known[1] if known is not None and known[0] is arr and buf is not None else _row_in(buf, arr)
         if k is None:
             raise ViewError(f"component {name!r} is not a row of its group's buffer (a deep copy?); "
                             f"call battlesim.ecs.compiled.world_view.regroup(world) first")
@@ -187,6 +195,9 @@ def regroup(w: Any) -> None:
             else:
                 present[name] = buf[k]
     w.c, w.present = c, present
+    w.rows = {("c", n): (a, k) for n, (a, k) in ((n, (getattr(c, n), _row_in(getattr(c, n).base, getattr(c, n))))
+                                                  for n in vars(c))}
+    w.rows.update({("present", n): (a, _row_in(a.base, a)) for n, a in present.items()})
     w.__dict__.pop("_flat_cache", None)
 
 

@@ -99,7 +99,7 @@ def loop_args(w: Any, agents: Sequence[Any] | None = None) -> lg.LoopArgs:
             play_apply_fields(w, view), play_columns(view, w), lcols,
             np.zeros((w.n_games, w.n_slots), dtype=np.int64), np.ones(2, dtype=np.int64),
             np.zeros(2, dtype=np.bool_), new_memo(w.n_games),
-            _rollout(w, k, 1))
+            _idle_rollout(w, k))
         got = w.cache[KEY] = (k, args)
     args = got[1]
     agents = w.agents if agents is None else agents
@@ -113,6 +113,34 @@ def _rollout(w: Any, k: Any, candidates: int) -> Any:
     return rollout_game(w, k.view, engine(), candidates, k.rng, tables=k.tables)
 
 
+# layout -> a rollout game no kernel reads (``_idle_rollout``)
+_IDLE: dict[tuple, Any] = {}
+
+
+def _idle_rollout(w: Any, k: Any) -> Any:
+    """A rollout game for a run with no lookahead seat (``lookahead_act`` is its only reader): of
+    the types World ``w``'s own would have, built once per layout over a one-game scratch of ``w``
+    rather than over each World (3 of the ~5 ms of a one-game ``play``). ``_lookahead`` replaces
+    it with the World's own as soon as a seat is lookahead."""
+    from battlesim.ecs.compiled.world_view import world_view
+    from battlesim.systems.lanes.compiled.scratch import scratch_world
+
+    eng = engine()
+    key = (id(eng), w.n_slots, w.actions.size,
+           tuple((n, np.dtype(f.dtype).str, tuple(f.shape)) for n, f in w.state_fields.items()))
+    got = _IDLE.get(key)
+    if got is None:
+        cards, params = k.tables
+        s = scratch_world(w, 1)
+        got = _IDLE[key] = rollout_game(s, world_view(s, extra_cards=cards, extra_params=params), eng, 1,
+                                        s.rng.packed, tables=k.tables)
+    return got
+
+
+def _is_idle(ro: Any) -> bool:
+    return any(ro is r for r in _IDLE.values())
+
+
 def _lookahead(w: Any, L: lg.LoopArgs, agents: Sequence[Any]) -> lg.LoopArgs:
     """Each lookahead seat's ``k`` and whether numpy keeps its memo (a plain greedy opponent:
     ``LookaheadAgent._memo``); a rollout game with room for the largest ``k``."""
@@ -121,7 +149,8 @@ def _lookahead(w: Any, L: lg.LoopArgs, agents: Sequence[Any]) -> lg.LoopArgs:
     for seat, a in enumerate(agents):
         L.la_k[seat] = getattr(a, "k", 1) if L.agents[seat] == lg.LOOKAHEAD else 1
         L.memo_on[seat] = L.agents[seat] == lg.LOOKAHEAD and type(agents[1 - seat]) is GreedyAgent
-    if L.la_k.max() > L.ro.cand.shape[0]:
+    looks = bool((L.agents == lg.LOOKAHEAD).any())
+    if looks and (_is_idle(L.ro) or L.la_k.max() > L.ro.cand.shape[0]):
         k = bundle(w)
         L = L._replace(ro=_rollout(w, k, int(L.la_k.max())))
         w.cache[KEY] = (k, L)
@@ -225,7 +254,7 @@ def thread_args(w: Any, n: int) -> list:
         k = bundle(w)
         own = [L] + [L._replace(m=m._replace(frames=np.zeros_like(m.frames), arena=np.zeros_like(m.arena),
                                                 info=np.full_like(m.info, -1), work=np.zeros_like(m.work)),
-                                ro=_rollout(w, k, L.ro.cand.shape[0]))
+                                ro=L.ro if _is_idle(L.ro) else _rollout(w, k, L.ro.cand.shape[0]))
                      for _ in range(n - 1)]
         got = w.cache[KEY + "_threads"] = (L, n, own)
     return got[2]
