@@ -431,9 +431,9 @@ def best_of(mask, scores):
 
 
 @njit(cache=True)
-def greedy_action(w, cols, f, bd, ct, pr, b, mask):
+def greedy_action(w, cols, f, bd, ct, pr, b, k, mask):
     """The greedy agent: the legal action (spec §4) with the best estimated gain."""
-    legal_mask(w, cols, f, bd, ct, pr, b, mask)
+    legal_mask(w, cols, f, bd, ct, pr, b, k, mask)
     scores = np.zeros(mask.shape[0])
     greedy_scores(w, cols, f, bd, ct, pr, b, mask, scores)
     return best_of(mask, scores)
