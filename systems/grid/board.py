@@ -206,16 +206,25 @@ def los_distance(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray, star
     Breadth-first over orthogonal steps through cells that are not walls and hold no enemy of
     ``side`` (hidden ones included: they still stand there). An enemy's cell gets its distance
     (it may be the target) but the path does not go on through it; walls get none."""
+    return los_distance_within(neighbours, wall, occ, start, side, INF)
+
+
+@njit(cache=True)
+def los_distance_within(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray, start: int, side: int,
+                        limit: int) -> np.ndarray:
+    """``los_distance`` exact for every cell at most ``limit`` away, the others INF: a unit
+    sees no further than its longest range, so the search stops there."""
     n = neighbours.shape[0]
     dist = np.empty(n, dtype=np.int16)
-    los_distance_into(neighbours, wall, occ, start, side, dist, np.empty(n, dtype=np.int16))
+    los_distance_into(neighbours, wall, occ, start, side, limit, dist, np.empty(n, dtype=np.int16))
     return dist
 
 
 @njit(cache=True, _nrt=False)
 def los_distance_into(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray, start: int, side: int,
-                      dist: np.ndarray, queue: np.ndarray) -> None:
-    """``los_distance`` into ``dist`` (int16[C]), ``queue`` (int16[C]) its working space."""
+                      limit: int, dist: np.ndarray, queue: np.ndarray) -> None:
+    """``los_distance_within`` into ``dist`` (int16[C]), ``queue`` (int16[C]) its working space:
+    breadth first, so no path goes on from a cell ``limit`` away."""
     dist[:] = INF
     dist[start] = 0
     head, tail = 0, 0
@@ -224,6 +233,8 @@ def los_distance_into(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray,
     while head < tail:
         c = queue[head]
         head += 1
+        if dist[c] >= limit:
+            continue
         for d in range(4):
             nxt = neighbours[c, d]
             if nxt < 0 or wall[nxt] or dist[nxt] != INF:

@@ -205,6 +205,22 @@ def slot_free(w, cols, b, s, bonus):
 
 
 @njit(cache=True, _nrt=False)
+def sight_limit(w, cols, f, ct, b, a, side):
+    """grid.md 4.4.1: "A unit or hero must have a line of sight (LoS) before it can attack any card":
+    the farthest the active unit a may need to see this decision, the longest range of its basic
+    attack, its abilities and the spells in its player's hand (a range that reads no line of sight
+    only makes this larger). The LoS search stops there (``board.los_distance_into``)."""
+    reach = eff_range(w, cols, ct, b, a)
+    for j in range(K):
+        reach = max(reach, np.int64(f.abil[b, a, j, A_RANGE]))
+    for h in range(f.g[b, HAND_N + side]):
+        card = f.hand[b, side, h]
+        if ct.card[card, C_TYPE] == T_SPELL:
+            reach = max(reach, np.int64(ct.abil[card, 0, A_RANGE]))
+    return reach
+
+
+@njit(cache=True, _nrt=False)
 def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, out, offset):
     """grid.md 4.3.1: "An “action” is defined as using an ability listed on the card": sets
     ``out[offset + c]`` for every cell c unit s may aim the ability ``row`` at (its target's cell,
@@ -329,7 +345,8 @@ def legal_mask(w, cols, f, bd, ct, pr, b, k, out):
         if typ == T_SPELL and a >= 0 and cost <= f.g[b, SE + side] and slot_free(w, cols, b, a, row[A_BONUS] > 0):
             # cast by the active unit (spec §3 Spells), aimed as its own ability would be
             if not have_dist:
-                los_distance_into(bd.neighbours, bd.wall, occ, w.i16[cols[CELL], b, a], side, dist, k.queue)
+                los_distance_into(bd.neighbours, bd.wall, occ, w.i16[cols[CELL], b, a], side,
+                                  sight_limit(w, cols, f, ct, b, a, side), dist, k.queue)
                 have_dist = True
             mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, out, base)
     if a < 0 or w.i8[cols[TURN_STATE], b, a] != ACTIVE_TURN:
@@ -337,7 +354,8 @@ def legal_mask(w, cols, f, bd, ct, pr, b, k, out):
     out[END_UNIT] = True
     start = w.i16[cols[CELL], b, a]
     if not have_dist:
-        los_distance_into(bd.neighbours, bd.wall, occ, start, side, dist, k.queue)
+        los_distance_into(bd.neighbours, bd.wall, occ, start, side, sight_limit(w, cols, f, ct, b, a, side), dist,
+                          k.queue)
     mv_left = np.int64(w.i8[cols[MV_LEFT], b, a])
     pw = passes_walls(w, cols, ct, b, a)
     if mv_left > 0:  # grid.md 4.2.1: "A unit or hero can move any number of spaces in a turn as they have MV points."
