@@ -41,6 +41,7 @@ from battlesim.systems.grid.rules import (
     occupancy_into,
     parry_of,
     passes_walls,
+    unit_at,
 )
 from battlesim.systems.grid.state import (
     A_AMOUNT,
@@ -139,7 +140,7 @@ MV_CAP = 100  # grid_mv_left is int8: extra MV beyond this is never spendable on
 
 
 @njit(cache=True, _nrt=False)
-def strike(w, cols, f, bd, ct, pr, b, k, s, c, base, mult2, bonus, dtype, area, stun):
+def strike(w, cols, f, bd, ct, pr, b, s, c, base, mult2, bonus, dtype, area, stun):
     """grid.md 4.4.4: "During combat, a unit or hero always hits a target that is in range." An
     area hits every enemy within ``area`` orthogonal steps of c, hidden ones too ("Hidden or
     invisible units are affected by area of effect (AoE) damage."); a single target's parry
@@ -153,8 +154,7 @@ def strike(w, cols, f, bd, ct, pr, b, k, s, c, base, mult2, bonus, dtype, area, 
                     and bd.manhattan[c, w.i16[cols[CELL], b, t]] <= area and t != s):
                 hit(w, cols, ct, b, t, base, mult2, bonus, dtype)
         return
-    occupancy_into(w, cols, b, k.occ, k.who)
-    t = k.who[c]
+    t = unit_at(w, cols, b, c)
     if t < 0:
         return
     if w.i8[cols[PARRIED], b, t] < parry_of(w, cols, ct, b, t):
@@ -254,8 +254,10 @@ def use(w, cols, f, bd, ct, pr, b, k, s, row, c):
     bonus = row[A_BONUS] > 0
     side = w.i8[cols[SIDE], b, s]
     start = w.i16[cols[CELL], b, s]
-    occ, who = k.occ, k.who
-    occupancy_into(w, cols, b, occ, who)
+    t = unit_at(w, cols, b, c)  # the unit aimed at, before anything moves (-1: a cell)
+    occ = k.occ
+    if op == OP_PUSH or op == OP_RUSH:  # the cells on the way must be empty
+        occupancy_into(w, cols, b, occ, k.who)
     if bonus:
         w.flags[cols[BONUS_USED], b, s] = True
     else:
@@ -263,7 +265,7 @@ def use(w, cols, f, bd, ct, pr, b, k, s, row, c):
     if op == OP_ATTACK:
         base = attack_base(eff_damage(w, cols, ct, b, s), np.int64(row[A_DAMAGE]))
         dtype = np.int64(row[A_DTYPE]) if row[A_DTYPE] >= 0 else eff_dtype(w, cols, ct, b, s)
-        strike(w, cols, f, bd, ct, pr, b, k, s, c, base, np.int64(row[A_MULT2]), np.int64(row[A_BONUS_DAMAGE]),
+        strike(w, cols, f, bd, ct, pr, b, s, c, base, np.int64(row[A_MULT2]), np.int64(row[A_BONUS_DAMAGE]),
                dtype, np.int64(row[A_AREA]), row[A_STUN] > 0)
         after_attack(w, cols, f, b, s)
         return
@@ -272,11 +274,9 @@ def use(w, cols, f, bd, ct, pr, b, k, s, row, c):
     elif op == OP_JUMP or op == OP_TELEPORT:  # grid.md 4.2.11, 4.2.12
         place(w, cols, f, bd, ct, pr, b, s, c)
     elif op == OP_PUSH:  # grid.md 4.2.13
-        t = who[c]
         place(w, cols, f, bd, ct, pr, b, t,
               push_destination(bd.neighbours, bd.wall, occ, start, c, row[A_AMOUNT], passes_walls(w, cols, ct, b, t)))
     elif op == OP_RUSH:  # grid.md 4.2.3: "move an extra space while shoving a card out of its way"
-        t = who[c]
         to, shoved = rush_cells(bd.neighbours, bd.wall, bd.web, occ, start, direction_of(bd.neighbours, start, c),
                                 np.int64(w.i8[cols[MV_LEFT], b, s]), passes_walls(w, cols, ct, b, s),
                                 flies(w, cols, ct, b, s), passes_walls(w, cols, ct, b, t) if t >= 0 else False)
@@ -284,7 +284,6 @@ def use(w, cols, f, bd, ct, pr, b, k, s, row, c):
             place(w, cols, f, bd, ct, pr, b, t, shoved)
         place(w, cols, f, bd, ct, pr, b, s, to)
     elif op == OP_HEAL:
-        t = who[c]
         w.i16[cols[HP], b, t] = min(w.i16[cols[MAX_HP], b, t], w.i16[cols[HP], b, t] + row[A_AMOUNT])
     elif op == OP_GATHER:  # grid.md 4.1.1: the Elf Gatherer at the mana pool
         f.g[b, SE + side] = min(pr[P_SE_CAP], f.g[b, SE + side] + row[A_AMOUNT])
@@ -295,11 +294,10 @@ def use(w, cols, f, bd, ct, pr, b, k, s, row, c):
                 break
         shuffle_deck(f, b, side)
     elif op == OP_CONCEAL:
-        t = who[c]
         w.flags[cols[INVISIBLE if row[A_STATUS] == STATUS_INVISIBLE else HIDDEN], b, t] = True
     settle(w, cols, f, pr, b)
     if not bonus and w.alive[b, s]:
-        if op != OP_CONCEAL or who[c] != s:
+        if op != OP_CONCEAL or t != s:
             w.flags[cols[HIDDEN], b, s] = False  # ledger Hidden: a main action ends hiding
         end_unit_turn(w, cols, f, b)
 
@@ -370,8 +368,7 @@ def play_card(w, cols, f, bd, ct, pr, b, k, h, c):
     log_played(f, b, side, card, -1)
     if typ == T_ITEM:
         f.g[b, GOLD + side] -= cost
-        occupancy_into(w, cols, b, k.occ, k.who)
-        t = k.who[c]
+        t = unit_at(w, cols, b, c)
         old = w.i16[cols[ITEM], b, t]
         gain = np.int64(ct.card[card, G_MV]) - (np.int64(ct.card[old, G_MV]) if old >= 0 else 0)
         to_cemetery(f, b, side, old)  # one item per unit: the old one goes (ledger: Spells, items)
@@ -459,15 +456,14 @@ def apply_action(w, cols, f, bd, ct, pr, b, k, a):
         end_unit_turn(w, cols, f, b)
     elif kind == SELECT:
         end_unit_turn(w, cols, f, b)
-        occupancy_into(w, cols, b, k.occ, k.who)
-        t = k.who[c]
+        t = unit_at(w, cols, b, c)
         w.i8[cols[TURN_STATE], b, t] = ACTIVE_TURN
         f.g[b, ACTIVE] = t
     elif kind == MOVE:
         walk(w, cols, f, bd, ct, pr, b, k, s, c)
         settle(w, cols, f, pr, b)
     elif kind == ATTACK:  # the basic attack: never an action, never SE (grid.md 4.3.8)
-        strike(w, cols, f, bd, ct, pr, b, k, s, c, eff_damage(w, cols, ct, b, s), 2, 0,
+        strike(w, cols, f, bd, ct, pr, b, s, c, eff_damage(w, cols, ct, b, s), 2, 0,
                eff_dtype(w, cols, ct, b, s), -1, False)
         settle(w, cols, f, pr, b)
         after_attack(w, cols, f, b, s)

@@ -179,6 +179,16 @@ def occupancy_into(w, cols, b, occ, who):
 
 
 @njit(cache=True, _nrt=False)
+def unit_at(w, cols, b, c):
+    """The slot of the unit on cell c, -1 if none (grid.md 4.2.4: one unit per space): what an
+    action aimed at one cell needs, without the whole board's occupancy."""
+    for s in range(w.alive.shape[1]):
+        if w.alive[b, s] and w.i16[cols[CELL], b, s] == c:
+            return s
+    return -1
+
+
+@njit(cache=True, _nrt=False)
 def free_slot(w, b):
     """A free entity slot for a hire (grid.md 4.1.4 "hire more units or heroes"), -1 if the game is full."""
     for s in range(w.alive.shape[1]):
