@@ -119,7 +119,7 @@ def lookahead_action(w, cols, f, bd, ct, pr, b, k, mask):
     legal_mask(w, cols, f, bd, ct, pr, b, k, mask)
     side = f.g[b, TURN]
     scores = np.zeros(mask.shape[0])
-    greedy_scores(w, cols, f, bd, ct, pr, b, mask, scores)
+    greedy_scores(w, cols, f, bd, ct, pr, b, k, mask, scores)
     pick = np.zeros(mask.shape[0], dtype=np.bool_)
     pick[PASS] = mask[PASS]
     for _ in range(CANDIDATES):
