@@ -1,6 +1,7 @@
 """group "grid": whole grid games, random vs random on the default map (8x8 crossroads), default
 decks, one thread, at several batch sizes (issue 16 "Speed": >= 10,000 games/s at B >= 4,096 on
-one core; one game <= 2 ms).
+one core; one game <= 2 ms); and greedy vs greedy at B = 1,024, the compiled agent that still
+allocates per decision (docs/grid-speed.md).
 
 The timed call is ``GridGame.play_tables`` (what a chunk of ``simulate --ruleset grid`` runs:
 building the World, the compiled ``play_batch`` over every game, the games and cards tables),
@@ -31,8 +32,18 @@ def grid():
 @pytest.mark.benchmark(group="grid")
 @pytest.mark.parametrize("n,rounds,warmup", GRID_CASES, ids=[f"B={c[0]}" for c in GRID_CASES])
 def test_grid_random_vs_random(benchmark, grid, monkeypatch, n, rounds, warmup):
+    play_timed(benchmark, grid, monkeypatch, "random", n, rounds, warmup)
+
+
+@pytest.mark.benchmark(group="grid")
+def test_grid_greedy_vs_greedy(benchmark, grid, monkeypatch):
+    play_timed(benchmark, grid, monkeypatch, "greedy", 1024, 3, 1)
+
+
+def play_timed(benchmark, grid, monkeypatch, agent: str, n: int, rounds: int, warmup: int) -> None:
+    """Time ``play_tables`` of seeds 0..n-1, ``agent`` in both seats, one thread."""
     monkeypatch.setenv("BATTLESIM_THREADS", "1")
-    agents = [make_agent("random"), make_agent("random")]
+    agents = [make_agent(agent), make_agent(agent)]
     seeds = np.arange(n, dtype=np.int64)
     decks = grid.default_decks()
     out = benchmark.pedantic(lambda: grid.play_tables(seeds, decks, agents, cards=True), rounds=rounds,

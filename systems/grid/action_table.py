@@ -26,13 +26,13 @@ PASS, END_UNIT, SELECT, MOVE, ATTACK, USE, HIDE, PLAY = range(8)
 KINDS = ("pass", "end_unit", "select", "move", "attack", "use", "hide", "play")
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def table_size(cells: int, abilities: int, hand: int) -> int:
     """The number of actions: 3 + C x (3 + K + Hh)."""
     return 3 + cells * (3 + abilities + hand)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def block_start(kind: int, cells: int, abilities: int) -> int:
     """Index of the first action of block ``kind``."""
     if kind == PASS:
@@ -52,7 +52,7 @@ def block_start(kind: int, cells: int, abilities: int) -> int:
     return 3 + 3 * cells + abilities * cells  # PLAY
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def encode(kind: int, k: int, c: int, cells: int, abilities: int) -> int:
     """The action ``kind`` with ability / hand index ``k`` (USE, PLAY) at cell ``c``."""
     start = block_start(kind, cells, abilities)
@@ -63,7 +63,7 @@ def encode(kind: int, k: int, c: int, cells: int, abilities: int) -> int:
     return start + c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def decode(a: int, cells: int, abilities: int, hand: int) -> tuple[int, int, int]:
     """(kind, k, c) of action ``a`` (k and c are -1 where the block has none)."""
     if a == 0:

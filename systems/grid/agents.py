@@ -29,7 +29,7 @@ from numba import njit
 
 from battlesim.systems.grid import kernel_cache
 from battlesim.systems.grid.action_table import ATTACK, END_UNIT, HIDE, MOVE, PASS, SELECT, USE, block_start, decode
-from battlesim.systems.grid.board import INF, move_costs_within
+from battlesim.systems.grid.board import INF, move_costs_into
 from battlesim.systems.grid.damage import attack_base, hit_damage, stun_damage
 from battlesim.systems.grid.rules import (
     concealed,
@@ -40,6 +40,7 @@ from battlesim.systems.grid.rules import (
     eff_resist,
     flies,
     legal_mask,
+    occupancy_into,
     passes_walls,
 )
 from battlesim.systems.grid.state import (
@@ -352,22 +353,19 @@ def item_gain(ct, card):
 
 
 @njit(cache=True)
-def greedy_scores(w, cols, f, bd, ct, pr, b, mask, scores):
-    """``scores[a]`` for every legal action a: greedy's estimate of its change of the evaluation."""
+def greedy_scores(w, cols, f, bd, ct, pr, b, k, mask, scores):
+    """``scores[a]`` for every legal action a: greedy's estimate of its change of the evaluation.
+    The occupancy and move costs go to the thread's working space ``k`` (``work.GridWork``)."""
     cells = bd.wall.shape[0]
     side = f.g[b, TURN]
     a = f.g[b, ACTIVE]
     ut = unit_table(w, cols, f, ct, b)
-    who = np.full(cells, -1, dtype=np.int64)
-    occ = np.full(cells, -1, dtype=np.int8)
-    for s in range(ut.shape[0]):
-        if ut[s, U_ALIVE]:
-            who[ut[s, U_CELL]] = s
-            occ[ut[s, U_CELL]] = ut[s, U_SIDE]
+    occ, who = k.occ, k.who
+    occupancy_into(w, cols, b, occ, who)
     lost = 0.0  # the threat the active unit gives up when its turn ends
     mv_left = 0
     here = 0.0
-    cost = np.empty(0, dtype=np.int16)
+    cost = k.cost  # filled only when a move is legal (only then read)
     near = np.empty(0, dtype=np.int64)
     if a >= 0 and w.i8[cols[TURN_STATE], b, a] == ACTIVE_TURN:
         start = ut[a, U_CELL]
@@ -376,12 +374,12 @@ def greedy_scores(w, cols, f, bd, ct, pr, b, mask, scores):
         here = position(ut, bd, a, start, mv_left, ATT_W)
         moves = block_start(MOVE, cells, K)
         if mv_left > 0 and mask[moves:moves + cells].any():
-            cost = move_costs_within(bd.neighbours, bd.wall, bd.web, occ, start, side, passes_walls(w, cols, ct, b, a),
-                                     flies(w, cols, ct, b, a), mv_left)
+            move_costs_into(bd.neighbours, bd.wall, bd.web, occ, start, side, passes_walls(w, cols, ct, b, a),
+                            flies(w, cols, ct, b, a), mv_left, cost, k.queue, k.queued)
     for i in range(mask.shape[0]):
         if not mask[i]:
             continue
-        kind, k, c = decode(i, cells, K, f.hand.shape[2])
+        kind, j, c = decode(i, cells, K, f.hand.shape[2])
         v = 0.0
         if kind == PASS:
             v = -lost
@@ -397,11 +395,11 @@ def greedy_scores(w, cols, f, bd, ct, pr, b, mask, scores):
         elif kind == ATTACK:
             v = hit_value(ut, who[c], basic_damage(ut, a, who[c])) - lost
         elif kind == USE:
-            v = ability_gain(ut, bd, a, f.abil[b, a, k], c, who, lost)
+            v = ability_gain(ut, bd, a, f.abil[b, a, j], c, who, lost)
         elif kind == HIDE:
             v = HIDE_W - lost
         else:
-            card = f.hand[b, side, k]
+            card = f.hand[b, side, j]
             typ = ct.card[card, C_TYPE]
             if typ == T_UNIT or typ == T_HERO:
                 if near.shape[0] == 0:
@@ -431,11 +429,11 @@ def best_of(mask, scores):
 
 
 @njit(cache=True)
-def greedy_action(w, cols, f, bd, ct, pr, b, mask):
+def greedy_action(w, cols, f, bd, ct, pr, b, k, mask):
     """The greedy agent: the legal action (spec §4) with the best estimated gain."""
-    legal_mask(w, cols, f, bd, ct, pr, b, mask)
+    legal_mask(w, cols, f, bd, ct, pr, b, k, mask)
     scores = np.zeros(mask.shape[0])
-    greedy_scores(w, cols, f, bd, ct, pr, b, mask, scores)
+    greedy_scores(w, cols, f, bd, ct, pr, b, k, mask, scores)
     return best_of(mask, scores)
 
 

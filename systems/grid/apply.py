@@ -2,7 +2,9 @@
 attacks and abilities with their damage, spells, items, hires, deaths, kill points and victory,
 and the player turn's end and start (income, draw, statuses ticking).
 
-Compiled (``@njit(cache=True)``), same arguments as ``rules.py``. ``apply_action`` trusts that
+Compiled (``@njit(cache=True, _nrt=False)``: nothing allocates), the arguments of ``rules.py``,
+with the thread's working space ``k`` (``work.GridWork``) where occupancy, move costs or a path
+are needed. ``apply_action`` trusts that
 the action is legal (``rules.legal_mask``): the agent draws from the mask, the scenario runner
 checks it first. All damage goes through ``outcome.hit`` with the grid damage arithmetic
 (``damage.py``: grid.md 4.4.3); deaths are settled once the action is done (``outcome.settle``).
@@ -15,7 +17,7 @@ from numba import njit
 
 from battlesim.systems.grid import kernel_cache
 from battlesim.systems.grid.action_table import ATTACK, END_UNIT, HIDE, MOVE, PASS, SELECT, USE, decode
-from battlesim.systems.grid.board import INF, direction_of, move_costs_within, push_destination, rush_cells, step_cost
+from battlesim.systems.grid.board import INF, direction_of, move_costs_into, push_destination, rush_cells, step_cost
 from battlesim.systems.grid.damage import attack_base, stun_damage
 from battlesim.systems.grid.outcome import (
     finish,
@@ -36,9 +38,10 @@ from battlesim.systems.grid.rules import (
     eff_resist,
     flies,
     free_slot,
-    occupancy,
+    occupancy_into,
     parry_of,
     passes_walls,
+    unit_at,
 )
 from battlesim.systems.grid.state import (
     A_AMOUNT,
@@ -136,7 +139,7 @@ from battlesim.systems.grid.state import (
 MV_CAP = 100  # grid_mv_left is int8: extra MV beyond this is never spendable on a 16x16 board anyway
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def strike(w, cols, f, bd, ct, pr, b, s, c, base, mult2, bonus, dtype, area, stun):
     """grid.md 4.4.4: "During combat, a unit or hero always hits a target that is in range." An
     area hits every enemy within ``area`` orthogonal steps of c, hidden ones too ("Hidden or
@@ -151,8 +154,7 @@ def strike(w, cols, f, bd, ct, pr, b, s, c, base, mult2, bonus, dtype, area, stu
                     and bd.manhattan[c, w.i16[cols[CELL], b, t]] <= area and t != s):
                 hit(w, cols, ct, b, t, base, mult2, bonus, dtype)
         return
-    _, who = occupancy(w, cols, b, bd.wall.shape[0])
-    t = who[c]
+    t = unit_at(w, cols, b, c)
     if t < 0:
         return
     if w.i8[cols[PARRIED], b, t] < parry_of(w, cols, ct, b, t):
@@ -165,7 +167,7 @@ def strike(w, cols, f, bd, ct, pr, b, s, c, base, mult2, bonus, dtype, area, stu
     hit(w, cols, ct, b, t, base, mult2, bonus, dtype)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def spring_trap(w, cols, f, bd, ct, pr, b, s, c):
     """Ledger "Traps" (grid.md 4.4.3: "Physical damage occurs from ... spike traps. Magic damage
     occurs from ... explosion traps."): unit s entered c; an enemy trap there goes off (its
@@ -190,7 +192,7 @@ def spring_trap(w, cols, f, bd, ct, pr, b, s, c):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def place(w, cols, f, bd, ct, pr, b, s, c):
     """Unit s is moved onto c without spending MV (jump, teleport, push, rush: grid.md 4.2.13
     "If the card that was moved still has a turn, it is allowed use of its full MV value.")."""
@@ -198,18 +200,17 @@ def place(w, cols, f, bd, ct, pr, b, s, c):
     spring_trap(w, cols, f, bd, ct, pr, b, s, c)
 
 
-@njit(cache=True)
-def walk(w, cols, f, bd, ct, pr, b, s, dest):
+@njit(cache=True, _nrt=False)
+def walk(w, cols, f, bd, ct, pr, b, k, s, dest):
     """grid.md 4.2.1: move along the cheapest legal path, spending its MV; a trap on the way stops
     the unit on its cell (the MV spent so far stays spent)."""
-    cells = bd.wall.shape[0]
     side = w.i8[cols[SIDE], b, s]
-    occ, _ = occupancy(w, cols, b, cells)
+    occ, cost, path = k.occ, k.cost, k.path
+    occupancy_into(w, cols, b, occ, k.who)
     start = w.i16[cols[CELL], b, s]
     fl = flies(w, cols, ct, b, s)
-    cost = move_costs_within(bd.neighbours, bd.wall, bd.web, occ, start, side, passes_walls(w, cols, ct, b, s), fl,
-                            np.int64(w.i8[cols[MV_LEFT], b, s]))
-    path = np.empty(cells, dtype=np.int64)
+    move_costs_into(bd.neighbours, bd.wall, bd.web, occ, start, side, passes_walls(w, cols, ct, b, s), fl,
+                    np.int64(w.i8[cols[MV_LEFT], b, s]), cost, k.queue, k.queued)
     n = 0
     cur = dest
     while cur != start:  # back from the destination: the first predecessor (direction order) on a cheapest path
@@ -224,7 +225,7 @@ def walk(w, cols, f, bd, ct, pr, b, s, dest):
         cur = nxt
     spent = 0
     for i in range(n - 1, -1, -1):
-        c = path[i]
+        c = np.int64(path[i])
         spent = cost[c]
         w.i16[cols[CELL], b, s] = c
         if occ[c] == -1 and spring_trap(w, cols, f, bd, ct, pr, b, s, c):
@@ -233,7 +234,7 @@ def walk(w, cols, f, bd, ct, pr, b, s, dest):
 
 
 # -- unit turns -------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_unit_turn(w, cols, f, b):
     """grid.md 4.1.3: "Starting the turn of another unit or hero results in the immediate
     termination of the previous card's turn."."""
@@ -244,17 +245,19 @@ def end_unit_turn(w, cols, f, b):
     f.g[b, ACTIVE] = -1
 
 
-@njit(cache=True)
-def use(w, cols, f, bd, ct, pr, b, s, row, c):
+@njit(cache=True, _nrt=False)
+def use(w, cols, f, bd, ct, pr, b, k, s, row, c):
     """Unit s uses the ability ``row`` (its own, or a spell's effect) aimed at c. grid.md 4.3.4:
     "If the action is not part of combat, the completion of the action indicates that the unit or
     hero has ended its turn"; 4.3.5: a bonus action "will not be considered as the main action"."""
     op = row[A_OP]
     bonus = row[A_BONUS] > 0
     side = w.i8[cols[SIDE], b, s]
-    cells = bd.wall.shape[0]
     start = w.i16[cols[CELL], b, s]
-    occ, who = occupancy(w, cols, b, cells)
+    t = unit_at(w, cols, b, c)  # the unit aimed at, before anything moves (-1: a cell)
+    occ = k.occ
+    if op == OP_PUSH or op == OP_RUSH:  # the cells on the way must be empty
+        occupancy_into(w, cols, b, occ, k.who)
     if bonus:
         w.flags[cols[BONUS_USED], b, s] = True
     else:
@@ -262,8 +265,8 @@ def use(w, cols, f, bd, ct, pr, b, s, row, c):
     if op == OP_ATTACK:
         base = attack_base(eff_damage(w, cols, ct, b, s), np.int64(row[A_DAMAGE]))
         dtype = np.int64(row[A_DTYPE]) if row[A_DTYPE] >= 0 else eff_dtype(w, cols, ct, b, s)
-        strike(w, cols, f, bd, ct, pr, b, s, c, base, np.int64(row[A_MULT2]), np.int64(row[A_BONUS_DAMAGE]), dtype,
-               np.int64(row[A_AREA]), row[A_STUN] > 0)
+        strike(w, cols, f, bd, ct, pr, b, s, c, base, np.int64(row[A_MULT2]), np.int64(row[A_BONUS_DAMAGE]),
+               dtype, np.int64(row[A_AREA]), row[A_STUN] > 0)
         after_attack(w, cols, f, b, s)
         return
     if op == OP_EXTRA_MV:  # grid.md 4.2.3: "actions, items or spell cards to increase movement"
@@ -271,11 +274,9 @@ def use(w, cols, f, bd, ct, pr, b, s, row, c):
     elif op == OP_JUMP or op == OP_TELEPORT:  # grid.md 4.2.11, 4.2.12
         place(w, cols, f, bd, ct, pr, b, s, c)
     elif op == OP_PUSH:  # grid.md 4.2.13
-        t = who[c]
         place(w, cols, f, bd, ct, pr, b, t,
               push_destination(bd.neighbours, bd.wall, occ, start, c, row[A_AMOUNT], passes_walls(w, cols, ct, b, t)))
     elif op == OP_RUSH:  # grid.md 4.2.3: "move an extra space while shoving a card out of its way"
-        t = who[c]
         to, shoved = rush_cells(bd.neighbours, bd.wall, bd.web, occ, start, direction_of(bd.neighbours, start, c),
                                 np.int64(w.i8[cols[MV_LEFT], b, s]), passes_walls(w, cols, ct, b, s),
                                 flies(w, cols, ct, b, s), passes_walls(w, cols, ct, b, t) if t >= 0 else False)
@@ -283,7 +284,6 @@ def use(w, cols, f, bd, ct, pr, b, s, row, c):
             place(w, cols, f, bd, ct, pr, b, t, shoved)
         place(w, cols, f, bd, ct, pr, b, s, to)
     elif op == OP_HEAL:
-        t = who[c]
         w.i16[cols[HP], b, t] = min(w.i16[cols[MAX_HP], b, t], w.i16[cols[HP], b, t] + row[A_AMOUNT])
     elif op == OP_GATHER:  # grid.md 4.1.1: the Elf Gatherer at the mana pool
         f.g[b, SE + side] = min(pr[P_SE_CAP], f.g[b, SE + side] + row[A_AMOUNT])
@@ -294,16 +294,15 @@ def use(w, cols, f, bd, ct, pr, b, s, row, c):
                 break
         shuffle_deck(f, b, side)
     elif op == OP_CONCEAL:
-        t = who[c]
         w.flags[cols[INVISIBLE if row[A_STATUS] == STATUS_INVISIBLE else HIDDEN], b, t] = True
     settle(w, cols, f, pr, b)
     if not bonus and w.alive[b, s]:
-        if op != OP_CONCEAL or who[c] != s:
+        if op != OP_CONCEAL or t != s:
             w.flags[cols[HIDDEN], b, s] = False  # ledger Hidden: a main action ends hiding
         end_unit_turn(w, cols, f, b)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def after_attack(w, cols, f, b, s):
     """grid.md 4.1.1: "Movement -> Action -> Combat": the attack is the last thing the unit does;
     hiding ends with it (ledger Hidden; invisibility does not)."""
@@ -314,7 +313,7 @@ def after_attack(w, cols, f, b, s):
             end_unit_turn(w, cols, f, b)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def spawn(w, cols, f, ct, pr, b, side, card, c):
     """A hired unit or hero enters the board at c with its card's values (grid.md 4.1.4 "hire")."""
     s = free_slot(w, b)
@@ -343,7 +342,9 @@ def spawn(w, cols, f, ct, pr, b, side, card, c):
     w.flags[cols[HERO], b, s] = cd[C_HERO] > 0
     for k in (HIDDEN, INVISIBLE, STUNNED, ACTION_USED, BONUS_USED, ATTACKED):
         w.flags[cols[k], b, s] = False
-    f.abil[b, s] = ct.abil[card]
+    for j in range(ct.abil.shape[1]):  # element by element: a slice assignment may allocate a copy
+        for x in range(ct.abil.shape[2]):
+            f.abil[b, s, j, x] = ct.abil[card, j, x]
     f.slot_row[b, s] = -1  # the card log's row: set by whoever brought the unit in
     if pr[P_HIRED_UNITS_ACT] > 0:
         w.i8[cols[TURN_STATE], b, s] = READY
@@ -351,8 +352,8 @@ def spawn(w, cols, f, ct, pr, b, side, card, c):
     return s
 
 
-@njit(cache=True)
-def play_card(w, cols, f, bd, ct, pr, b, h, c):
+@njit(cache=True, _nrt=False)
+def play_card(w, cols, f, bd, ct, pr, b, k, h, c):
     """grid.md 4.1.4 "enough cards in the player's hand and gold available to hire"; spec §3 Spells,
     Items; ledger Traps. Hand card h at c: hire a unit (gold), put an item on an own unit (gold, not an action), set
     a trap (gold), or have the active unit cast a spell (SE; its action or bonus action)."""
@@ -367,8 +368,7 @@ def play_card(w, cols, f, bd, ct, pr, b, h, c):
     log_played(f, b, side, card, -1)
     if typ == T_ITEM:
         f.g[b, GOLD + side] -= cost
-        _, who = occupancy(w, cols, b, bd.wall.shape[0])
-        t = who[c]
+        t = unit_at(w, cols, b, c)
         old = w.i16[cols[ITEM], b, t]
         gain = np.int64(ct.card[card, G_MV]) - (np.int64(ct.card[old, G_MV]) if old >= 0 else 0)
         to_cemetery(f, b, side, old)  # one item per unit: the old one goes (ledger: Spells, items)
@@ -382,11 +382,11 @@ def play_card(w, cols, f, bd, ct, pr, b, h, c):
     elif typ == T_SPELL:
         f.g[b, SE + side] -= cost
         to_cemetery(f, b, side, card)
-        use(w, cols, f, bd, ct, pr, b, f.g[b, ACTIVE], ct.abil[card, 0], c)
+        use(w, cols, f, bd, ct, pr, b, k, f.g[b, ACTIVE], ct.abil[card, 0], c)
 
 
 # -- player turns -------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def begin_turn(w, cols, f, bd, ct, pr, b, side):
     """grid.md 4.1.4: "the other player's turn begins by gaining gold and drawing a card" (+ SE,
     spec §2). Its units get their turns with full MV, except stunned ones (grid.md 4.4.4: "treated
@@ -412,7 +412,7 @@ def begin_turn(w, cols, f, bd, ct, pr, b, side):
         finish_with(f, b, 1 - side, END_ELIMINATION)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def can_hire(f, ct, b, side):
     """grid.md 4.1.4: "enough cards in the player's hand and gold available to hire more units or heroes"."""
     for h in range(f.g[b, HAND_N + side]):
@@ -423,7 +423,7 @@ def can_hire(f, ct, b, side):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_turn(w, cols, f, bd, ct, pr, b):
     """grid.md 4.1.4: "When a player has exhausted all desired options, the other player's turn
     begins". The ending player's stunned units have sat out their turn: the stun ends. A round is
@@ -444,11 +444,11 @@ def end_turn(w, cols, f, bd, ct, pr, b):
     begin_turn(w, cols, f, bd, ct, pr, b, nxt)
 
 
-@njit(cache=True)
-def apply_action(w, cols, f, bd, ct, pr, b, a):
+@njit(cache=True, _nrt=False)
+def apply_action(w, cols, f, bd, ct, pr, b, k, a):
     """Action ``a`` of the action table (spec §4) for the player whose turn it is."""
     cells = bd.wall.shape[0]
-    kind, k, c = decode(a, cells, K, f.hand.shape[2])
+    kind, j, c = decode(a, cells, K, f.hand.shape[2])
     s = f.g[b, ACTIVE]
     if kind == PASS:
         end_turn(w, cols, f, bd, ct, pr, b)
@@ -456,29 +456,28 @@ def apply_action(w, cols, f, bd, ct, pr, b, a):
         end_unit_turn(w, cols, f, b)
     elif kind == SELECT:
         end_unit_turn(w, cols, f, b)
-        _, who = occupancy(w, cols, b, cells)
-        t = who[c]
+        t = unit_at(w, cols, b, c)
         w.i8[cols[TURN_STATE], b, t] = ACTIVE_TURN
         f.g[b, ACTIVE] = t
     elif kind == MOVE:
-        walk(w, cols, f, bd, ct, pr, b, s, c)
+        walk(w, cols, f, bd, ct, pr, b, k, s, c)
         settle(w, cols, f, pr, b)
     elif kind == ATTACK:  # the basic attack: never an action, never SE (grid.md 4.3.8)
-        strike(w, cols, f, bd, ct, pr, b, s, c, eff_damage(w, cols, ct, b, s), 2, 0, eff_dtype(w, cols, ct, b, s),
-               -1, False)
+        strike(w, cols, f, bd, ct, pr, b, s, c, eff_damage(w, cols, ct, b, s), 2, 0,
+               eff_dtype(w, cols, ct, b, s), -1, False)
         settle(w, cols, f, pr, b)
         after_attack(w, cols, f, b, s)
     elif kind == USE:
-        row = f.abil[b, s, k]
+        row = f.abil[b, s, j]
         f.g[b, SE + f.g[b, TURN]] -= row[A_SE]  # grid.md 4.3.6: "deduct the associated SE cost"
-        use(w, cols, f, bd, ct, pr, b, s, row, c)
+        use(w, cols, f, bd, ct, pr, b, k, s, row, c)
         settle(w, cols, f, pr, b)
     elif kind == HIDE:  # grid.md 4.2.14: hiding is the unit's action: its turn ends
         w.flags[cols[HIDDEN], b, s] = True
         w.flags[cols[ACTION_USED], b, s] = True
         end_unit_turn(w, cols, f, b)
     else:
-        play_card(w, cols, f, bd, ct, pr, b, k, c)
+        play_card(w, cols, f, bd, ct, pr, b, k, j, c)
         settle(w, cols, f, pr, b)
 
 

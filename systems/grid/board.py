@@ -60,7 +60,7 @@ class Board:
         return int(self.xs[c]), int(self.ys[c])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cell_id(x: int, y: int, width: int) -> int:
     """The id of cell (x, y)."""
     return y * width + x
@@ -90,7 +90,7 @@ def make_board(width: int, height: int, walls=(), webs=(), mana_pools=()) -> Boa
     return Board(width, height, xs, ys, nb, man, mask(walls), mask(webs), mask(mana_pools))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rotate180(c: int, width: int, height: int) -> int:
     """The cell opposite ``c`` under a half turn of the board (maps are 180° symmetric)."""
     return (height - 1 - c // width) * width + (width - 1 - c % width)
@@ -106,7 +106,7 @@ def home_cells(side: int, width: int, height: int, rows: int) -> np.ndarray:
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def step_cost(web: np.ndarray, src: int, flying: bool) -> int:
     """MV one orthogonal step out of ``src`` costs: 1, or 2 out of a web (4.2.8) unless flying (4.2.9)."""
     return 1 if flying or not web[src] else 2
@@ -139,7 +139,7 @@ def move_costs_within(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray,
     return cost
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def move_costs_into(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, occ: np.ndarray,
                     start: int, side: int, passes_walls: bool, flying: bool, limit: int, cost: np.ndarray,
                     queue: np.ndarray, queued: np.ndarray) -> None:
@@ -175,7 +175,7 @@ def move_costs_into(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, o
                     queued[nxt] = True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def can_stop(wall: np.ndarray, occ: np.ndarray, c: int, passes_walls: bool) -> bool:
     """A unit may end a move on ``c``: the cell is empty (4.2.4) and not a wall unless it may
     stand there (rogue or flying, 4.2.7)."""
@@ -192,7 +192,7 @@ def reachable(cost: np.ndarray, wall: np.ndarray, occ: np.ndarray, mv_left: int,
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_stuck(web: np.ndarray, c: int, mv_left: int, flying: bool) -> bool:
     """grid.md 4.2.10: "A unit or hero with only 1 MV that is on a space with a web obstacle is
     considered stuck and cannot move." (the same as 4.2.8's exit cost exceeding its MV)."""
@@ -206,16 +206,25 @@ def los_distance(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray, star
     Breadth-first over orthogonal steps through cells that are not walls and hold no enemy of
     ``side`` (hidden ones included: they still stand there). An enemy's cell gets its distance
     (it may be the target) but the path does not go on through it; walls get none."""
-    n = neighbours.shape[0]
-    dist = np.empty(n, dtype=np.int16)
-    los_distance_into(neighbours, wall, occ, start, side, dist, np.empty(n, dtype=np.int16))
-    return dist
+    return los_distance_within(neighbours, wall, occ, start, side, INF)
 
 
 @njit(cache=True)
+def los_distance_within(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray, start: int, side: int,
+                        limit: int) -> np.ndarray:
+    """``los_distance`` exact for every cell at most ``limit`` away, the others INF: a unit
+    sees no further than its longest range, so the search stops there."""
+    n = neighbours.shape[0]
+    dist = np.empty(n, dtype=np.int16)
+    los_distance_into(neighbours, wall, occ, start, side, limit, dist, np.empty(n, dtype=np.int16))
+    return dist
+
+
+@njit(cache=True, _nrt=False)
 def los_distance_into(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray, start: int, side: int,
-                      dist: np.ndarray, queue: np.ndarray) -> None:
-    """``los_distance`` into ``dist`` (int16[C]), ``queue`` (int16[C]) its working space."""
+                      limit: int, dist: np.ndarray, queue: np.ndarray) -> None:
+    """``los_distance_within`` into ``dist`` (int16[C]), ``queue`` (int16[C]) its working space:
+    breadth first, so no path goes on from a cell ``limit`` away."""
     dist[:] = INF
     dist[start] = 0
     head, tail = 0, 0
@@ -224,6 +233,8 @@ def los_distance_into(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray,
     while head < tail:
         c = queue[head]
         head += 1
+        if dist[c] >= limit:
+            continue
         for d in range(4):
             nxt = neighbours[c, d]
             if nxt < 0 or wall[nxt] or dist[nxt] != INF:
@@ -234,7 +245,7 @@ def los_distance_into(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray,
                 tail += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def in_range(dist: np.ndarray, target: int, attack_range: int) -> bool:
     """grid.md 4.4.1: "A unit or hero must have a line of sight (LoS) before it can attack any
     card": the LoS distance is at most the range."""
@@ -247,7 +258,7 @@ def area_cells(manhattan: np.ndarray, centre: int, radius: int) -> np.ndarray:
     return manhattan[centre] <= radius
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def jump_landing(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, occ: np.ndarray,
                  start: int, d: int, mv_left: int, passes_walls: bool, flying: bool) -> int:
     """Op ``jump`` (grid.md 4.2.11): the cell two steps away in direction ``d``, over the middle
@@ -264,7 +275,7 @@ def jump_landing(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, occ:
     return land
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def push_destination(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray,
                      pusher: int, target: int, amount: int, passes_walls: bool) -> int:
     """Op ``push`` (grid.md 4.2.13): the target, orthogonally adjacent to the pusher, moves
@@ -282,7 +293,7 @@ def push_destination(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray,
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def direction_of(neighbours: np.ndarray, a: int, b: int) -> int:
     """The direction d with ``neighbours[a, d] == b``, -1 when b is not orthogonally adjacent."""
     for d in range(4):
@@ -291,7 +302,7 @@ def direction_of(neighbours: np.ndarray, a: int, b: int) -> int:
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rush_cells(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, occ: np.ndarray,
                start: int, d: int, mv_left: int, passes_walls: bool, flying: bool,
                shoved_passes_walls: bool) -> tuple[int, int]:

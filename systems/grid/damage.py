@@ -16,7 +16,7 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hit_damage(base: int, mult2: int, bonus: int, resist: int) -> int:
     """max(1, ceil(base * mult2 / 2 + bonus - resist)): one target's damage from one hit."""
     twice = base * mult2 + 2 * (bonus - resist)
@@ -24,13 +24,13 @@ def hit_damage(base: int, mult2: int, bonus: int, resist: int) -> int:
     return max(1, total)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def attack_base(unit_damage: int, ability_damage: int) -> int:
     """The base of an attack: the ability's damage when it names one (-1: none), else the unit's."""
     return ability_damage if ability_damage >= 0 else unit_damage
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def stun_damage(unit_damage: int, resist: int) -> int:
     """grid.md 4.4.4: "Stunned opponents incur the base damage from the attacker": the
     attacker's base damage, no bonus or multiplier, minus resistance, at least 1."""

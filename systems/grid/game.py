@@ -37,6 +37,7 @@ from battlesim.systems.grid.state import (
     param_table,
     view_of,
 )
+from battlesim.systems.grid.work import new_work
 
 MAX_ACTIONS = 100_000  # a guard only: every player turn ends (play.py ``play_game``)
 
@@ -88,7 +89,8 @@ class GridBatch:
         rest = (self.main, self.sizes, self.heroes, self.cells, self.start, agents, self.actions_size, MAX_ACTIONS,
                 self.actions)
         games = np.arange(len(self.seeds), dtype=np.int64)
-        over_threads(lambda part, t: play_batch(*args, part, *rest), games, threads)
+        cells = t.bd.wall.shape[0]
+        over_threads(lambda part, _: play_batch(*args, new_work(cells), part, *rest), games, threads)
         running = np.flatnonzero(self.f.g[:, GAME_OVER] == 0)
         if running.size:
             raise RuntimeError(f"seed {int(self.seeds[running[0]])}: the game did not end in {MAX_ACTIONS:,} actions")
@@ -107,11 +109,12 @@ def play_games(tables: GridTables, seeds: list[int], decks: tuple[str, str], che
     gb = GridBatch(tables, np.array(seeds), decks)
     w, f, t = gb.w, gb.f, tables
     mask = np.zeros(gb.actions_size, dtype=np.bool_)
+    work = new_work(t.bd.wall.shape[0])
     agents = np.array([RANDOM, RANDOM], dtype=np.int64)
     out = []
     for b, seed in enumerate(seeds):
         setup_game(gb.ws, gb.cols, f, t.bd, t.ct, t.pr, b, gb.main, gb.sizes, gb.heroes, gb.cells, gb.start)
-        n, bad = play_game(gb.ws, gb.cols, f, t.bd, t.ct, t.pr, b, mask, agents, max_actions, check)
+        n, bad = play_game(gb.ws, gb.cols, f, t.bd, t.ct, t.pr, b, work, mask, agents, max_actions, check)
         g = f.g[b]
         out.append({"seed": int(seed), "actions": int(n), "violation": INVARIANTS[bad], "winner": int(g[WINNER]),
                     "rounds": int(g[ROUND]), "end_reason": END_REASONS[int(g[END_REASON])],

@@ -64,7 +64,7 @@ def restore(w, f, b, sv):
 
 
 @njit(cache=True)
-def attack_now(w, cols, f, bd, ct, pr, b, mask):
+def attack_now(w, cols, f, bd, ct, pr, b, k, mask):
     """The best basic attack the active unit really has now (the legal mask: line of sight around
     walls and enemies, grid.md 4.4.1 "Line of sight (LoS) is determined by counting the range
     (moving around obstacles or enemies)"), 0 if none: what greedy's orthogonal distance only
@@ -72,7 +72,7 @@ def attack_now(w, cols, f, bd, ct, pr, b, mask):
     a = f.g[b, ACTIVE]
     if f.g[b, GAME_OVER] or a < 0 or w.i8[cols[TURN_STATE], b, a] != ACTIVE_TURN:
         return 0.0
-    legal_mask(w, cols, f, bd, ct, pr, b, mask)
+    legal_mask(w, cols, f, bd, ct, pr, b, k, mask)
     cells = bd.wall.shape[0]
     first = block_start(ATTACK, cells, K)
     ut = unit_table(w, cols, f, ct, b)
@@ -105,7 +105,7 @@ def reply(w, cols, f, bd, ct, b, side):
 
 
 @njit(cache=True)
-def lookahead_action(w, cols, f, bd, ct, pr, b, mask):
+def lookahead_action(w, cols, f, bd, ct, pr, b, k, mask):
     """The lookahead agent: greedy's ``CANDIDATES`` best actions and PASS each played on the game,
     then (``ROLLOUT`` 1) greedy plays on for the player until its turn ends (at most
     ``ROLLOUT_STEPS`` actions), the evaluation of the game there scores the candidate, and the
@@ -116,10 +116,10 @@ def lookahead_action(w, cols, f, bd, ct, pr, b, mask):
     and did not beat greedy (50.4% over 1,024 games, default decks). A policy improvement over
     greedy: it picks the first action whose greedy continuation ends the turn best, the other
     player's reply (``reply``, ``REPLY_W``) counted against it."""
-    legal_mask(w, cols, f, bd, ct, pr, b, mask)
+    legal_mask(w, cols, f, bd, ct, pr, b, k, mask)
     side = f.g[b, TURN]
     scores = np.zeros(mask.shape[0])
-    greedy_scores(w, cols, f, bd, ct, pr, b, mask, scores)
+    greedy_scores(w, cols, f, bd, ct, pr, b, k, mask, scores)
     pick = np.zeros(mask.shape[0], dtype=np.bool_)
     pick[PASS] = mask[PASS]
     for _ in range(CANDIDATES):
@@ -141,17 +141,17 @@ def lookahead_action(w, cols, f, bd, ct, pr, b, mask):
     for i in range(mask.shape[0]):
         if not pick[i]:
             continue
-        apply_action(w, cols, f, bd, ct, pr, b, i)
+        apply_action(w, cols, f, bd, ct, pr, b, k, i)
         if ROLLOUT == 0:
             if i == PASS:
                 restore(w, f, b, sv)
                 continue
             scores[i] = evaluate(w, cols, f, bd, ct, pr, b, side, True) - before
-            scores[i] += FOLLOW_W * attack_now(w, cols, f, bd, ct, pr, b, follow)
+            scores[i] += FOLLOW_W * attack_now(w, cols, f, bd, ct, pr, b, k, follow)
         else:
             n = 0
             while n < ROLLOUT_STEPS and not f.g[b, GAME_OVER] and f.g[b, TURN] == side:
-                apply_action(w, cols, f, bd, ct, pr, b, greedy_action(w, cols, f, bd, ct, pr, b, follow))
+                apply_action(w, cols, f, bd, ct, pr, b, k, greedy_action(w, cols, f, bd, ct, pr, b, k, follow))
                 n += 1
             scores[i] = evaluate(w, cols, f, bd, ct, pr, b, side, True) - REPLY_W * reply(w, cols, f, bd, ct, b, side)
         restore(w, f, b, sv)

@@ -43,7 +43,7 @@ RNG_SEARCH = 7  # the RNG stream of the reshuffle after a search (grid.md 4.3.12
 
 
 # -- piles ---------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def to_cemetery(f, b, side, card):
     """grid.md 4.4.4: "dead units are placed in the cemetary" (and spent cards: ledger)."""
     n = f.g[b, CEM_N + side]
@@ -52,7 +52,7 @@ def to_cemetery(f, b, side, card):
         f.g[b, CEM_N + side] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def to_hand(f, pr, b, side, card):
     """A card into the hand; into a full hand it is burned (spec §2: hand_limit)."""
     n = f.g[b, HAND_N + side]
@@ -63,7 +63,7 @@ def to_hand(f, pr, b, side, card):
         to_cemetery(f, b, side, card)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def take_from_hand(f, b, side, h):
     """Hand card h leaves the hand (grid.md 4.1.4: cards in hand are played to hire)."""
     card = f.hand[b, side, h]
@@ -75,7 +75,7 @@ def take_from_hand(f, b, side, h):
     return card
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def take_from_deck(f, b, side, i):
     """Card i leaves the draw pile (grid.md 4.1.4 "drawing a card"; 4.3.12 a search)."""
     card = f.deck[b, side, i]
@@ -89,7 +89,7 @@ def take_from_deck(f, b, side, i):
 
 
 # -- the card log (the cards table of a run: bookkeeping, no rule reads it) ------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def log_card(f, b, side, card, drawn, played):
     """The cards table's record of grid.md 4.1.4 "drawing a card" and spec §2 Setup's starting
     hero. A new card-log row: a card that left its draw pile (``drawn`` = this round) or a starting hero
@@ -105,7 +105,7 @@ def log_card(f, b, side, card, drawn, played):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def log_played(f, b, side, card, s):
     """The cards table's record of grid.md 4.1.4 "hire" (and spec §3 spells, items, traps).
     Hand card ``card`` of ``side`` is played this round (hired, cast, equipped, set) and, for a
@@ -122,7 +122,7 @@ def log_played(f, b, side, card, s):
         f.slot_row[b, s] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shuffle_deck(f, b, side):
     """spec §3 op search: "deck reshuffled (seeded)": Fisher-Yates with the game's counter RNG."""
     n = f.g[b, DECK_N + side]
@@ -134,21 +134,21 @@ def shuffle_deck(f, b, side):
 
 
 # -- damage, deaths, victory -----------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hit(w, cols, ct, b, t, base, mult2, bonus, dtype):
     """One target's damage from one hit (grid.md 4.4.3: at least 1, rounded up, base + bonus -
     the resistance of the hit's type)."""
     w.i16[cols[HP], b, t] -= hit_damage(base, mult2, bonus, eff_resist(w, cols, ct, b, t, dtype))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def finish(f, pr, b, reason):
     """The game ends: more kill points wins, equal ones are a draw (spec §2 Victory)."""
     k0, k1 = f.g[b, KPTS], f.g[b, KPTS + 1]
     finish_with(f, b, -1 if k0 == k1 else (0 if k0 > k1 else 1), reason)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def finish_with(f, b, winner, reason):
     """The game ends with ``winner`` (-1: a draw), spec §2 Victory."""
     f.g[b, GAME_OVER] = 1
@@ -157,7 +157,7 @@ def finish_with(f, b, winner, reason):
     f.g[b, DRAW] = 1 if winner < 0 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def settle(w, cols, f, pr, b):
     """grid.md 4.4.4: "A unit or hero is killed by reducing its hit points to zero. Unless specified
     otherwise, dead units are placed in the cemetary and their kill points count towards the

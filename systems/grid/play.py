@@ -81,25 +81,25 @@ def setup_game(w, cols, f, bd, ct, pr, b, decks, deck_n, heroes, hero_cells, sta
     begin_turn(w, cols, f, bd, ct, pr, b, first)
 
 
-@njit(cache=True)
-def random_action(w, cols, f, bd, ct, pr, b, mask):
+@njit(cache=True, _nrt=False)
+def random_action(w, cols, f, bd, ct, pr, b, k, mask):
     """spec §4: one decision maker, a legal action of the table. The random agent: one legal action, uniformly (DESIGN "Decisions and agents": a compiled agent)."""
-    legal_mask(w, cols, f, bd, ct, pr, b, mask)
+    legal_mask(w, cols, f, bd, ct, pr, b, k, mask)
     return choice(f.rng, b, mask, RNG_AGENT)
 
 
 @njit(cache=True)
-def agent_action(w, cols, f, bd, ct, pr, b, mask, agent):
+def agent_action(w, cols, f, bd, ct, pr, b, k, mask, agent):
     """spec §4: one decision maker, the player whose turn it is. The action of that seat's agent, by its code: random, pass (ends every
     player turn at once: the baseline that does nothing, as lanes' pass agent), greedy or
     lookahead (agents.py, lookahead.py)."""
     if agent == PASS_AGENT:
         return PASS
     if agent == GREEDY:
-        return greedy_action(w, cols, f, bd, ct, pr, b, mask)
+        return greedy_action(w, cols, f, bd, ct, pr, b, k, mask)
     if agent == LOOKAHEAD:
-        return lookahead_action(w, cols, f, bd, ct, pr, b, mask)
-    return random_action(w, cols, f, bd, ct, pr, b, mask)
+        return lookahead_action(w, cols, f, bd, ct, pr, b, k, mask)
+    return random_action(w, cols, f, bd, ct, pr, b, k, mask)
 
 
 @njit(cache=True)
@@ -143,7 +143,7 @@ def violation(w, cols, f, bd, ct, pr, b):
 
 
 @njit(cache=True)
-def play_game(w, cols, f, bd, ct, pr, b, mask, agents, max_actions, check):
+def play_game(w, cols, f, bd, ct, pr, b, k, mask, agents, max_actions, check):
     """grid.md 4.1.4: player turns alternate until the victory rule (spec §2) ends the game; each
     decision is the agent's of the seat whose turn it is (``agents``: a code per seat). (actions
     taken, the first invariant broken or 0). ``max_actions`` only guards the test: a player turn
@@ -151,8 +151,8 @@ def play_game(w, cols, f, bd, ct, pr, b, mask, agents, max_actions, check):
     the hand)."""
     n = 0
     while not f.g[b, GAME_OVER] and n < max_actions:
-        a = agent_action(w, cols, f, bd, ct, pr, b, mask, agents[f.g[b, TURN]])
-        apply_action(w, cols, f, bd, ct, pr, b, a)
+        a = agent_action(w, cols, f, bd, ct, pr, b, k, mask, agents[f.g[b, TURN]])
+        apply_action(w, cols, f, bd, ct, pr, b, k, a)
         n += 1
         if check:
             v = violation(w, cols, f, bd, ct, pr, b)
@@ -162,7 +162,7 @@ def play_game(w, cols, f, bd, ct, pr, b, mask, agents, max_actions, check):
 
 
 @njit(cache=True, nogil=True)
-def play_batch(w, cols, f, bd, ct, pr, games, decks, deck_n, heroes, hero_cells, start, agents, actions_size,
+def play_batch(w, cols, f, bd, ct, pr, k, games, decks, deck_n, heroes, hero_cells, start, agents, actions_size,
                max_actions, out):
     """spec §2 Setup and grid.md 4.1.4 (turns until the victory rule), for a batch: games ``games`` of the World, each set up and played to its end in one compiled call (the
     batch loop of ``simulate --ruleset grid``: Python works per chunk, never per decision). A game
@@ -173,7 +173,7 @@ def play_batch(w, cols, f, bd, ct, pr, games, decks, deck_n, heroes, hero_cells,
     for i in range(games.shape[0]):
         b = games[i]
         setup_game(w, cols, f, bd, ct, pr, b, decks, deck_n, heroes, hero_cells, start)
-        n, _ = play_game(w, cols, f, bd, ct, pr, b, mask, agents, max_actions, False)
+        n, _ = play_game(w, cols, f, bd, ct, pr, b, k, mask, agents, max_actions, False)
         out[b] = n
 
 

@@ -39,6 +39,7 @@ from battlesim.systems.grid.state import (
     K,
 )
 from battlesim.systems.grid.vocabulary import OP_NAMES
+from battlesim.systems.grid.work import new_work
 
 MAX_ACTIONS = 100_000
 
@@ -53,6 +54,7 @@ def replay_game(game: Any, seed: int, decks: Sequence[str], agents: Sequence[Any
     args = (w, cols, f, t.bd, t.ct, t.pr, 0)
     width, names, hand_limit = t.board.width, game.card_names, game.params.hand_limit
     mask = np.zeros(gb.actions_size, dtype=np.bool_)
+    work = new_work(t.bd.wall.shape[0])
 
     def at(c: int) -> str:
         return f"({c % width},{c // width})"
@@ -76,12 +78,12 @@ def replay_game(game: Any, seed: int, decks: Sequence[str], agents: Sequence[Any
             hand = [names[c] for c in f.hand[0, side, :f.g[0, HAND_N + side]]]
             write(f"round {turn_key[0]}, side {side}: gold {f.g[0, GOLD + side]}, SE {f.g[0, SE + side]}, "
                   f"hand {', '.join(hand) or '-'}")
-        a = int(agent_action(*args, mask, codes[side]))
+        a = int(agent_action(*args, work, mask, codes[side]))
         kind, k, c = decode(a, t.bd.wall.shape[0], K, hand_limit)
         active = int(f.g[0, ACTIVE])
         text = describe(kind, k, c, active, unit, at, names, f, w, cols, side)
         before = units()
-        apply_action(*args, a)
+        apply_action(*args, work, a)
         n += 1
         after = units()
         if kind == MOVE and active >= 0 and w.alive[0, active]:

@@ -4,7 +4,9 @@ agent's mask, and the scenario runner's "not legal").
 
 Every function is compiled (``@njit(cache=True)``) and takes the World as kernels see it (``w``),
 the column table ``cols`` (``state.columns``), the per-game fields ``f`` (``GridFields``), the
-board ``bd`` (``BoardTables``), the card tables ``ct``, the parameters ``pr`` and the game ``b``.
+board ``bd`` (``BoardTables``), the card tables ``ct``, the parameters ``pr`` and the game ``b``;
+``legal_mask`` also the thread's working space ``k`` (``work.GridWork``). None allocates, so all
+run without numba's reference counting (``_nrt=False``: work.py says why).
 """
 
 from __future__ import annotations
@@ -92,38 +94,38 @@ from battlesim.systems.grid.state import (
 
 
 # -- the values the rules read: the unit's own plus its item's grants (spec §5 "card + item") --------
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def grant(w, cols, ct, b, s, field):
     """The item's grant ``field`` for unit s, 0 without an item (spec §3 Items: "`grants` while held")."""
     item = w.i16[cols[ITEM], b, s]
     return np.int64(ct.card[item, field]) if item >= 0 else np.int64(0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def eff_mv(w, cols, ct, b, s):
     """grid.md 4.2.1 "as many spaces ... as they have MV points"; 4.2.3 "items ... increase movement"."""
     return np.int64(w.i8[cols[MV], b, s]) + grant(w, cols, ct, b, s, G_MV)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def eff_damage(w, cols, ct, b, s):
     """grid.md 4.4.3 "the base damage": the unit's, plus an item's damage grant."""
     return np.int64(w.i16[cols[DAMAGE], b, s]) + grant(w, cols, ct, b, s, G_DAMAGE)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def eff_range(w, cols, ct, b, s):
     """grid.md 4.3.14 "A bow and arrow symbol indicates that this ability includes a range modifier"."""
     return np.int64(w.i8[cols[RANGE], b, s]) + grant(w, cols, ct, b, s, G_RANGE)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def eff_resist(w, cols, ct, b, s, dtype):
     """grid.md 4.4.3 "subtracting any resistances from the target card": of the hit's type."""
     return np.int64(w.i16[cols[RES0 + dtype], b, s]) + grant(w, cols, ct, b, s, G_RES + dtype)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def eff_dtype(w, cols, ct, b, s):
     """grid.md 4.4.3 "Poison damage occurs from base attacks by cards with the poison symbol": the
     unit's damage type, or its item's (Poisoned Blade)."""
@@ -133,48 +135,40 @@ def eff_dtype(w, cols, ct, b, s):
     return np.int64(w.i8[cols[DTYPE], b, s])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def flies(w, cols, ct, b, s):
     """grid.md 4.2.9: "Flying creatures are not affected by web obstacles." (the card's keyword or its item's)."""
     return w.flags[cols[FLYING], b, s] or grant(w, cols, ct, b, s, G_FLYING) > 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def hides(w, cols, ct, b, s):
     """grid.md 4.2.14: "Units or heroes with the hiding ability can move and then hide"."""
     return w.flags[cols[HIDING], b, s] or grant(w, cols, ct, b, s, G_HIDING) > 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def parry_of(w, cols, ct, b, s):
     """grid.md 4.4.4: "Attacks can be nullified by using abilities such as parry": Parry N (ledger)."""
     return np.int64(w.i8[cols[PARRY], b, s]) + grant(w, cols, ct, b, s, G_PARRY)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def passes_walls(w, cols, ct, b, s):
     """grid.md 4.2.7: "cannot move onto or past a wall obstacle unless they are a rogue or can fly"."""
     return w.i8[cols[CLS], b, s] == ROGUE or flies(w, cols, ct, b, s)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def concealed(w, cols, b, s):
     """grid.md 4.4.1: "A unit or hero cannot target a hidden or invisible unit."."""
     return w.flags[cols[HIDDEN], b, s] or w.flags[cols[INVISIBLE], b, s]
 
 
-@njit(cache=True)
-def occupancy(w, cols, b, cells):
-    """(int8[C] side on each cell or -1, int16[C] slot on each cell or -1): grid.md 4.2.4, one unit per space."""
-    occ = np.empty(cells, dtype=np.int8)
-    who = np.empty(cells, dtype=np.int16)
-    occupancy_into(w, cols, b, occ, who)
-    return occ, who
-
-
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def occupancy_into(w, cols, b, occ, who):
-    """``occupancy`` (grid.md 4.2.4, one unit per space) into ``occ`` (int8[C]) and ``who`` (int16[C])."""
+    """grid.md 4.2.4, one unit per space: ``occ[c]`` (int8[C]) the side on cell c or -1, ``who[c]``
+    (int16[C]) the slot on it or -1."""
     occ[:] = EMPTY
     who[:] = -1
     for s in range(w.alive.shape[1]):
@@ -184,7 +178,17 @@ def occupancy_into(w, cols, b, occ, who):
             who[c] = s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def unit_at(w, cols, b, c):
+    """The slot of the unit on cell c, -1 if none (grid.md 4.2.4: one unit per space): what an
+    action aimed at one cell needs, without the whole board's occupancy."""
+    for s in range(w.alive.shape[1]):
+        if w.alive[b, s] and w.i16[cols[CELL], b, s] == c:
+            return s
+    return -1
+
+
+@njit(cache=True, _nrt=False)
 def free_slot(w, b):
     """A free entity slot for a hire (grid.md 4.1.4 "hire more units or heroes"), -1 if the game is full."""
     for s in range(w.alive.shape[1]):
@@ -193,7 +197,7 @@ def free_slot(w, b):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def deck_has(f, b, side, card):
     """grid.md 4.3.12: "search their deck to find a specific card": is a copy there?"""
     for i in range(f.g[b, DECK_N + side]):
@@ -202,7 +206,7 @@ def deck_has(f, b, side, card):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def slot_free(w, cols, b, s, bonus):
     """grid.md 4.3.3: "Each unit or hero is allowed to use only 1 action and 1 bonus action each turn."."""
     if bonus:
@@ -210,7 +214,23 @@ def slot_free(w, cols, b, s, bonus):
     return not w.flags[cols[ACTION_USED], b, s] and not w.flags[cols[ATTACKED], b, s]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def sight_limit(w, cols, f, ct, b, a, side):
+    """grid.md 4.4.1: "A unit or hero must have a line of sight (LoS) before it can attack any card":
+    the farthest the active unit a may need to see this decision, the longest range of its basic
+    attack, its abilities and the spells in its player's hand (a range that reads no line of sight
+    only makes this larger). The LoS search stops there (``board.los_distance_into``)."""
+    reach = eff_range(w, cols, ct, b, a)
+    for j in range(K):
+        reach = max(reach, np.int64(f.abil[b, a, j, A_RANGE]))
+    for h in range(f.g[b, HAND_N + side]):
+        card = f.hand[b, side, h]
+        if ct.card[card, C_TYPE] == T_SPELL:
+            reach = max(reach, np.int64(ct.abil[card, 0, A_RANGE]))
+    return reach
+
+
+@njit(cache=True, _nrt=False)
 def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, out, offset):
     """grid.md 4.3.1: "An “action” is defined as using an ability listed on the card": sets
     ``out[offset + c]`` for every cell c unit s may aim the ability ``row`` at (its target's cell,
@@ -279,8 +299,8 @@ def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, out, offset):
                 out[offset + c] = True
 
 
-@njit(cache=True)
-def legal_mask(w, cols, f, bd, ct, pr, b, out):
+@njit(cache=True, _nrt=False)
+def legal_mask(w, cols, f, bd, ct, pr, b, k, out):
     """``out[a]`` (bool[A], the action table of spec §4) = action a is legal now for the player
     whose turn it is. grid.md 4.4.1: "combat can only be initiated during a player's turn": only
     that player's units appear in it."""
@@ -289,12 +309,8 @@ def legal_mask(w, cols, f, bd, ct, pr, b, out):
         return
     cells = bd.wall.shape[0]
     side = f.g[b, TURN]
-    # one working space for the call (no array allocated per map): int16 who, dist, cost, queue;
-    # int8 occupancy; bool hire, item and trap cells and the cost queue's flags
-    i16 = np.empty((4, cells), dtype=np.int16)
-    flags = np.empty((4, cells), dtype=np.bool_)
-    occ = np.empty(cells, dtype=np.int8)
-    who, dist = i16[0], i16[1]
+    # the thread's working space (``work.GridWork``): nothing allocated per call
+    occ, who, dist = k.occ, k.who, k.dist
     occupancy_into(w, cols, b, occ, who)
     a = f.g[b, ACTIVE]
     out[PASS] = True  # grid.md 4.1.4: the turn ends when the player has exhausted all desired options
@@ -307,7 +323,7 @@ def legal_mask(w, cols, f, bd, ct, pr, b, out):
     have_slot = free_slot(w, b) >= 0
     # the cells a hire, an item or a trap may go to depend on the board, not on the card: each is
     # found once (when a card of its kind is affordable) and copied into every such card's block
-    spots = flags[:3]  # hire, item, trap cells
+    spots = k.spots  # hire, item, trap cells
     found_hire, found_item, found_trap = False, False, False
     for h in range(f.g[b, HAND_N + side]):
         card = f.hand[b, side, h]
@@ -321,25 +337,26 @@ def legal_mask(w, cols, f, bd, ct, pr, b, out):
                     for c in range(cells):
                         spots[0, c] = bd.home[c] == side and occ[c] == EMPTY and not bd.wall[c]
                     found_hire = True
-                out[base:base + cells] = spots[0]
+                copy_block(out, base, spots[0])
         elif typ == T_ITEM:
             if cost <= gold:
                 if not found_item:
                     for c in range(cells):
                         spots[1, c] = occ[c] == side
                     found_item = True
-                out[base:base + cells] = spots[1]
+                copy_block(out, base, spots[1])
         elif typ == T_TRAP and cost <= gold:  # ledger: Traps: an empty non-wall cell of the own half
             if not found_trap:
                 for c in range(cells):
                     spots[2, c] = bd.half[c] == side and occ[c] == EMPTY and not bd.wall[c] and f.trap[b, c, 0] < 0
                 found_trap = True
-            out[base:base + cells] = spots[2]
+            copy_block(out, base, spots[2])
         row = ct.abil[card, 0]
         if typ == T_SPELL and a >= 0 and cost <= f.g[b, SE + side] and slot_free(w, cols, b, a, row[A_BONUS] > 0):
             # cast by the active unit (spec §3 Spells), aimed as its own ability would be
             if not have_dist:
-                los_distance_into(bd.neighbours, bd.wall, occ, w.i16[cols[CELL], b, a], side, dist, i16[3])
+                los_distance_into(bd.neighbours, bd.wall, occ, w.i16[cols[CELL], b, a], side,
+                                  sight_limit(w, cols, f, ct, b, a, side), dist, k.queue)
                 have_dist = True
             mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, out, base)
     if a < 0 or w.i8[cols[TURN_STATE], b, a] != ACTIVE_TURN:
@@ -347,13 +364,14 @@ def legal_mask(w, cols, f, bd, ct, pr, b, out):
     out[END_UNIT] = True
     start = w.i16[cols[CELL], b, a]
     if not have_dist:
-        los_distance_into(bd.neighbours, bd.wall, occ, start, side, dist, i16[3])
+        los_distance_into(bd.neighbours, bd.wall, occ, start, side, sight_limit(w, cols, f, ct, b, a, side), dist,
+                          k.queue)
     mv_left = np.int64(w.i8[cols[MV_LEFT], b, a])
     pw = passes_walls(w, cols, ct, b, a)
     if mv_left > 0:  # grid.md 4.2.1: "A unit or hero can move any number of spaces in a turn as they have MV points."
-        cost = i16[2]
+        cost = k.cost
         move_costs_into(bd.neighbours, bd.wall, bd.web, occ, start, side, pw, flies(w, cols, ct, b, a), mv_left,
-                        cost, i16[3], flags[3])
+                        cost, k.queue, k.queued)
         moves = encode(MOVE, -1, 0, cells, K)
         for c in range(cells):  # board.reachable, without its array
             out[moves + c] = 0 < cost[c] <= mv_left and can_stop(bd.wall, occ, c, pw)
@@ -367,15 +385,23 @@ def legal_mask(w, cols, f, bd, ct, pr, b, out):
     if (hides(w, cols, ct, b, a) and not w.flags[cols[ACTION_USED], b, a] and not w.flags[cols[BONUS_USED], b, a]
             and not w.flags[cols[ATTACKED], b, a] and not w.flags[cols[HIDDEN], b, a]):
         out[hide_index(cells)] = True
-    for k in range(K):
-        row = f.abil[b, a, k]
+    for j in range(K):
+        row = f.abil[b, a, j]
         # grid.md 4.3.7: "Each unit or hero can only use actions if the player has enough SE."
         if row[A_OP] < 0 or row[A_SE] > f.g[b, SE + side] or not slot_free(w, cols, b, a, row[A_BONUS] > 0):
             continue
-        mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, out, encode(USE, k, 0, cells, K))
+        mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, out, encode(USE, j, 0, cells, K))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
+def copy_block(out, base, cells):
+    """spec §4: a hand card's block of the action table is the cells it may be played on:
+    ``out[base + c] = cells[c]`` element by element (a slice assignment may allocate a copy)."""
+    for c in range(cells.shape[0]):
+        out[base + c] = cells[c]
+
+
+@njit(cache=True, _nrt=False)
 def hide_index(cells):
     """The index of the HIDE action (spec §4; grid.md 4.2.14 "can move and then hide")."""
     return encode(HIDE, -1, 0, cells, K)

@@ -75,6 +75,7 @@ from battlesim.systems.grid.state import (
     view_of,
 )
 from battlesim.systems.grid.vocabulary import CLASS_NAMES, DAMAGE_TYPES
+from battlesim.systems.grid.work import new_work
 
 B = 0  # a scenario is one game
 
@@ -109,6 +110,7 @@ class GridScenarioRun:
         self.ws = view_of(self.w).state
         self.f = fields(self.w)
         self.mask = np.zeros(table_size(board.cells, K, params.hand_limit), dtype=np.bool_)
+        self.work = new_work(board.cells)
         g = self.f.g
         g[B, ROUND], g[B, TURN], g[B, FIRST] = sp.round, sp.turn, 0
         p = sp.players
@@ -171,14 +173,14 @@ class GridScenarioRun:
         return [c % self.plan.board.width, c // self.plan.board.width]
 
     def _legal(self, a: int) -> bool:
-        legal_mask(self.ws, self.cols, self.f, self.bd, self.ct, self.pr, B, self.mask)
+        legal_mask(self.ws, self.cols, self.f, self.bd, self.ct, self.pr, B, self.work, self.mask)
         return bool(self.mask[a])
 
     def _do(self, a: int, what: str) -> None:
         if not self._legal(a):
             raise Illegal(what)
         before = self.w.alive[B].copy()
-        apply_action(self.ws, self.cols, self.f, self.bd, self.ct, self.pr, B, a)
+        apply_action(self.ws, self.cols, self.f, self.bd, self.ct, self.pr, B, self.work, a)
         for s in np.flatnonzero(self.w.alive[B] & ~before):  # a hired unit is named by its card (spec §5)
             card = self.names[int(self.w.c.grid_card[B, s])]
             self.slot_names[int(s)] = card

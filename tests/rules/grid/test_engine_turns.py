@@ -13,7 +13,7 @@ from battlesim.systems.grid.state import K
 
 def mask_kinds(p) -> list[tuple[int, int, int]]:
     r = p.run
-    legal_mask(r.ws, r.cols, r.f, r.bd, r.ct, r.pr, 0, r.mask)
+    legal_mask(r.ws, r.cols, r.f, r.bd, r.ct, r.pr, 0, r.work, r.mask)
     return [decode(int(a), r.cells, K, r.f.hand.shape[2]) for a in np.flatnonzero(r.mask)]
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from battlesim.systems.grid.board import INF, in_range, los_distance
+from battlesim.systems.grid.board import INF, in_range, los_distance, los_distance_within
 from battlesim.systems.grid.vocabulary import DEFAULT_RANGE
 
 
@@ -114,3 +114,22 @@ def test_sight_is_the_same_both_ways_between_two_enemies(picture):
     # side 1 looks back: its own c does not block it
     d_from_e = los_distance(b.neighbours, b.wall, p.occ, p.at("e"), 1)
     assert d_from_e[p.at("A")] == 4
+
+
+def test_sight_within_a_limit_is_the_full_count_up_to_it(picture):
+    # grid.md 4.4.1: "Line of sight (LoS) is determined by counting the range (moving around
+    # obstacles or enemies)": the engine counts only as far as the longest range it must check;
+    # up to there the counts are those of the full search, beyond it nothing is in sight
+    p = picture("""
+        A . # . .
+        . c # e .
+        . . . . #
+        # . B . .
+    """)
+    b = p.board
+    full = sight(p, "A")
+    assert full[p.at("e")] == 6  # around the wall and around c
+    for limit in range(9):
+        part = los_distance_within(b.neighbours, b.wall, p.occ, p.at("A"), 0, limit)
+        near = full <= limit
+        assert (part[near] == full[near]).all() and (part[~near] > limit).all()
