@@ -147,8 +147,9 @@ def strike_score(w, cols, f, b, s, o, amount, magical, combat, melee):
 
 
 @njit(cache=True)
-def action_score(w, cols, f, b, seat, a, occ, threat):
-    """The greedy score of battle-table entry ``a`` (spec §6 layout)."""
+def action_score(w, cols, f, b, seat, a, occ, threat, hit):
+    """The greedy score of battle-table entry ``a`` (spec §6 layout); ``hit``: scratch for an
+    effect's units."""
     w_i16 = w.i16
     f_g = f.g
     f_abil = f.abil
@@ -178,7 +179,6 @@ def action_score(w, cols, f, b, seat, a, occ, threat):
         return score
     k = v - ABILITY_0
     score = 0.2
-    hit = np.empty(w_i16.shape[2], dtype=np.int64)
     reach_ = ability_reach(w, cols, f, b, s, k)
     sp = np.int64(f_abil[b, s, k, A_SPELL_POWER])
     for e in range(f_abil[b, s, k, A_NEFFECTS]):
@@ -217,16 +217,21 @@ def action_score(w, cols, f, b, seat, a, occ, threat):
 
 
 @njit(cache=True)
-def greedy_action(w, cols, f, k, rng, b, seat, mask, units, stream):
-    """The best-scoring legal entry of ``mask`` (the battle table, filled; ``units``: the acting
-    units' blocks, the only ones read), ties broken by a
-    uniform draw per entry (the table's width of draws per decision: no two entries share one)."""
+def best_entries(w, cols, f, k, rng, b, seat, mask, units, stream, out):
+    """Into ``out`` (best first, -1 pads): the ``out.size`` best-scoring legal entries of ``mask``
+    (the battle table, filled; ``units``: the acting units' blocks, the only ones read), each
+    entry's ``action_score`` plus 0.01 of a uniform draw of its own (the table's width of draws
+    per decision: no two entries share one), an equal score keeping the earlier entry. The one
+    scoring loop of both agents: greedy takes the best, the lookahead plays the best few ahead."""
     k_occ = k.occ
+    k_threat = k.threat
+    k_hit = k.hit
+    k_scores = k.scores
     occupancy(w, cols, b, k_occ)
-    threat = np.zeros(N_HEXES, dtype=np.float64)
-    threat_map(w, cols, f, b, seat, threat)
-    best = -1
-    best_score = -1e18
+    threat_map(w, cols, f, b, seat, k_threat)
+    n = out.shape[0]
+    k_scores[:n] = -1e18
+    out[:] = -1
     block = V * N_HEXES
     for u in range(U):
         if not units >> u & 1:
@@ -234,12 +239,25 @@ def greedy_action(w, cols, f, k, rng, b, seat, mask, units, stream):
         for a in range(u * block, (u + 1) * block):
             if not mask[a]:
                 continue
-            score = action_score(w, cols, f, b, seat, a, k_occ, threat) + 0.01 * to_unit(bits_at(rng, b, a, stream))
-            if score > best_score:
-                best_score = score
-                best = a
+            sc = action_score(w, cols, f, b, seat, a, k_occ, k_threat, k_hit) + 0.01 * to_unit(bits_at(rng, b, a, stream))
+            if sc <= k_scores[n - 1]:
+                continue
+            i = n - 1
+            while i > 0 and k_scores[i - 1] < sc:
+                k_scores[i] = k_scores[i - 1]
+                out[i] = out[i - 1]
+                i -= 1
+            k_scores[i] = sc
+            out[i] = a
     advance(rng, b, mask.shape[0])
-    return best
+
+
+@njit(cache=True)
+def greedy_action(w, cols, f, k, rng, b, seat, mask, units, stream):
+    """Spec §6 decision of the greedy agent: the best entry of ``best_entries`` (-1 if none)."""
+    k_pick = k.pick
+    best_entries(w, cols, f, k, rng, b, seat, mask, units, stream, k_pick)
+    return k_pick[0]
 
 
 kernel_cache.check("agents", [v for v in list(globals().values()) if hasattr(v, "py_func") and v.__module__ == __name__])

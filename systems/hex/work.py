@@ -39,6 +39,7 @@ from battlesim.systems.hex.turn import (
 )
 
 QUEUE = 64
+TOP = 4  # the most entries an agent ranks at once (``agents.best_entries``: the lookahead agent's candidates)
 DIED, KILLS = 0, 1  # stats fields
 N_STATS = 2
 LOG_FIELDS = ("source", "target", "kind", "pushed", "after", "dealt")
@@ -51,7 +52,10 @@ class Work(NamedTuple):
     table, and per-thread buffers (deaths' ``returned``, occupancy, reachability, a path, and the
     damage log a replay prints: ``log[i]`` = LOG_FIELDS, ``nlog[0]`` rows; a 0-row log logs nothing;
     ``killer``/``was`` for deaths), and ``stats[b, slot]`` = (round it died, 0: alive; kills), the
-    cards table's columns, per game."""
+    cards table's columns, per game. The agents' scratch (a decision allocates nothing):
+    ``threat`` (a hex's threat), ``hit`` (an effect's units), ``scores`` and ``cand`` (the best
+    entries found, best first: the lookahead's candidates) and ``pick`` (greedy's one entry, apart
+    from ``cand`` because the lookahead asks greedy for replies while it walks its candidates)."""
 
     queue: np.ndarray
     qlen: np.ndarray
@@ -68,6 +72,11 @@ class Work(NamedTuple):
     killer: np.ndarray
     was: np.ndarray
     stats: np.ndarray
+    threat: np.ndarray
+    hit: np.ndarray
+    scores: np.ndarray
+    cand: np.ndarray
+    pick: np.ndarray
 
 
 def new_work(n_games: int, n_slots: int, dcols: np.ndarray, shared: Work | None = None, log: int = 0) -> Work:
@@ -82,7 +91,9 @@ def new_work(n_games: int, n_slots: int, dcols: np.ndarray, shared: Work | None 
     e = lambda: np.zeros(N_HEXES, dtype=np.int64)
     return Work(q[0], q[1], q[2], dcols, np.zeros(n_slots, dtype=np.int64), e(), e(), e(), e(),
                 np.zeros(QUEUE + 1, dtype=np.int64), np.zeros((log, NLF), dtype=np.int64), np.zeros(1, dtype=np.int64),
-                np.full(n_slots, -1, dtype=np.int64), np.zeros(n_slots, dtype=np.int64), stats)
+                np.full(n_slots, -1, dtype=np.int64), np.zeros(n_slots, dtype=np.int64), stats,
+                np.zeros(N_HEXES, dtype=np.float64), np.zeros(n_slots, dtype=np.int64), np.zeros(TOP, dtype=np.float64),
+                np.zeros(TOP, dtype=np.int64), np.zeros(1, dtype=np.int64))
 
 
 @njit(cache=True)
