@@ -11,7 +11,6 @@ to contest it; a melee attack into a retaliation that kills the attacker loses t
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from battlesim.ecs.compiled.rng import advance, bits_at, to_unit
 from battlesim.systems.hex import kernel_cache
@@ -30,6 +29,7 @@ from battlesim.systems.hex.battle import (
     prop,
 )
 from battlesim.systems.hex.board import CENTRE_ID, DIST, N_HEXES
+from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.select import select_units
 from battlesim.systems.hex.state import (
     A_CHANNEL,
@@ -71,7 +71,7 @@ from battlesim.systems.hex.state import (
 )
 
 
-@njit(cache=True)
+@kernel
 def damage_estimate(w, cols, f, b, s, o, amount, magical, combat):
     """What ``amount`` from unit s does to unit o after Shield, Ethereal, Armor (less Piercing)
     or Magic Resist (hex.md "Armor X – ... reduces incoming physical damage by X", "Magic Resist
@@ -91,14 +91,14 @@ def damage_estimate(w, cols, f, b, s, o, amount, magical, combat):
     return max(amount - max(red, 0), 0)
 
 
-@njit(cache=True)
+@kernel
 def unit_value(w, cols, b, o):
     """How much removing unit o is worth: a hero most (its abilities and items die with it)."""
     w_flags = w.flags
     return 6.0 if w_flags[cols[HERO], b, o] else 3.0
 
 
-@njit(cache=True)
+@kernel
 def threat_map(w, cols, f, b, seat, out):
     """``out[h]``: the power of the enemies that could attack a unit on hex h next turn (in
     reach: movement + 1 for melee, movement + range for ranged), read once per decision."""
@@ -120,7 +120,7 @@ def threat_map(w, cols, f, b, seat, out):
                 out[h] += p
 
 
-@njit(cache=True)
+@kernel
 def strike_score(w, cols, f, b, s, o, amount, magical, combat, melee):
     """Damage and a kill on unit o (and whether it stands on the centre), less the retaliation a
     melee attacker takes when o survives (hex.md "the defender retaliates")."""
@@ -146,7 +146,7 @@ def strike_score(w, cols, f, b, s, o, amount, magical, combat, melee):
     return score
 
 
-@njit(cache=True)
+@kernel
 def action_score(w, cols, f, b, seat, a, occ, threat, hit):
     """The greedy score of battle-table entry ``a`` (spec §6 layout); ``hit``: scratch for an
     effect's units."""
@@ -216,7 +216,7 @@ def action_score(w, cols, f, b, seat, a, occ, threat, hit):
     return score
 
 
-@njit(cache=True)
+@kernel
 def best_entries(w, cols, f, k, rng, b, seat, mask, units, stream, out):
     """Into ``out`` (best first, -1 pads): the ``out.size`` best-scoring legal entries of ``mask``
     (the battle table, filled; ``units``: the acting units' blocks, the only ones read), each
@@ -252,7 +252,7 @@ def best_entries(w, cols, f, k, rng, b, seat, mask, units, stream, out):
     advance(rng, b, mask.shape[0])
 
 
-@njit(cache=True)
+@kernel
 def greedy_action(w, cols, f, k, rng, b, seat, mask, units, stream):
     """Spec §6 decision of the greedy agent: the best entry of ``best_entries`` (-1 if none)."""
     k_pick = k.pick

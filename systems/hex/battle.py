@@ -20,6 +20,7 @@ from numba import njit
 
 from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.board import DIST, N_HEXES, NEIGHBOURS
+from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.state import (
     A_CAST_RANGE,
     A_COST,
@@ -125,7 +126,7 @@ def has(w, cols, f, b, s, k):
     return number(w, cols, b, s, k) > 0 or granted(f, b, s, k) > 0
 
 
-@njit(cache=True)
+@kernel
 def prop(w, cols, f, b, s, stat):
     """A unit's power, range or movement as the rules read it (I-35): NULL stays NULL (hex.md
     "A null value cannot be increased or decreased."); "Property X" takes the highest (hex.md
@@ -136,7 +137,7 @@ def prop(w, cols, f, b, s, stat):
     return modified(f, b, s, stat, np.int64(w_i16[cols[col], b, s]), w_i16[cols[RANGE], b, s] != NULL)
 
 
-@njit(cache=True)
+@kernel
 def modified(f, b, s, stat, base, ranged):
     """``base`` with unit s's modifiers of ``stat`` applied (``prop``'s rules, I-35); hex.md "A
     modifier may state in parentheses whether it only affects melee or ranged units." (``ranged``:
@@ -179,7 +180,7 @@ def occupancy(w, cols, b, out):
             out[w_i16[cols[POS], b, s]] = s
 
 
-@njit(cache=True)
+@kernel
 def passable(w, cols, f, b, s, o):
     """Whether unit s may move through a hex holding unit o (hex.md "Pathing – This unit can move
     through other units."; "Allied Pathing"; hex-keywords.md "Flying – over other units";
@@ -196,16 +197,17 @@ def passable(w, cols, f, b, s, o):
     return has(w, cols, f, b, s, TRAMPLE) and not has(w, cols, f, b, o, STEADFAST)
 
 
-@njit(cache=True)
-def reach(w, cols, f, b, s, occ, steps, prev):
+@kernel
+def reach(w, cols, f, b, s, occ, steps, prev, frontier):
     """Breadth-first steps from unit s's hex through passable hexes (``steps[h]``, FAR if never),
-    ``prev[h]`` the hex before h on a shortest path (lowest id at forks: I-23). Movement counts
-    hexes (H5.3.7); the map's edge bounds it (hex.md "A unit may never move off the map")."""
-    reach_within(w, cols, f, b, s, occ, steps, prev, FAR)
+    ``prev[h]`` the hex before h on a shortest path (lowest id at forks: I-23); ``frontier``:
+    the search's queue (scratch, ``N_HEXES`` long). Movement counts hexes (H5.3.7); the map's
+    edge bounds it (hex.md "A unit may never move off the map")."""
+    reach_within(w, cols, f, b, s, occ, steps, prev, frontier, FAR)
 
 
-@njit(cache=True)
-def reach_within(w, cols, f, b, s, occ, steps, prev, limit):
+@kernel
+def reach_within(w, cols, f, b, s, occ, steps, prev, frontier, limit):
     """``reach`` searching no farther than ``limit`` steps (hexes beyond stay FAR: a move or a
     charge's approach never needs them). ``passable``, with what depends only on the mover read
     once (the search runs per decision)."""
@@ -218,11 +220,10 @@ def reach_within(w, cols, f, b, s, occ, steps, prev, limit):
     allies = has(w, cols, f, b, s, ALLIED_PATHING)
     tramples = has(w, cols, f, b, s, TRAMPLE)
     me = w_i16[cols[CONTROLLER], b, s]
-    queue = np.empty(N_HEXES, dtype=np.int64)
     head, tail = 0, 1
-    queue[0] = start
+    frontier[0] = start
     while head < tail:
-        h = queue[head]
+        h = frontier[head]
         head += 1
         if steps[h] >= limit:
             continue
@@ -240,7 +241,7 @@ def reach_within(w, cols, f, b, s, occ, steps, prev, limit):
             if steps[n] == FAR:
                 steps[n] = steps[h] + 1
                 prev[n] = h
-                queue[tail] = n
+                frontier[tail] = n
                 tail += 1
 
 
@@ -254,8 +255,8 @@ def can_act(w, cols, b, s, seat):
             and w_i16[cols[CHANNEL_C], b, s] == 0)
 
 
-@njit(cache=True)
-def legal_move(w, cols, f, b, s, h, occ, steps, prev):
+@kernel
+def legal_move(w, cols, f, b, s, h, occ, steps, prev, frontier):
     """hex.md "A unit may move a number of hexes up to its Movement value."; "A rooted unit
     cannot move."; NULL movement "cannot move on its own"; the move ends on an empty hex (hex.md
     "units cannot occupy the same hex as other units at the end of the turn")."""
@@ -263,11 +264,11 @@ def legal_move(w, cols, f, b, s, h, occ, steps, prev):
     mv = prop(w, cols, f, b, s, S_MOVEMENT)
     if mv < 1 or w_i16[cols[ROOTED], b, s] > 0 or occ[h] >= 0:
         return False
-    reach(w, cols, f, b, s, occ, steps, prev)
+    reach(w, cols, f, b, s, occ, steps, prev, frontier)
     return steps[h] <= mv
 
 
-@njit(cache=True)
+@kernel
 def may_attack(w, cols, f, b, s):
     """hex.md "A missing value (null) means that the unit cannot attack"; "A disarmed unit cannot
     attack"; hex-keywords.md "Defender – This unit cannot attack."."""
@@ -276,7 +277,7 @@ def may_attack(w, cols, f, b, s):
             and not has(w, cols, f, b, s, DEFENDER))
 
 
-@njit(cache=True)
+@kernel
 def in_attack_range(w, cols, f, b, s, at, t):
     """From hex ``at``, whether unit s reaches the unit on hex t: melee (Range NULL) adjacent
     with a movement point and not rooted (H11.4.1, I-19); ranged within Range (I-18, also at
@@ -289,7 +290,7 @@ def in_attack_range(w, cols, f, b, s, at, t):
     return d <= rng
 
 
-@njit(cache=True)
+@kernel
 def legal_attack(w, cols, f, b, s, t, occ):
     """An attack on the enemy on hex t from where s stands (spec §2.7 Attack)."""
     w_i16 = w.i16
@@ -299,19 +300,19 @@ def legal_attack(w, cols, f, b, s, t, occ):
     return in_attack_range(w, cols, f, b, s, w_i16[cols[POS], b, s], t)
 
 
-@njit(cache=True)
-def legal_charge(w, cols, f, b, s, t, a, occ, steps, prev):
+@kernel
+def legal_charge(w, cols, f, b, s, t, a, occ, steps, prev, frontier):
     """hex.md "Charging – This unit can move and attack in a single action."; "The attack must be
     declared before movement occurs."; "Steadfast – This unit cannot be charged"; I-22: >= 1 hex
     moved to an empty hex, and a melee charger keeps a movement point for the attack."""
     w_i16 = w.i16
     if w_i16[cols[ROOTED], b, s] > 0 or prop(w, cols, f, b, s, S_MOVEMENT) < 1:
         return False
-    reach(w, cols, f, b, s, occ, steps, prev)
+    reach(w, cols, f, b, s, occ, steps, prev, frontier)
     return charge_from(w, cols, f, b, s, t, a, occ, steps)
 
 
-@njit(cache=True)
+@kernel
 def charge_from(w, cols, f, b, s, t, a, occ, steps):
     """``legal_charge`` with ``steps`` already filled by ``reach`` for unit s (the mask asks it
     for every target and approach hex: one search per unit, not one per pair)."""
@@ -330,7 +331,7 @@ def charge_from(w, cols, f, b, s, t, a, occ, steps):
     return steps[a] <= mv and DIST[a, t] <= rng
 
 
-@njit(cache=True)
+@kernel
 def legal_ability(w, cols, f, b, s, k, t, occ):
     """hex.md "A silenced unit cannot use active abilities."; "Abilities with a mana cost will
     state the mana required"; a legal target in cast range (H10.3.3.3; I-44: no range =
@@ -345,7 +346,7 @@ def legal_ability(w, cols, f, b, s, k, t, occ):
                      w_i16[cols[POS], b, s], t, occ)
 
 
-@njit(cache=True)
+@kernel
 def ability_ready(w, cols, f, b, s, k):
     """The ability is there, the unit is not silenced, has the mana, and did not use it this
     round if it is once per round (``legal_ability`` without the target)."""
@@ -366,7 +367,7 @@ def ability_ready(w, cols, f, b, s, k):
     return not (once == ONCE_ROUND and f_abil[b, s, k, A_USED] == f_g[b, ROUND])
 
 
-@njit(cache=True)
+@kernel
 def ability_reach(w, cols, f, b, s, k):
     """The ability's cast range as the rules read it (hex.md "Modifying a unit's cast range
     modifies the cast range of all of that unit's abilities."; INFINITE stays)."""
@@ -378,7 +379,7 @@ def ability_reach(w, cols, f, b, s, k):
     return reach_
 
 
-@njit(cache=True)
+@kernel
 def target_ok(w, cols, b, s, target, reach_, here, t, occ):
     """Hex t is a legal target of kind ``target`` within ``reach_`` of ``here`` for unit s."""
     w_i16 = w.i16
@@ -404,21 +405,23 @@ SKIP, MOVE, ATTACK, CHARGE, ABILITY_0 = 0, 1, 2, 3, 4
 U = 16  # a side's unit slots
 
 
-@njit(cache=True)
-def legal_actions(w, cols, f, b, seat, out):
+@kernel
+def legal_actions(w, cols, f, k, b, seat, out):
     """The battle turn's flat action table (spec §6): ``out[(u * V + v) * 59 + h]`` for unit u
     of ``seat`` (slot ``seat * 16 + u``), verb v, hex h. CHARGE marks the target hexes that some
     approach hex makes legal (the approach is the follow-up decision). Skip is always legal
     (H10.4). Returns a bit per unit u of ``seat`` that can act (the blocks of the others are all
-    False: agents read only the acting units' blocks)."""
+    False: agents read only the acting units' blocks). ``k``: the thread's scratch (``work.Work``:
+    occupancy, the search's arrays, the approach hexes), so a decision allocates nothing."""
     w_i16 = w.i16
     f_abil = f.abil
+    occ = k.occ
+    steps = k.steps
+    prev = k.prev
+    frontier = k.frontier
+    approach = k.approach
     out[:] = False
     active = 0
-    occ = np.empty(N_HEXES, dtype=np.int64)
-    steps = np.empty(N_HEXES, dtype=np.int64)
-    prev = np.empty(N_HEXES, dtype=np.int64)
-    approach = np.zeros(N_HEXES, dtype=np.bool_)
     occupancy(w, cols, b, occ)
     for u in range(U):
         s = seat * U + u
@@ -430,7 +433,7 @@ def legal_actions(w, cols, f, b, seat, out):
         mv = prop(w, cols, f, b, s, S_MOVEMENT)
         moves = mv >= 1 and w_i16[cols[ROOTED], b, s] == 0
         if moves:
-            reach_within(w, cols, f, b, s, occ, steps, prev, mv)
+            reach_within(w, cols, f, b, s, occ, steps, prev, frontier, mv)
             for h in range(N_HEXES):
                 out[base + MOVE * N_HEXES + h] = occ[h] < 0 and steps[h] <= mv
         charges = moves and has(w, cols, f, b, s, CHARGING)
@@ -462,14 +465,14 @@ def legal_actions(w, cols, f, b, seat, out):
                             if approach[a] and DIST[a, h] <= rng:
                                 out[base + CHARGE * N_HEXES + h] = True
                                 break
-        for k in range(f_abil.shape[2]):
+        for ab in range(f_abil.shape[2]):
             # legal_ability, with what depends only on the unit and ability read once
-            if not ability_ready(w, cols, f, b, s, k):
+            if not ability_ready(w, cols, f, b, s, ab):
                 continue
-            target = f_abil[b, s, k, A_TARGET]
-            reach_ = ability_reach(w, cols, f, b, s, k)
-            at = base + (ABILITY_0 + k) * N_HEXES
-            empty = f_abil[b, s, k, A_EMPTY_HEX] != 0
+            target = f_abil[b, s, ab, A_TARGET]
+            reach_ = ability_reach(w, cols, f, b, s, ab)
+            at = base + (ABILITY_0 + ab) * N_HEXES
+            empty = f_abil[b, s, ab, A_EMPTY_HEX] != 0
             if target == T_SELF or target == T_NONE:
                 out[at + here] = True  # no target: one entry (the hex it does not read is the unit's own)
             else:

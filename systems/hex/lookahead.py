@@ -13,7 +13,6 @@ on damage and on the centre (``position_score``).
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from battlesim.systems.hex import kernel_cache
@@ -21,6 +20,7 @@ from battlesim.systems.hex.agents import best_entries, greedy_action, unit_value
 from battlesim.systems.hex.apply import round_start
 from battlesim.systems.hex.battle import legal_actions
 from battlesim.systems.hex.board import CENTRE_ID, DIST, N_HEXES
+from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.state import CONTROLLER, HEALTH, POS, ROUND, TO_ACT, WINNER
 from battlesim.systems.hex.step import LOOKAHEAD, RNG_LOOKAHEAD, apply_action
 from battlesim.systems.hex.turn import round_end
@@ -29,7 +29,7 @@ from battlesim.systems.hex.work import TOP  # greedy's best entries looked ahead
 WIN = 1000.0  # a decided game outweighs any position
 
 
-@njit(cache=True)
+@kernel
 def position_score(w, cols, f, b, seat):
     """The position for ``seat``: a decided game is +-WIN; else, per unit (+ own, - the
     opponent's, by controller), 1.5 a point of health and 4x ``unit_value`` (greedy's damage and
@@ -43,7 +43,7 @@ def position_score(w, cols, f, b, seat):
         return WIN if win == seat else -WIN
     centre = 6.0 + 2.0 * f_g[b, ROUND]
     score = 0.0
-    near = np.array([99, 99])
+    near_mine, near_theirs = 99, 99
     for s in range(w_alive.shape[1]):
         if not w_alive[b, s]:
             continue
@@ -54,13 +54,15 @@ def position_score(w, cols, f, b, seat):
         if h == CENTRE_ID:
             v += centre
         score += sign * v
-        side = 0 if mine else 1
         if 0 <= h < N_HEXES:
-            near[side] = min(near[side], DIST[h, CENTRE_ID])
-    return score - 0.8 * near[0] + 0.8 * near[1]
+            if mine:
+                near_mine = min(near_mine, DIST[h, CENTRE_ID])
+            else:
+                near_theirs = min(near_theirs, DIST[h, CENTRE_ID])
+    return score - 0.8 * near_mine + 0.8 * near_theirs
 
 
-@njit(cache=True)
+@kernel
 def settle_round(w, cols, f, k, b):
     """No unit can act: the round's end events (round 7's victory check) and the next round's
     start, as the game loop runs them (``play.between_turns``)."""
@@ -71,7 +73,7 @@ def settle_round(w, cols, f, k, b):
             round_start(w, cols, f, k, b)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # it saves game b's rows: allocates
 def lookahead_action(w, cols, f, k, rng, b, seat, mask, units):
     """Spec §6 decision by one ply of search: each of greedy's TOP entries applied to game b, the
     opponent's greedy reply if it is to act, ``position_score``; game b's rows (World, fields,
@@ -110,7 +112,7 @@ def lookahead_action(w, cols, f, k, rng, b, seat, mask, units):
         settle_round(w, cols, f, k, b)
         opp = f_g[b, TO_ACT]
         if f_g[b, WINNER] < 0 and opp == 1 - seat:
-            opp_units = legal_actions(w, cols, f, b, opp, mask)
+            opp_units = legal_actions(w, cols, f, k, b, opp, mask)
             r = greedy_action(w, cols, f, k, rng, b, opp, mask, opp_units, RNG_LOOKAHEAD)
             if r >= 0:
                 apply_action(w, cols, f, k, rng, b, opp, r, LOOKAHEAD)

@@ -30,7 +30,7 @@ WIDTH = U * V * N_HEXES
 
 def mask(sc, seat: int) -> np.ndarray:
     out = np.zeros(WIDTH, dtype=np.bool_)
-    legal_actions(sc.battle.st, sc.battle.cols, sc.battle.f, 0, seat, out)
+    legal_actions(sc.battle.st, sc.battle.cols, sc.battle.f, sc.battle.k, 0, seat, out)
     return out
 
 
@@ -125,7 +125,7 @@ def test_invariants_over_random_legal_actions(tmp_path: Path) -> None:
             elif v == CHARGE:
                 occ = bt.occupied(0).copy()
                 a = next(a for a in range(N_HEXES)
-                         if legal_charge(bt.st, bt.cols, bt.f, 0, s, h, a, occ, bt.steps, bt.prev))
+                         if legal_charge(bt.st, bt.cols, bt.f, 0, s, h, a, occ, bt.steps, bt.prev, bt.frontier))
                 bt.attack(0, s, h, a, None, None)
             else:
                 bt.ability(0, s, v - ABILITY_0, h)
@@ -170,9 +170,9 @@ def test_the_mask_agrees_with_each_actions_own_check(tmp_path: Path) -> None:
                 if not bt.st.alive[0, s]:
                     continue
                 for h in range(N_HEXES):
-                    assert m[u, MOVE, h] == legal_move(bt.st, bt.cols, bt.f, 0, s, h, occ, bt.steps, bt.prev)
+                    assert m[u, MOVE, h] == legal_move(bt.st, bt.cols, bt.f, 0, s, h, occ, bt.steps, bt.prev, bt.frontier)
                     assert m[u, ATTACK, h] == legal_attack(bt.st, bt.cols, bt.f, 0, s, h, occ)
-                    charge = any(legal_charge(bt.st, bt.cols, bt.f, 0, s, h, a, occ, bt.steps, bt.prev)
+                    charge = any(legal_charge(bt.st, bt.cols, bt.f, 0, s, h, a, occ, bt.steps, bt.prev, bt.frontier)
                                  for a in range(N_HEXES))
                     assert m[u, CHARGE, h] == charge
                     assert m[u, ABILITY_0, h] == legal_ability(bt.st, bt.cols, bt.f, 0, s, 0, h, occ)
@@ -212,7 +212,7 @@ def test_games_of_a_batch_play_apart(tmp_path: Path) -> None:
                     bt.round_start(b)
             continue
         out = np.zeros(WIDTH, dtype=np.bool_)
-        legal_actions(bt.st, bt.cols, bt.f, 0, seat, out)
+        legal_actions(bt.st, bt.cols, bt.f, bt.k, 0, seat, out)
         u, v, h = decode(int(rng.choice(np.flatnonzero(out))))
         for b in (0, 2):
             s = seat * U + u
