@@ -210,7 +210,8 @@ def reach(w, cols, f, b, s, occ, steps, prev, frontier):
 def reach_within(w, cols, f, b, s, occ, steps, prev, frontier, limit):
     """``reach`` searching no farther than ``limit`` steps (hexes beyond stay FAR: a move or a
     charge's approach never needs them). ``passable``, with what depends only on the mover read
-    once (the search runs per decision)."""
+    once (the search runs per decision). Returns how many hexes it reached: ``frontier[:n]``,
+    the start first (the legal table's moves are read off that list, not off all 59 hexes)."""
     w_i16 = w.i16
     steps[:] = FAR
     prev[:] = -1
@@ -243,6 +244,7 @@ def reach_within(w, cols, f, b, s, occ, steps, prev, frontier, limit):
                 prev[n] = h
                 frontier[tail] = n
                 tail += 1
+    return tail
 
 
 @njit(cache=True, inline='always')
@@ -411,31 +413,44 @@ def legal_actions(w, cols, f, k, b, seat, out):
     of ``seat`` (slot ``seat * 16 + u``), verb v, hex h. CHARGE marks the target hexes that some
     approach hex makes legal (the approach is the follow-up decision). Skip is always legal
     (H10.4). Returns a bit per unit u of ``seat`` that can act (the blocks of the others are all
-    False: agents read only the acting units' blocks). ``k``: the thread's scratch (``work.Work``:
-    occupancy, the search's arrays, the approach hexes), so a decision allocates nothing."""
+    False: agents read only the acting units' blocks); ``k.counts[u]``: unit u's legal entries.
+    ``k``: the thread's scratch (``work.Work``: occupancy, the search's arrays, the approach
+    hexes), so a decision allocates nothing.
+
+    Why it walks lists, not the 59 hexes: a decision's cost was this table. Moves are read off
+    the hexes the search reached; attacks, charges and unit-targeted abilities off the units on
+    the board (each occupied hex once: the unit ``occ`` names there); only hex-targeted
+    abilities scan the hexes in cast range. Every entry is set at most once, True only."""
     w_i16 = w.i16
+    w_alive = w.alive
     f_abil = f.abil
     occ = k.occ
     steps = k.steps
     prev = k.prev
     frontier = k.frontier
     approach = k.approach
+    counts = k.counts
     out[:] = False
     active = 0
     occupancy(w, cols, b, occ)
     for u in range(U):
+        counts[u] = 0
         s = seat * U + u
         if s >= SLOTS or not can_act(w, cols, b, s, seat):
             continue
         base = u * V * N_HEXES
         active |= 1 << u
         out[base + SKIP * N_HEXES] = True
+        n = 1
         mv = prop(w, cols, f, b, s, S_MOVEMENT)
         moves = mv >= 1 and w_i16[cols[ROOTED], b, s] == 0
         if moves:
-            reach_within(w, cols, f, b, s, occ, steps, prev, frontier, mv)
-            for h in range(N_HEXES):
-                out[base + MOVE * N_HEXES + h] = occ[h] < 0 and steps[h] <= mv
+            reached = reach_within(w, cols, f, b, s, occ, steps, prev, frontier, mv)
+            for i in range(reached):
+                h = frontier[i]
+                if occ[h] < 0 and steps[h] <= mv:
+                    out[base + MOVE * N_HEXES + h] = True
+                    n += 1
         charges = moves and has(w, cols, f, b, s, CHARGING)
         # legal_attack and charge_from, with what depends only on the unit read once
         # (T/test_hex_turns.py checks the two agree on every entry)
@@ -446,25 +461,27 @@ def legal_actions(w, cols, f, k, b, seat, out):
             last = mv - 1 if rng == NULL else mv
             for a in range(N_HEXES):
                 approach[a] = occ[a] < 0 and 1 <= steps[a] <= last
-        for h in range(N_HEXES):
-            o = occ[h]
-            if attacks and o >= 0 and w_i16[cols[CONTROLLER], b, o] != seat:
-                if rng == NULL:
-                    out[base + ATTACK * N_HEXES + h] = DIST[here, h] == 1 and moves
+        for o in range(w_alive.shape[1]):
+            h = w_i16[cols[POS], b, o]
+            if not attacks or not w_alive[b, o] or h < 0 or occ[h] != o or w_i16[cols[CONTROLLER], b, o] == seat:
+                continue
+            if (DIST[here, h] == 1 and moves) if rng == NULL else DIST[here, h] <= rng:
+                out[base + ATTACK * N_HEXES + h] = True
+                n += 1
+            if charges and not has(w, cols, f, b, o, STEADFAST):
+                if rng == NULL:  # melee: an approach hex among the target's 6 neighbours
+                    for j in range(6):
+                        a = NEIGHBOURS[h, j]
+                        if a >= 0 and approach[a]:
+                            out[base + CHARGE * N_HEXES + h] = True
+                            n += 1
+                            break
                 else:
-                    out[base + ATTACK * N_HEXES + h] = DIST[here, h] <= rng
-                if charges and not has(w, cols, f, b, o, STEADFAST):
-                    if rng == NULL:  # melee: an approach hex among the target's 6 neighbours
-                        for j in range(6):
-                            a = NEIGHBOURS[h, j]
-                            if a >= 0 and approach[a]:
-                                out[base + CHARGE * N_HEXES + h] = True
-                                break
-                    else:
-                        for a in range(N_HEXES):
-                            if approach[a] and DIST[a, h] <= rng:
-                                out[base + CHARGE * N_HEXES + h] = True
-                                break
+                    for a in range(N_HEXES):
+                        if approach[a] and DIST[a, h] <= rng:
+                            out[base + CHARGE * N_HEXES + h] = True
+                            n += 1
+                            break
         for ab in range(f_abil.shape[2]):
             # legal_ability, with what depends only on the unit and ability read once
             if not ability_ready(w, cols, f, b, s, ab):
@@ -472,19 +489,25 @@ def legal_actions(w, cols, f, k, b, seat, out):
             target = f_abil[b, s, ab, A_TARGET]
             reach_ = ability_reach(w, cols, f, b, s, ab)
             at = base + (ABILITY_0 + ab) * N_HEXES
-            empty = f_abil[b, s, ab, A_EMPTY_HEX] != 0
             if target == T_SELF or target == T_NONE:
                 out[at + here] = True  # no target: one entry (the hex it does not read is the unit's own)
+                n += 1
+            elif target == T_HEX:  # target_ok, inline (a call per hex costs more than the test)
+                empty = f_abil[b, s, ab, A_EMPTY_HEX] != 0
+                for h in range(N_HEXES):
+                    if DIST[here, h] <= reach_ and (not empty or occ[h] < 0):
+                        out[at + h] = True
+                        n += 1
             else:
-                for h in range(N_HEXES):  # target_ok, inline (a call per hex costs more than the test)
-                    if DIST[here, h] > reach_:
+                for o in range(w_alive.shape[1]):
+                    h = w_i16[cols[POS], b, o]
+                    if not w_alive[b, o] or h < 0 or occ[h] != o or DIST[here, h] > reach_:
                         continue
-                    o = occ[h]
-                    if target == T_HEX:
-                        out[at + h] = not empty or o < 0
-                    elif o >= 0:
-                        ally = w_i16[cols[CONTROLLER], b, o] == seat
-                        out[at + h] = (not ally) if target == T_ENEMY else (ally if target == T_ALLY else True)
+                    ally = w_i16[cols[CONTROLLER], b, o] == seat
+                    if (not ally) if target == T_ENEMY else (ally if target == T_ALLY else True):
+                        out[at + h] = True
+                        n += 1
+        counts[u] = n
     return active
 
 

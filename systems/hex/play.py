@@ -119,18 +119,18 @@ def agent_action(w, cols, f, k, rng, b, seat, agent, mask):
 @kernel
 def choice_in_blocks(rng, b, mask, units, counts, stream):
     """``rng.choice(rng, b, mask, stream)`` reading only the blocks of the acting units (bits of
-    ``units``; every other entry is False): the same draw and the same entry, the blocks counted
-    at once (into the scratch ``counts``) and only the chosen one scanned."""
+    ``units``; every other entry is False): the same draw and the same entry, from the blocks'
+    counts of legal entries (``counts``, as ``legal_actions`` left them), only the chosen block
+    scanned."""
     block = V * N_HEXES
     total = 0
     for u in range(U):
-        counts[u] = 0
         if units >> u & 1:
-            for a in range(u * block, (u + 1) * block):
-                counts[u] += mask[a]
             total += counts[u]
     j = integers(rng, b, max(total, 1), stream)
     for u in range(U):
+        if not units >> u & 1:
+            continue
         if j >= counts[u]:
             j -= counts[u]
             continue
