@@ -23,6 +23,7 @@ from battlesim.systems.hex.battle import (
     U,
     V,
     ability_reach,
+    acting_slot,
     has,
     number,
     occupancy,
@@ -156,7 +157,7 @@ def action_score(w, cols, f, b, seat, a, occ, threat, hit):
     h = a % N_HEXES
     uv = a // N_HEXES
     v = uv % V
-    s = seat * U + uv // V
+    s = acting_slot(w, cols, b, seat, uv // V)
     here = w_i16[cols[POS], b, s]
     rnd = f_g[b, ROUND]
     centre = 6.0 + 2.0 * rnd  # control of (4, 3) matters more as round 7 nears

@@ -64,7 +64,6 @@ from battlesim.systems.hex.state import (
     S_POWER,
     S_RANGE,
     SILENCED,
-    SLOTS,
     STEADFAST,
     T_ALLY,
     T_ENEMY,
@@ -257,6 +256,23 @@ def can_act(w, cols, b, s, seat):
             and w_i16[cols[CHANNEL_C], b, s] == 0)
 
 
+@njit(cache=True, inline='always')
+def acting_slot(w, cols, b, seat, u):
+    """The unit that entry block u of ``seat``'s battle table names (spec §6 "u = the acting
+    side's unit slot"): the seat's own slot u if it can act, else slot u of the other half if the
+    seat controls it and it can act (hex.md "Control – When you control a unit, it becomes an
+    allied unit.": a unit taken over acts for its new controller); -1 if neither. A controlled
+    unit whose block the seat's own unit u holds waits until that one has acted (each acts once a
+    round), so it still acts in the round."""
+    s = seat * U + u
+    if can_act(w, cols, b, s, seat):
+        return s
+    o = (1 - seat) * U + u
+    if can_act(w, cols, b, o, seat):
+        return o
+    return -1
+
+
 @kernel
 def legal_move(w, cols, f, b, s, h, occ, steps, prev, frontier):
     """hex.md "A unit may move a number of hexes up to its Movement value."; "A rooted unit
@@ -410,7 +426,7 @@ U = 16  # a side's unit slots
 @kernel
 def legal_actions(w, cols, f, k, b, seat, out):
     """The battle turn's flat action table (spec §6): ``out[(u * V + v) * 59 + h]`` for unit u
-    of ``seat`` (slot ``seat * 16 + u``), verb v, hex h. CHARGE marks the target hexes that some
+    of ``seat`` (``acting_slot``: slot ``seat * 16 + u``, or a unit the seat controls), verb v, hex h. CHARGE marks the target hexes that some
     approach hex makes legal (the approach is the follow-up decision). Skip is always legal
     (H10.4). Returns a bit per unit u of ``seat`` that can act (the blocks of the others are all
     False: agents read only the acting units' blocks); ``k.counts[u]``: unit u's legal entries.
@@ -435,8 +451,8 @@ def legal_actions(w, cols, f, k, b, seat, out):
     occupancy(w, cols, b, occ)
     for u in range(U):
         counts[u] = 0
-        s = seat * U + u
-        if s >= SLOTS or not can_act(w, cols, b, s, seat):
+        s = acting_slot(w, cols, b, seat, u)
+        if s < 0:
             continue
         base = u * V * N_HEXES
         active |= 1 << u

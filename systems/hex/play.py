@@ -22,7 +22,7 @@ from battlesim.systems.hex.battle import (
     SKIP,
     U,
     V,
-    can_act,
+    acting_slot,
     legal_actions,
 )
 from battlesim.systems.hex.board import N_HEXES
@@ -97,7 +97,7 @@ def setup_game(w, cols, f, k, rng, b):
 def pass_action(w, cols, b, seat):
     """The pass agent: its first unit that can act skips (the baseline that does nothing)."""
     for u in range(U):
-        if can_act(w, cols, b, seat * U + u, seat):
+        if acting_slot(w, cols, b, seat, u) >= 0:
             return (u * V + SKIP) * N_HEXES
     return -1
 
@@ -209,8 +209,7 @@ def play_game(w, cols, f, k, rng, b, mask, agents, max_steps, check):
             ended = between_turns(w, cols, f, k, b)
         else:
             a = agent_action(w, cols, f, k, rng, b, seat, agents[seat], mask)
-            s = seat * U + (a // N_HEXES) // V
-            if check and not can_act(w, cols, b, s, seat):
+            if check and acting_slot(w, cols, b, seat, (a // N_HEXES) // V) < 0:
                 return n, 5  # hex.md "A unit that has no actions remaining is considered exhausted."
             apply_action(w, cols, f, k, rng, b, seat, a, agents[seat])
             n += 1

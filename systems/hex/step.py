@@ -8,7 +8,19 @@ from __future__ import annotations
 from battlesim.ecs.compiled.rng import choice
 from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.apply import do_ability, do_attack, do_move, do_skip
-from battlesim.systems.hex.battle import ABILITY_0, ATTACK, CHARGE, MOVE, SKIP, U, V, charge_from, occupancy, reach
+from battlesim.systems.hex.battle import (
+    ABILITY_0,
+    ATTACK,
+    CHARGE,
+    MOVE,
+    SKIP,
+    U,
+    V,
+    acting_slot,
+    charge_from,
+    occupancy,
+    reach,
+)
 from battlesim.systems.hex.board import N_HEXES
 from battlesim.systems.hex.kernel_cache import kernel
 
@@ -46,12 +58,13 @@ def approach_of(w, cols, f, k, rng, b, s, t, agent):
 
 @kernel
 def apply_action(w, cols, f, k, rng, b, seat, a, agent):
-    """Entry ``a`` of the battle table for ``seat``: ``a = (u * V + v) * 59 + h`` (spec §6)."""
+    """Entry ``a`` of the battle table for ``seat``: ``a = (u * V + v) * 59 + h`` (spec §6), unit
+    u the one ``battle.acting_slot`` names."""
     k_path = k.path
     h = a % N_HEXES
     uv = a // N_HEXES
     v = uv % V
-    s = seat * U + uv // V
+    s = acting_slot(w, cols, b, seat, uv // V)
     if v == SKIP:
         do_skip(w, cols, f, k, b, s)
     elif v == MOVE:
