@@ -202,15 +202,17 @@ def reach(w, cols, f, b, s, occ, steps, prev, frontier):
     ``prev[h]`` the hex before h on a shortest path (lowest id at forks: I-23); ``frontier``:
     the search's queue (scratch, ``N_HEXES`` long). Movement counts hexes (H5.3.7); the map's
     edge bounds it (hex.md "A unit may never move off the map")."""
-    reach_within(w, cols, f, b, s, occ, steps, prev, frontier, FAR)
+    reach_within(w, cols, f, b, s, occ, steps, prev, frontier, FAR, -1)
 
 
 @kernel
-def reach_within(w, cols, f, b, s, occ, steps, prev, frontier, limit):
+def reach_within(w, cols, f, b, s, occ, steps, prev, frontier, limit, goal):
     """``reach`` searching no farther than ``limit`` steps (hexes beyond stay FAR: a move or a
     charge's approach never needs them). ``passable``, with what depends only on the mover read
     once (the search runs per decision). Returns how many hexes it reached: ``frontier[:n]``,
-    the start first (the legal table's moves are read off that list, not off all 59 hexes)."""
+    the start first (the legal table's moves are read off that list, not off all 59 hexes).
+    ``goal`` >= 0: the search stops once it reaches that hex (its ``prev`` chain is final then:
+    a path needs no more; ``work.path_to``); -1: never."""
     w_i16 = w.i16
     steps[:] = FAR
     prev[:] = -1
@@ -243,6 +245,8 @@ def reach_within(w, cols, f, b, s, occ, steps, prev, frontier, limit):
                 prev[n] = h
                 frontier[tail] = n
                 tail += 1
+                if n == goal:
+                    return tail
     return tail
 
 
@@ -461,7 +465,7 @@ def legal_actions(w, cols, f, k, b, seat, out):
         mv = prop(w, cols, f, b, s, S_MOVEMENT)
         moves = mv >= 1 and w_i16[cols[ROOTED], b, s] == 0
         if moves:
-            reached = reach_within(w, cols, f, b, s, occ, steps, prev, frontier, mv)
+            reached = reach_within(w, cols, f, b, s, occ, steps, prev, frontier, mv, -1)
             for i in range(reached):
                 h = frontier[i]
                 if occ[h] < 0 and steps[h] <= mv:

@@ -16,7 +16,7 @@ from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import AMOUNT, DEALT, KIND, OK, SOURCE, TARGET, new_queue, push
 from battlesim.systems.hex import kernel_cache
-from battlesim.systems.hex.battle import U, has, number, occupancy, reach
+from battlesim.systems.hex.battle import FAR, U, has, number, occupancy, reach_within
 from battlesim.systems.hex.board import AWAY, DIST, LINE, N_HEXES, TOWARD
 from battlesim.systems.hex.damage_stages import PHYSICAL
 from battlesim.systems.hex.kernel_cache import kernel
@@ -177,7 +177,9 @@ def deal(w, cols, f, k, b, source, target, amount, kind):
 
 @kernel
 def path_to(w, cols, f, k, b, s, h):
-    """Into ``k_path``: the hexes entered on a shortest path to h (lowest id at forks: I-23); its length."""
+    """Into ``k_path``: the hexes entered on a shortest path to h (lowest id at forks: I-23); its
+    length. The search stops at h (``battle.reach_within``'s goal), not at the map's end: a path needs
+    no more."""
     w_i16 = w.i16
     k_occ = k.occ
     k_steps = k.steps
@@ -185,7 +187,7 @@ def path_to(w, cols, f, k, b, s, h):
     k_path = k.path
     k_pre = k.pre
     occupancy(w, cols, b, k_occ)
-    reach(w, cols, f, b, s, k_occ, k_steps, k_prev, k.frontier)
+    reach_within(w, cols, f, b, s, k_occ, k_steps, k_prev, k.frontier, FAR, h)
     here = w_i16[cols[POS], b, s]
     n = 0
     x = h
