@@ -59,6 +59,7 @@ class Battle:
         self.occ = np.empty(N_HEXES, dtype=np.int64)
         self.steps = np.empty(N_HEXES, dtype=np.int64)
         self.prev = np.empty(N_HEXES, dtype=np.int64)
+        self.frontier = np.empty(N_HEXES, dtype=np.int64)  # the search's queue (``battle.reach``)
 
     def _args(self, b: int) -> tuple:
         if self.plugins:  # never silently without a plugin's stage
@@ -121,7 +122,7 @@ class Battle:
             at = h
 
     def check_move(self, b: int, s: int, h: int) -> None:
-        if not legal_move(self.st, self.cols, self.f, b, s, h, self.occupied(b), self.steps, self.prev):
+        if not legal_move(self.st, self.cols, self.f, b, s, h, self.occupied(b), self.steps, self.prev, self.frontier):
             raise Illegal(f"unit cannot move to {at_(h)} (movement, root, the path or an occupied hex)")
 
     # -- actions -----------------------------------------------------------------------------
@@ -141,7 +142,7 @@ class Battle:
         """H10.3.2 / H11: an attack, a charge with ``approach`` (I-22), Retreating after it."""
         occ = self.occupied(b)
         if approach is not None:
-            if not legal_charge(self.st, self.cols, self.f, b, s, t, approach, occ, self.steps, self.prev):
+            if not legal_charge(self.st, self.cols, self.f, b, s, t, approach, occ, self.steps, self.prev, self.frontier):
                 raise Illegal(f"unit cannot charge {at_(t)} from {at_(approach)}")
         elif not legal_attack(self.st, self.cols, self.f, b, s, t, occ):
             raise Illegal(f"unit cannot attack {at_(t)} (no enemy there, out of range, disarmed, no power or rooted melee)")

@@ -11,7 +11,6 @@ to contest it; a melee attack into a retaliation that kills the attacker loses t
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from battlesim.ecs.compiled.rng import advance, bits_at, to_unit
 from battlesim.systems.hex import kernel_cache
@@ -24,12 +23,14 @@ from battlesim.systems.hex.battle import (
     U,
     V,
     ability_reach,
+    acting_slot,
     has,
     number,
     occupancy,
     prop,
 )
 from battlesim.systems.hex.board import CENTRE_ID, DIST, N_HEXES
+from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.select import select_units
 from battlesim.systems.hex.state import (
     A_CHANNEL,
@@ -71,7 +72,7 @@ from battlesim.systems.hex.state import (
 )
 
 
-@njit(cache=True)
+@kernel
 def damage_estimate(w, cols, f, b, s, o, amount, magical, combat):
     """What ``amount`` from unit s does to unit o after Shield, Ethereal, Armor (less Piercing)
     or Magic Resist (hex.md "Armor X – ... reduces incoming physical damage by X", "Magic Resist
@@ -91,14 +92,14 @@ def damage_estimate(w, cols, f, b, s, o, amount, magical, combat):
     return max(amount - max(red, 0), 0)
 
 
-@njit(cache=True)
+@kernel
 def unit_value(w, cols, b, o):
     """How much removing unit o is worth: a hero most (its abilities and items die with it)."""
     w_flags = w.flags
     return 6.0 if w_flags[cols[HERO], b, o] else 3.0
 
 
-@njit(cache=True)
+@kernel
 def threat_map(w, cols, f, b, seat, out):
     """``out[h]``: the power of the enemies that could attack a unit on hex h next turn (in
     reach: movement + 1 for melee, movement + range for ranged), read once per decision."""
@@ -120,7 +121,7 @@ def threat_map(w, cols, f, b, seat, out):
                 out[h] += p
 
 
-@njit(cache=True)
+@kernel
 def strike_score(w, cols, f, b, s, o, amount, magical, combat, melee):
     """Damage and a kill on unit o (and whether it stands on the centre), less the retaliation a
     melee attacker takes when o survives (hex.md "the defender retaliates")."""
@@ -146,16 +147,17 @@ def strike_score(w, cols, f, b, s, o, amount, magical, combat, melee):
     return score
 
 
-@njit(cache=True)
-def action_score(w, cols, f, b, seat, a, occ, threat):
-    """The greedy score of battle-table entry ``a`` (spec §6 layout)."""
+@kernel
+def action_score(w, cols, f, b, seat, a, occ, threat, hit):
+    """The greedy score of battle-table entry ``a`` (spec §6 layout); ``hit``: scratch for an
+    effect's units."""
     w_i16 = w.i16
     f_g = f.g
     f_abil = f.abil
     h = a % N_HEXES
     uv = a // N_HEXES
     v = uv % V
-    s = seat * U + uv // V
+    s = acting_slot(w, cols, b, seat, uv // V)
     here = w_i16[cols[POS], b, s]
     rnd = f_g[b, ROUND]
     centre = 6.0 + 2.0 * rnd  # control of (4, 3) matters more as round 7 nears
@@ -178,7 +180,6 @@ def action_score(w, cols, f, b, seat, a, occ, threat):
         return score
     k = v - ABILITY_0
     score = 0.2
-    hit = np.empty(w_i16.shape[2], dtype=np.int64)
     reach_ = ability_reach(w, cols, f, b, s, k)
     sp = np.int64(f_abil[b, s, k, A_SPELL_POWER])
     for e in range(f_abil[b, s, k, A_NEFFECTS]):
@@ -216,17 +217,22 @@ def action_score(w, cols, f, b, seat, a, occ, threat):
     return score
 
 
-@njit(cache=True)
-def greedy_action(w, cols, f, k, rng, b, seat, mask, units, stream):
-    """The best-scoring legal entry of ``mask`` (the battle table, filled; ``units``: the acting
-    units' blocks, the only ones read), ties broken by a
-    uniform draw per entry (the table's width of draws per decision: no two entries share one)."""
+@kernel
+def best_entries(w, cols, f, k, rng, b, seat, mask, units, stream, out):
+    """Into ``out`` (best first, -1 pads): the ``out.size`` best-scoring legal entries of ``mask``
+    (the battle table, filled; ``units``: the acting units' blocks, the only ones read), each
+    entry's ``action_score`` plus 0.01 of a uniform draw of its own (the table's width of draws
+    per decision: no two entries share one), an equal score keeping the earlier entry. The one
+    scoring loop of both agents: greedy takes the best, the lookahead plays the best few ahead."""
     k_occ = k.occ
+    k_threat = k.threat
+    k_hit = k.hit
+    k_scores = k.scores
     occupancy(w, cols, b, k_occ)
-    threat = np.zeros(N_HEXES, dtype=np.float64)
-    threat_map(w, cols, f, b, seat, threat)
-    best = -1
-    best_score = -1e18
+    threat_map(w, cols, f, b, seat, k_threat)
+    n = out.shape[0]
+    k_scores[:n] = -1e18
+    out[:] = -1
     block = V * N_HEXES
     for u in range(U):
         if not units >> u & 1:
@@ -234,12 +240,25 @@ def greedy_action(w, cols, f, k, rng, b, seat, mask, units, stream):
         for a in range(u * block, (u + 1) * block):
             if not mask[a]:
                 continue
-            score = action_score(w, cols, f, b, seat, a, k_occ, threat) + 0.01 * to_unit(bits_at(rng, b, a, stream))
-            if score > best_score:
-                best_score = score
-                best = a
+            sc = action_score(w, cols, f, b, seat, a, k_occ, k_threat, k_hit) + 0.01 * to_unit(bits_at(rng, b, a, stream))
+            if sc <= k_scores[n - 1]:
+                continue
+            i = n - 1
+            while i > 0 and k_scores[i - 1] < sc:
+                k_scores[i] = k_scores[i - 1]
+                out[i] = out[i - 1]
+                i -= 1
+            k_scores[i] = sc
+            out[i] = a
     advance(rng, b, mask.shape[0])
-    return best
+
+
+@kernel
+def greedy_action(w, cols, f, k, rng, b, seat, mask, units, stream):
+    """Spec §6 decision of the greedy agent: the best entry of ``best_entries`` (-1 if none)."""
+    k_pick = k.pick
+    best_entries(w, cols, f, k, rng, b, seat, mask, units, stream, k_pick)
+    return k_pick[0]
 
 
 kernel_cache.check("agents", [v for v in list(globals().values()) if hasattr(v, "py_func") and v.__module__ == __name__])

@@ -11,13 +11,12 @@ the game.
 
 from __future__ import annotations
 
-from numba import njit
-
 from battlesim.ecs.compiled.damage_queue import push
 from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.battle import has, legal_move, number, occupancy, prop, reach
 from battlesim.systems.hex.cast import cast, channel_fallback, start_channel, turn_start
 from battlesim.systems.hex.damage_stages import ATTACK, COMBAT, MAGICAL, PHYSICAL, RANGED, RETALIATION
+from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.state import (
     A_CHANNEL,
     A_COST,
@@ -55,7 +54,7 @@ from battlesim.systems.hex.work import bury, deal, resolve, spend, walk, walk_to
 # return codes of the actions (0 = done); the scenario runner turns them into its "not legal" line
 DONE, NO_RETREATING, BAD_RETREAT, BAD_MOVE = range(4)
 
-@njit(cache=True)
+@kernel
 def do_move(w, cols, f, k, b, s, h, path, npath):
     """H10.3.1: a move action (``npath`` < 0: the shortest path; else ``path[:npath]``)."""
     w_i16 = w.i16
@@ -69,7 +68,7 @@ def do_move(w, cols, f, k, b, s, h, path, npath):
     turn_start(w, cols, f, k, b)
 
 
-@njit(cache=True)
+@kernel
 def do_skip(w, cols, f, k, b, s):
     """hex.md "Skipping consumes the unit's action, but does not count as taking an action"."""
     w_i16 = w.i16
@@ -79,7 +78,7 @@ def do_skip(w, cols, f, k, b, s):
     turn_start(w, cols, f, k, b)
 
 
-@njit(cache=True)
+@kernel
 def do_attack(w, cols, f, k, b, s, t, approach, path, npath, retreat):
     """H10.3.2 / H11: an attack on the unit on hex t, a charge from ``approach`` (>= 0; I-22),
     Retreating to ``retreat`` after it (>= 0; the own hex = stay). Legality of the attack and
@@ -107,7 +106,7 @@ def do_attack(w, cols, f, k, b, s, t, approach, path, npath, retreat):
             code = NO_RETREATING
         elif retreat != here:
             occupancy(w, cols, b, k_occ)
-            reach(w, cols, f, b, s, k_occ, k_steps, k_prev)
+            reach(w, cols, f, b, s, k_occ, k_steps, k_prev, k.frontier)
             if k_occ[retreat] >= 0 or k_steps[retreat] > x or w_i16[cols[ROOTED], b, s] > 0:
                 code = BAD_RETREAT
             else:
@@ -121,7 +120,7 @@ def do_attack(w, cols, f, k, b, s, t, approach, path, npath, retreat):
     return DONE
 
 
-@njit(cache=True)
+@kernel
 def retaliation_power(w, cols, f, b, d, a):
     """hex-keywords.md "Vengeance X – This unit gets +X Power while retaliating."; "Intimidate X
     – ... the defender retaliates with -X Power." (I-21: floor 0)."""
@@ -129,7 +128,7 @@ def retaliation_power(w, cols, f, b, d, a):
     return max(p + number(w, cols, b, d, VENGEANCE) - number(w, cols, b, a, INTIMIDATE), 0)
 
 
-@njit(cache=True)
+@kernel
 def can_retaliate(w, cols, f, b, d, a):
     """hex.md "A disarmed unit cannot attack or retaliate."; NULL power "cannot ... retaliate";
     "Backstab – When this unit attacks, the defender cannot retaliate."."""
@@ -139,13 +138,13 @@ def can_retaliate(w, cols, f, b, d, a):
             and not has(w, cols, f, b, a, BACKSTAB))
 
 
-@njit(cache=True)
+@kernel
 def combat_kind(w, cols, f, b, s):
     """hex.md "Combat damage is physical"; "Imbued – This unit deals its combat damage as magic damage."."""
     return COMBAT | (MAGICAL if has(w, cols, f, b, s, IMBUED) else PHYSICAL)
 
 
-@njit(cache=True)
+@kernel
 def combat(w, cols, f, k, b, a, d):
     """Spec §2.8 (I-20): declaration (Manaburn), Overwatch, the attack (Counterstrike at the
     same instant), the kill-and-occupy or the push back and one retaliation; ranged: no
@@ -191,7 +190,7 @@ def combat(w, cols, f, k, b, a, d):
         deal(w, cols, f, k, b, d, a, retaliation_power(w, cols, f, b, d, a), combat_kind(w, cols, f, b, d) | RETALIATION)
 
 
-@njit(cache=True)
+@kernel
 def do_ability(w, cols, f, k, b, s, kk, t, move_to, move_first):
     """H10.3.3: an ability action of unit s, ability kk, on hex t: hex.md "When paid, adjust the
     mana counter accordingly."; each effect on the units its selector lists (``select.py``), in
@@ -219,7 +218,7 @@ def do_ability(w, cols, f, k, b, s, kk, t, move_to, move_first):
         cast(w, cols, f, k, b, s, kk, t)
     if move_to >= 0 and not move_first and w_alive[b, s]:
         occupancy(w, cols, b, k_occ)
-        if not legal_move(w, cols, f, b, s, move_to, k_occ, k_steps, k_prev):
+        if not legal_move(w, cols, f, b, s, move_to, k_occ, k_steps, k_prev, k.frontier):
             return BAD_MOVE
         walk_to(w, cols, f, k, b, s, move_to)
     if w_alive[b, s]:
@@ -229,7 +228,7 @@ def do_ability(w, cols, f, k, b, s, kk, t, move_to, move_first):
     return DONE
 
 
-@njit(cache=True)
+@kernel
 def round_start(w, cols, f, k, b):
     """Spec §2.6 round start (I-10): refresh, the simultaneous status update, Fade, deaths, who
     opens (decided again from the living units)."""

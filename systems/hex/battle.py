@@ -20,6 +20,7 @@ from numba import njit
 
 from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.board import DIST, N_HEXES, NEIGHBOURS
+from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.state import (
     A_CAST_RANGE,
     A_COST,
@@ -63,7 +64,6 @@ from battlesim.systems.hex.state import (
     S_POWER,
     S_RANGE,
     SILENCED,
-    SLOTS,
     STEADFAST,
     T_ALLY,
     T_ENEMY,
@@ -125,7 +125,7 @@ def has(w, cols, f, b, s, k):
     return number(w, cols, b, s, k) > 0 or granted(f, b, s, k) > 0
 
 
-@njit(cache=True)
+@kernel
 def prop(w, cols, f, b, s, stat):
     """A unit's power, range or movement as the rules read it (I-35): NULL stays NULL (hex.md
     "A null value cannot be increased or decreased."); "Property X" takes the highest (hex.md
@@ -136,7 +136,7 @@ def prop(w, cols, f, b, s, stat):
     return modified(f, b, s, stat, np.int64(w_i16[cols[col], b, s]), w_i16[cols[RANGE], b, s] != NULL)
 
 
-@njit(cache=True)
+@kernel
 def modified(f, b, s, stat, base, ranged):
     """``base`` with unit s's modifiers of ``stat`` applied (``prop``'s rules, I-35); hex.md "A
     modifier may state in parentheses whether it only affects melee or ranged units." (``ranged``:
@@ -179,7 +179,7 @@ def occupancy(w, cols, b, out):
             out[w_i16[cols[POS], b, s]] = s
 
 
-@njit(cache=True)
+@kernel
 def passable(w, cols, f, b, s, o):
     """Whether unit s may move through a hex holding unit o (hex.md "Pathing – This unit can move
     through other units."; "Allied Pathing"; hex-keywords.md "Flying – over other units";
@@ -196,19 +196,23 @@ def passable(w, cols, f, b, s, o):
     return has(w, cols, f, b, s, TRAMPLE) and not has(w, cols, f, b, o, STEADFAST)
 
 
-@njit(cache=True)
-def reach(w, cols, f, b, s, occ, steps, prev):
+@kernel
+def reach(w, cols, f, b, s, occ, steps, prev, frontier):
     """Breadth-first steps from unit s's hex through passable hexes (``steps[h]``, FAR if never),
-    ``prev[h]`` the hex before h on a shortest path (lowest id at forks: I-23). Movement counts
-    hexes (H5.3.7); the map's edge bounds it (hex.md "A unit may never move off the map")."""
-    reach_within(w, cols, f, b, s, occ, steps, prev, FAR)
+    ``prev[h]`` the hex before h on a shortest path (lowest id at forks: I-23); ``frontier``:
+    the search's queue (scratch, ``N_HEXES`` long). Movement counts hexes (H5.3.7); the map's
+    edge bounds it (hex.md "A unit may never move off the map")."""
+    reach_within(w, cols, f, b, s, occ, steps, prev, frontier, FAR, -1)
 
 
-@njit(cache=True)
-def reach_within(w, cols, f, b, s, occ, steps, prev, limit):
+@kernel
+def reach_within(w, cols, f, b, s, occ, steps, prev, frontier, limit, goal):
     """``reach`` searching no farther than ``limit`` steps (hexes beyond stay FAR: a move or a
     charge's approach never needs them). ``passable``, with what depends only on the mover read
-    once (the search runs per decision)."""
+    once (the search runs per decision). Returns how many hexes it reached: ``frontier[:n]``,
+    the start first (the legal table's moves are read off that list, not off all 59 hexes).
+    ``goal`` >= 0: the search stops once it reaches that hex (its ``prev`` chain is final then:
+    a path needs no more; ``work.path_to``); -1: never."""
     w_i16 = w.i16
     steps[:] = FAR
     prev[:] = -1
@@ -218,11 +222,10 @@ def reach_within(w, cols, f, b, s, occ, steps, prev, limit):
     allies = has(w, cols, f, b, s, ALLIED_PATHING)
     tramples = has(w, cols, f, b, s, TRAMPLE)
     me = w_i16[cols[CONTROLLER], b, s]
-    queue = np.empty(N_HEXES, dtype=np.int64)
     head, tail = 0, 1
-    queue[0] = start
+    frontier[0] = start
     while head < tail:
-        h = queue[head]
+        h = frontier[head]
         head += 1
         if steps[h] >= limit:
             continue
@@ -240,8 +243,11 @@ def reach_within(w, cols, f, b, s, occ, steps, prev, limit):
             if steps[n] == FAR:
                 steps[n] = steps[h] + 1
                 prev[n] = h
-                queue[tail] = n
+                frontier[tail] = n
                 tail += 1
+                if n == goal:
+                    return tail
+    return tail
 
 
 @njit(cache=True, inline='always')
@@ -254,8 +260,25 @@ def can_act(w, cols, b, s, seat):
             and w_i16[cols[CHANNEL_C], b, s] == 0)
 
 
-@njit(cache=True)
-def legal_move(w, cols, f, b, s, h, occ, steps, prev):
+@njit(cache=True, inline='always')
+def acting_slot(w, cols, b, seat, u):
+    """The unit that entry block u of ``seat``'s battle table names (spec §6 "u = the acting
+    side's unit slot"): the seat's own slot u if it can act, else slot u of the other half if the
+    seat controls it and it can act (hex.md "Control – When you control a unit, it becomes an
+    allied unit.": a unit taken over acts for its new controller); -1 if neither. A controlled
+    unit whose block the seat's own unit u holds waits until that one has acted (each acts once a
+    round), so it still acts in the round."""
+    s = seat * U + u
+    if can_act(w, cols, b, s, seat):
+        return s
+    o = (1 - seat) * U + u
+    if can_act(w, cols, b, o, seat):
+        return o
+    return -1
+
+
+@kernel
+def legal_move(w, cols, f, b, s, h, occ, steps, prev, frontier):
     """hex.md "A unit may move a number of hexes up to its Movement value."; "A rooted unit
     cannot move."; NULL movement "cannot move on its own"; the move ends on an empty hex (hex.md
     "units cannot occupy the same hex as other units at the end of the turn")."""
@@ -263,11 +286,11 @@ def legal_move(w, cols, f, b, s, h, occ, steps, prev):
     mv = prop(w, cols, f, b, s, S_MOVEMENT)
     if mv < 1 or w_i16[cols[ROOTED], b, s] > 0 or occ[h] >= 0:
         return False
-    reach(w, cols, f, b, s, occ, steps, prev)
+    reach(w, cols, f, b, s, occ, steps, prev, frontier)
     return steps[h] <= mv
 
 
-@njit(cache=True)
+@kernel
 def may_attack(w, cols, f, b, s):
     """hex.md "A missing value (null) means that the unit cannot attack"; "A disarmed unit cannot
     attack"; hex-keywords.md "Defender – This unit cannot attack."."""
@@ -276,7 +299,7 @@ def may_attack(w, cols, f, b, s):
             and not has(w, cols, f, b, s, DEFENDER))
 
 
-@njit(cache=True)
+@kernel
 def in_attack_range(w, cols, f, b, s, at, t):
     """From hex ``at``, whether unit s reaches the unit on hex t: melee (Range NULL) adjacent
     with a movement point and not rooted (H11.4.1, I-19); ranged within Range (I-18, also at
@@ -289,7 +312,7 @@ def in_attack_range(w, cols, f, b, s, at, t):
     return d <= rng
 
 
-@njit(cache=True)
+@kernel
 def legal_attack(w, cols, f, b, s, t, occ):
     """An attack on the enemy on hex t from where s stands (spec §2.7 Attack)."""
     w_i16 = w.i16
@@ -299,19 +322,19 @@ def legal_attack(w, cols, f, b, s, t, occ):
     return in_attack_range(w, cols, f, b, s, w_i16[cols[POS], b, s], t)
 
 
-@njit(cache=True)
-def legal_charge(w, cols, f, b, s, t, a, occ, steps, prev):
+@kernel
+def legal_charge(w, cols, f, b, s, t, a, occ, steps, prev, frontier):
     """hex.md "Charging – This unit can move and attack in a single action."; "The attack must be
     declared before movement occurs."; "Steadfast – This unit cannot be charged"; I-22: >= 1 hex
     moved to an empty hex, and a melee charger keeps a movement point for the attack."""
     w_i16 = w.i16
     if w_i16[cols[ROOTED], b, s] > 0 or prop(w, cols, f, b, s, S_MOVEMENT) < 1:
         return False
-    reach(w, cols, f, b, s, occ, steps, prev)
+    reach(w, cols, f, b, s, occ, steps, prev, frontier)
     return charge_from(w, cols, f, b, s, t, a, occ, steps)
 
 
-@njit(cache=True)
+@kernel
 def charge_from(w, cols, f, b, s, t, a, occ, steps):
     """``legal_charge`` with ``steps`` already filled by ``reach`` for unit s (the mask asks it
     for every target and approach hex: one search per unit, not one per pair)."""
@@ -330,7 +353,7 @@ def charge_from(w, cols, f, b, s, t, a, occ, steps):
     return steps[a] <= mv and DIST[a, t] <= rng
 
 
-@njit(cache=True)
+@kernel
 def legal_ability(w, cols, f, b, s, k, t, occ):
     """hex.md "A silenced unit cannot use active abilities."; "Abilities with a mana cost will
     state the mana required"; a legal target in cast range (H10.3.3.3; I-44: no range =
@@ -345,7 +368,7 @@ def legal_ability(w, cols, f, b, s, k, t, occ):
                      w_i16[cols[POS], b, s], t, occ)
 
 
-@njit(cache=True)
+@kernel
 def ability_ready(w, cols, f, b, s, k):
     """The ability is there, the unit is not silenced, has the mana, and did not use it this
     round if it is once per round (``legal_ability`` without the target)."""
@@ -366,7 +389,7 @@ def ability_ready(w, cols, f, b, s, k):
     return not (once == ONCE_ROUND and f_abil[b, s, k, A_USED] == f_g[b, ROUND])
 
 
-@njit(cache=True)
+@kernel
 def ability_reach(w, cols, f, b, s, k):
     """The ability's cast range as the rules read it (hex.md "Modifying a unit's cast range
     modifies the cast range of all of that unit's abilities."; INFINITE stays)."""
@@ -378,7 +401,7 @@ def ability_reach(w, cols, f, b, s, k):
     return reach_
 
 
-@njit(cache=True)
+@kernel
 def target_ok(w, cols, b, s, target, reach_, here, t, occ):
     """Hex t is a legal target of kind ``target`` within ``reach_`` of ``here`` for unit s."""
     w_i16 = w.i16
@@ -404,35 +427,50 @@ SKIP, MOVE, ATTACK, CHARGE, ABILITY_0 = 0, 1, 2, 3, 4
 U = 16  # a side's unit slots
 
 
-@njit(cache=True)
-def legal_actions(w, cols, f, b, seat, out):
+@kernel
+def legal_actions(w, cols, f, k, b, seat, out):
     """The battle turn's flat action table (spec §6): ``out[(u * V + v) * 59 + h]`` for unit u
-    of ``seat`` (slot ``seat * 16 + u``), verb v, hex h. CHARGE marks the target hexes that some
+    of ``seat`` (``acting_slot``: slot ``seat * 16 + u``, or a unit the seat controls), verb v, hex h. CHARGE marks the target hexes that some
     approach hex makes legal (the approach is the follow-up decision). Skip is always legal
     (H10.4). Returns a bit per unit u of ``seat`` that can act (the blocks of the others are all
-    False: agents read only the acting units' blocks)."""
+    False: agents read only the acting units' blocks); ``k.counts[u]``: unit u's legal entries.
+    ``k``: the thread's scratch (``work.Work``: occupancy, the search's arrays, the approach
+    hexes), so a decision allocates nothing.
+
+    Why it walks lists, not the 59 hexes: a decision's cost was this table. Moves are read off
+    the hexes the search reached; attacks, charges and unit-targeted abilities off the units on
+    the board (each occupied hex once: the unit ``occ`` names there); only hex-targeted
+    abilities scan the hexes in cast range. Every entry is set at most once, True only."""
     w_i16 = w.i16
+    w_alive = w.alive
     f_abil = f.abil
+    occ = k.occ
+    steps = k.steps
+    prev = k.prev
+    frontier = k.frontier
+    approach = k.approach
+    counts = k.counts
     out[:] = False
     active = 0
-    occ = np.empty(N_HEXES, dtype=np.int64)
-    steps = np.empty(N_HEXES, dtype=np.int64)
-    prev = np.empty(N_HEXES, dtype=np.int64)
-    approach = np.zeros(N_HEXES, dtype=np.bool_)
     occupancy(w, cols, b, occ)
     for u in range(U):
-        s = seat * U + u
-        if s >= SLOTS or not can_act(w, cols, b, s, seat):
+        counts[u] = 0
+        s = acting_slot(w, cols, b, seat, u)
+        if s < 0:
             continue
         base = u * V * N_HEXES
         active |= 1 << u
         out[base + SKIP * N_HEXES] = True
+        n = 1
         mv = prop(w, cols, f, b, s, S_MOVEMENT)
         moves = mv >= 1 and w_i16[cols[ROOTED], b, s] == 0
         if moves:
-            reach_within(w, cols, f, b, s, occ, steps, prev, mv)
-            for h in range(N_HEXES):
-                out[base + MOVE * N_HEXES + h] = occ[h] < 0 and steps[h] <= mv
+            reached = reach_within(w, cols, f, b, s, occ, steps, prev, frontier, mv, -1)
+            for i in range(reached):
+                h = frontier[i]
+                if occ[h] < 0 and steps[h] <= mv:
+                    out[base + MOVE * N_HEXES + h] = True
+                    n += 1
         charges = moves and has(w, cols, f, b, s, CHARGING)
         # legal_attack and charge_from, with what depends only on the unit read once
         # (T/test_hex_turns.py checks the two agree on every entry)
@@ -443,45 +481,53 @@ def legal_actions(w, cols, f, b, seat, out):
             last = mv - 1 if rng == NULL else mv
             for a in range(N_HEXES):
                 approach[a] = occ[a] < 0 and 1 <= steps[a] <= last
-        for h in range(N_HEXES):
-            o = occ[h]
-            if attacks and o >= 0 and w_i16[cols[CONTROLLER], b, o] != seat:
-                if rng == NULL:
-                    out[base + ATTACK * N_HEXES + h] = DIST[here, h] == 1 and moves
-                else:
-                    out[base + ATTACK * N_HEXES + h] = DIST[here, h] <= rng
-                if charges and not has(w, cols, f, b, o, STEADFAST):
-                    if rng == NULL:  # melee: an approach hex among the target's 6 neighbours
-                        for j in range(6):
-                            a = NEIGHBOURS[h, j]
-                            if a >= 0 and approach[a]:
-                                out[base + CHARGE * N_HEXES + h] = True
-                                break
-                    else:
-                        for a in range(N_HEXES):
-                            if approach[a] and DIST[a, h] <= rng:
-                                out[base + CHARGE * N_HEXES + h] = True
-                                break
-        for k in range(f_abil.shape[2]):
-            # legal_ability, with what depends only on the unit and ability read once
-            if not ability_ready(w, cols, f, b, s, k):
+        for o in range(w_alive.shape[1]):
+            h = w_i16[cols[POS], b, o]
+            if not attacks or not w_alive[b, o] or h < 0 or occ[h] != o or w_i16[cols[CONTROLLER], b, o] == seat:
                 continue
-            target = f_abil[b, s, k, A_TARGET]
-            reach_ = ability_reach(w, cols, f, b, s, k)
-            at = base + (ABILITY_0 + k) * N_HEXES
-            empty = f_abil[b, s, k, A_EMPTY_HEX] != 0
+            if (DIST[here, h] == 1 and moves) if rng == NULL else DIST[here, h] <= rng:
+                out[base + ATTACK * N_HEXES + h] = True
+                n += 1
+            if charges and not has(w, cols, f, b, o, STEADFAST):
+                if rng == NULL:  # melee: an approach hex among the target's 6 neighbours
+                    for j in range(6):
+                        a = NEIGHBOURS[h, j]
+                        if a >= 0 and approach[a]:
+                            out[base + CHARGE * N_HEXES + h] = True
+                            n += 1
+                            break
+                else:
+                    for a in range(N_HEXES):
+                        if approach[a] and DIST[a, h] <= rng:
+                            out[base + CHARGE * N_HEXES + h] = True
+                            n += 1
+                            break
+        for ab in range(f_abil.shape[2]):
+            # legal_ability, with what depends only on the unit and ability read once
+            if not ability_ready(w, cols, f, b, s, ab):
+                continue
+            target = f_abil[b, s, ab, A_TARGET]
+            reach_ = ability_reach(w, cols, f, b, s, ab)
+            at = base + (ABILITY_0 + ab) * N_HEXES
             if target == T_SELF or target == T_NONE:
                 out[at + here] = True  # no target: one entry (the hex it does not read is the unit's own)
+                n += 1
+            elif target == T_HEX:  # target_ok, inline (a call per hex costs more than the test)
+                empty = f_abil[b, s, ab, A_EMPTY_HEX] != 0
+                for h in range(N_HEXES):
+                    if DIST[here, h] <= reach_ and (not empty or occ[h] < 0):
+                        out[at + h] = True
+                        n += 1
             else:
-                for h in range(N_HEXES):  # target_ok, inline (a call per hex costs more than the test)
-                    if DIST[here, h] > reach_:
+                for o in range(w_alive.shape[1]):
+                    h = w_i16[cols[POS], b, o]
+                    if not w_alive[b, o] or h < 0 or occ[h] != o or DIST[here, h] > reach_:
                         continue
-                    o = occ[h]
-                    if target == T_HEX:
-                        out[at + h] = not empty or o < 0
-                    elif o >= 0:
-                        ally = w_i16[cols[CONTROLLER], b, o] == seat
-                        out[at + h] = (not ally) if target == T_ENEMY else (ally if target == T_ALLY else True)
+                    ally = w_i16[cols[CONTROLLER], b, o] == seat
+                    if (not ally) if target == T_ENEMY else (ally if target == T_ALLY else True):
+                        out[at + h] = True
+                        n += 1
+        counts[u] = n
     return active
 
 

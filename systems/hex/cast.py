@@ -12,11 +12,11 @@ Every function takes ``(w, cols, f, k, b, ...)`` as ``apply.py``'s do.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.battle import U, ability_reach, has, modified, occupancy
 from battlesim.systems.hex.damage_stages import MAGICAL, NONLETHAL, PHYSICAL, PURE
+from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.select import select_units
 from battlesim.systems.hex.state import (
     A_CHANNEL,
@@ -97,7 +97,7 @@ from battlesim.systems.hex.turn import drop_modifier, early_end, seat_can_act, s
 from battlesim.systems.hex.work import bury, deal, displace, heal
 
 
-@njit(cache=True)
+@kernel
 def cast(w, cols, f, k, b, s, kk, t):
     """Each effect of unit s's ability kk on hex t, in order, on the units its selector lists
     (hex.md "Spellproof – This unit is not affected by enemy active abilities.": skipped, I-39),
@@ -106,10 +106,10 @@ def cast(w, cols, f, k, b, s, kk, t):
     w_alive = w.alive
     f_abil = f.abil
     k_occ = k.occ
+    hit = k.hit
     seat = w_i16[cols[CONTROLLER], b, s]
     sp = spell_power(w, cols, f, b, s, kk)
     reach_ = ability_reach(w, cols, f, b, s, kk)
-    hit = np.empty(w_alive.shape[1], dtype=np.int64)
     for e in range(f_abil[b, s, kk, A_NEFFECTS]):
         base = A_EFFECTS + e * NEF
         if f_abil[b, s, kk, base + E_OP] == OP_SUMMON:
@@ -125,7 +125,7 @@ def cast(w, cols, f, k, b, s, kk, t):
                 sp = 0  # hex-keywords.md "only one target or instance is modified"
 
 
-@njit(cache=True)
+@kernel
 def summon(w, cols, f, k, b, s, t, tpl):
     """hex.md "Summoned units also have a NULL value for gold cost" (I-45: the summoned card's unit
     enters on the empty target hex, exhausted, under the summoner's controller, owned by the
@@ -149,10 +149,17 @@ def summon(w, cols, f, k, b, s, t, tpl):
             break
     if n < 0:
         return
-    w_i16[:, b, n] = w_i16[:, b, tpl]
-    w_i8[:, b, n] = w_i8[:, b, tpl]
-    w_flags[:, b, n] = w_flags[:, b, tpl]
-    f_abil[b, n] = f_abil[b, tpl]
+    # the template's rows, element by element (a slice assigned from a slice of the same array
+    # is copied through a temporary: an allocation)
+    for c in range(w_i16.shape[0]):
+        w_i16[c, b, n] = w_i16[c, b, tpl]
+    for c in range(w_i8.shape[0]):
+        w_i8[c, b, n] = w_i8[c, b, tpl]
+    for c in range(w_flags.shape[0]):
+        w_flags[c, b, n] = w_flags[c, b, tpl]
+    for a in range(f_abil.shape[2]):
+        for x in range(f_abil.shape[3]):
+            f_abil[b, n, a, x] = f_abil[b, tpl, a, x]
     w_alive[b, n] = True
     w_flags[cols[SUMMONED], b, n] = True  # not a card of the army: no cards-table row, no kill for its death
     w_i16[cols[POS], b, n] = t
@@ -161,7 +168,7 @@ def summon(w, cols, f, k, b, s, t, tpl):
     w_i16[cols[FADE_C], b, n] = w_i16[cols[FADING], b, n]
 
 
-@njit(cache=True)
+@kernel
 def start_channel(w, cols, f, b, s, kk, t, o):
     """hex-keywords.md "When a unit channels an ability, place X Channel counters on it.": the
     target (hex t, unit o or -1) is kept for when the last counter goes."""
@@ -172,7 +179,7 @@ def start_channel(w, cols, f, b, s, kk, t, o):
     f_abil[b, s, kk, A_PENDING_UNIT] = o + 1
 
 
-@njit(cache=True)
+@kernel
 def cancel_channel(w, cols, f, b, s):
     """hex-keywords.md "If the channeling unit becomes dead or silenced, the channeling is cancelled."."""
     w_i16 = w.i16
@@ -183,7 +190,7 @@ def cancel_channel(w, cols, f, b, s):
         f_abil[b, s, kk, A_PENDING_UNIT] = 0
 
 
-@njit(cache=True)
+@kernel
 def tick_channels(w, cols, f, k, b, seat):
     """hex-keywords.md "At the start of each of your turns, remove a Channel counter. If the last
     Channel counter is removed, the ability effect occurs." (seat's units, in slot order). A
@@ -215,7 +222,7 @@ def tick_channels(w, cols, f, k, b, seat):
             cast(w, cols, f, k, b, s, kk, t)
 
 
-@njit(cache=True)
+@kernel
 def turn_start(w, cols, f, k, b):
     """The turn of ``to_act`` begins: its channels tick (``tick_channels``); the seat is marked as
     having had a turn this round (I-38). If the effects leave it no unit that can act, the turn
@@ -238,7 +245,7 @@ def turn_start(w, cols, f, k, b):
         f_g[b, TO_ACT] = 1 - seat
 
 
-@njit(cache=True)
+@kernel
 def channel_fallback(w, cols, f, k, b):
     """I-38: "if that player has no turn in a round, -1 at the round's end" (each seat without a
     turn in the round that just ended); then the turns of the new round are counted afresh."""
@@ -250,7 +257,7 @@ def channel_fallback(w, cols, f, k, b):
     early_end(w, cols, f, b)
 
 
-@njit(cache=True)
+@kernel
 def spell_power(w, cols, f, b, s, kk):
     """hex-keywords.md "Spell Power – This refers to the amount of damage or heal done by an active
     ability.": the ability's own ``spell_power`` plus unit s's Spell Power modifiers (an item's
@@ -264,7 +271,7 @@ def spell_power(w, cols, f, b, s, kk):
     return np.int64(f_abil[b, s, kk, A_SPELL_POWER]) + extra
 
 
-@njit(cache=True)
+@kernel
 def effect(w, cols, f, k, b, s, o, kk, base, source, t, sp):
     """One effect op of an ability (spec §5 ops: damage, heal, shield, status, mana, modifier,
     push, pull, sacrifice, destroy, relocate, switch) on unit o; its fields are
@@ -341,7 +348,7 @@ def effect(w, cols, f, k, b, s, o, kk, base, source, t, sp):
     return False
 
 
-@njit(cache=True)
+@kernel
 def add_modifier(w, cols, f, b, s, o, stat, amount, set_, keyword, rounds, only, source):
     """hex.md "Some items and abilities modify the numerical value of properties." (I-35: an
     instance with the seat that applied it; ``rounds`` -> it expires at the end of round

@@ -16,10 +16,20 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from numba import njit
+
 from battlesim.ecs import kernel_stamp
 from battlesim.systems.hex import state
 
-KERNEL_FILES = ("state.py", "board.py", "battle.py", "turn.py", "damage_stages.py", "pipeline.py", "work.py", "select.py", "cast.py", "apply.py", "agents.py", "step.py", "lookahead.py",
+# How a hex kernel is compiled: cached, and without numba's reference counting (``_nrt=False``,
+# numba's own flag). Every array a kernel reads out of the World, fields or scratch tuples costs
+# an atomic incref and decref with it, on every call: most of a decision's time
+# (docs/hex-speed.md). A kernel allocates nothing (its scratch is ``work.Work``'s), so there is
+# nothing to count. A callee without the flag inherits its caller's; the one hex kernel that
+# allocates (``lookahead.lookahead_action``, its saved rows) states reference counting on.
+kernel = njit(cache=True, _nrt=False)
+
+KERNEL_FILES = ("kernel_cache.py", "state.py", "board.py", "battle.py", "turn.py", "damage_stages.py", "pipeline.py", "work.py", "select.py", "cast.py", "apply.py", "agents.py", "step.py", "lookahead.py",
                 "play.py")
 
 

@@ -1,5 +1,5 @@
-"""The lookahead hex agent, compiled: greedy's best few entries of the battle table (``agents.py``
-scores), each played ahead on the game itself, the opponent's greedy reply played after it (and
+"""The lookahead hex agent, compiled: greedy's best few entries of the battle table
+(``agents.best_entries``, stream RNG_LOOKAHEAD), each played ahead on the game itself, the opponent's greedy reply played after it (and
 the round's end events, with round 7's victory check, when the round ends on the way), the
 position then scored, the game restored; the entry whose position scores best is taken.
 
@@ -13,24 +13,23 @@ on damage and on the centre (``position_score``).
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
-from battlesim.ecs.compiled.rng import advance, bits_at, to_unit
 from battlesim.systems.hex import kernel_cache
-from battlesim.systems.hex.agents import action_score, greedy_action, threat_map, unit_value
+from battlesim.systems.hex.agents import best_entries, greedy_action, unit_value
 from battlesim.systems.hex.apply import round_start
-from battlesim.systems.hex.battle import U, V, legal_actions, occupancy
+from battlesim.systems.hex.battle import legal_actions
 from battlesim.systems.hex.board import CENTRE_ID, DIST, N_HEXES
+from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.state import CONTROLLER, HEALTH, POS, ROUND, TO_ACT, WINNER
 from battlesim.systems.hex.step import LOOKAHEAD, RNG_LOOKAHEAD, apply_action
 from battlesim.systems.hex.turn import round_end
+from battlesim.systems.hex.work import TOP  # greedy's best entries looked ahead at
 
-TOP = 4  # greedy's best entries looked ahead at
 WIN = 1000.0  # a decided game outweighs any position
 
 
-@njit(cache=True)
+@kernel
 def position_score(w, cols, f, b, seat):
     """The position for ``seat``: a decided game is +-WIN; else, per unit (+ own, - the
     opponent's, by controller), 1.5 a point of health and 4x ``unit_value`` (greedy's damage and
@@ -44,7 +43,7 @@ def position_score(w, cols, f, b, seat):
         return WIN if win == seat else -WIN
     centre = 6.0 + 2.0 * f_g[b, ROUND]
     score = 0.0
-    near = np.array([99, 99])
+    near_mine, near_theirs = 99, 99
     for s in range(w_alive.shape[1]):
         if not w_alive[b, s]:
             continue
@@ -55,13 +54,15 @@ def position_score(w, cols, f, b, seat):
         if h == CENTRE_ID:
             v += centre
         score += sign * v
-        side = 0 if mine else 1
         if 0 <= h < N_HEXES:
-            near[side] = min(near[side], DIST[h, CENTRE_ID])
-    return score - 0.8 * near[0] + 0.8 * near[1]
+            if mine:
+                near_mine = min(near_mine, DIST[h, CENTRE_ID])
+            else:
+                near_theirs = min(near_theirs, DIST[h, CENTRE_ID])
+    return score - 0.8 * near_mine + 0.8 * near_theirs
 
 
-@njit(cache=True)
+@kernel
 def settle_round(w, cols, f, k, b):
     """No unit can act: the round's end events (round 7's victory check) and the next round's
     start, as the game loop runs them (``play.between_turns``)."""
@@ -72,38 +73,7 @@ def settle_round(w, cols, f, k, b):
             round_start(w, cols, f, k, b)
 
 
-@njit(cache=True)
-def top_entries(w, cols, f, k, rng, b, seat, mask, units, out):
-    """Greedy's ``out.size`` best legal entries of ``mask`` (best first; -1 pads), greedy's
-    scores plus a uniform draw per entry for ties (stream RNG_LOOKAHEAD)."""
-    k_occ = k.occ
-    occupancy(w, cols, b, k_occ)
-    threat = np.zeros(N_HEXES, dtype=np.float64)
-    threat_map(w, cols, f, b, seat, threat)
-    n = out.shape[0]
-    scores = np.full(n, -1e18)
-    out[:] = -1
-    block = V * N_HEXES
-    for u in range(U):
-        if not units >> u & 1:
-            continue
-        for a in range(u * block, (u + 1) * block):
-            if not mask[a]:
-                continue
-            sc = action_score(w, cols, f, b, seat, a, k_occ, threat) + 0.01 * to_unit(bits_at(rng, b, a, RNG_LOOKAHEAD))
-            if sc <= scores[n - 1]:
-                continue
-            i = n - 1
-            while i > 0 and scores[i - 1] < sc:
-                scores[i] = scores[i - 1]
-                out[i] = out[i - 1]
-                i -= 1
-            scores[i] = sc
-            out[i] = a
-    advance(rng, b, mask.shape[0])
-
-
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # it saves game b's rows: allocates
 def lookahead_action(w, cols, f, k, rng, b, seat, mask, units):
     """Spec §6 decision by one ply of search: each of greedy's TOP entries applied to game b, the
     opponent's greedy reply if it is to act, ``position_score``; game b's rows (World, fields,
@@ -118,8 +88,8 @@ def lookahead_action(w, cols, f, k, rng, b, seat, mask, units):
     f_abil = f.abil
     k_stats = k.stats
     k_nlog = k.nlog
-    cand = np.empty(TOP, dtype=np.int64)
-    top_entries(w, cols, f, k, rng, b, seat, mask, units, cand)
+    cand = k.cand
+    best_entries(w, cols, f, k, rng, b, seat, mask, units, RNG_LOOKAHEAD, cand)
     if cand[1] < 0:
         return cand[0]
     s_i16 = w_i16[:, b, :].copy()
@@ -142,7 +112,7 @@ def lookahead_action(w, cols, f, k, rng, b, seat, mask, units):
         settle_round(w, cols, f, k, b)
         opp = f_g[b, TO_ACT]
         if f_g[b, WINNER] < 0 and opp == 1 - seat:
-            opp_units = legal_actions(w, cols, f, b, opp, mask)
+            opp_units = legal_actions(w, cols, f, k, b, opp, mask)
             r = greedy_action(w, cols, f, k, rng, b, opp, mask, opp_units, RNG_LOOKAHEAD)
             if r >= 0:
                 apply_action(w, cols, f, k, rng, b, opp, r, LOOKAHEAD)

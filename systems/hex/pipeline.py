@@ -20,6 +20,7 @@ from battlesim.ecs.compiled.stages import MAX_READS, stages_of
 from battlesim.ecs.datafiles import DataError
 from battlesim.systems.hex import damage_stages as ds
 from battlesim.systems.hex import kernel_cache
+from battlesim.systems.hex.kernel_cache import kernel
 
 STAGE_NAMES = ("shield", "refraction", "ethereal", "armor", "magic_resist", "evasion", "nonlethal", "apply_health",
                "lifesteal", "damage_return", "status_on_hit")
@@ -61,7 +62,7 @@ def stage_columns(layout: dict[str, int]) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@kernel
 def _stage(k, w, b, queue, qlen, i, cols):
     if k == 0:
         _shield(w, b, queue, qlen, i, cols[0])
@@ -87,7 +88,7 @@ def _stage(k, w, b, queue, qlen, i, cols):
         _status_on_hit(w, b, queue, qlen, i, cols[10])
 
 
-@njit(cache=True)
+@kernel
 def run_damage(w, b, queue, qlen, start, cols, stack):
     """DESIGN "Damage pipeline": every hex stage, in priority order, over rows start..qlen[b];
     rows a stage pushes (reactions) go through the whole pipeline before the next stage. OK,

@@ -22,10 +22,11 @@ from battlesim.systems.hex.battle import (
     SKIP,
     U,
     V,
-    can_act,
+    acting_slot,
     legal_actions,
 )
 from battlesim.systems.hex.board import N_HEXES
+from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.lookahead import lookahead_action
 from battlesim.systems.hex.state import (
     ACTIONS,
@@ -69,7 +70,7 @@ INVARIANTS = ("", "two units on one hex at a turn's end", "health above max heal
               "a unit off the board")
 
 
-@njit(cache=True)
+@kernel
 def setup_game(w, cols, f, k, rng, b):
     """Spec §2.3 (H9.1): the first player drawn from the game's RNG; I-9: it opens round 1; the
     early end (I-17) if it has no unit at all."""
@@ -92,41 +93,44 @@ def setup_game(w, cols, f, k, rng, b):
         f_g[b, TO_ACT] = -1
 
 
-@njit(cache=True)
+@kernel
 def pass_action(w, cols, b, seat):
     """The pass agent: its first unit that can act skips (the baseline that does nothing)."""
     for u in range(U):
-        if can_act(w, cols, b, seat * U + u, seat):
+        if acting_slot(w, cols, b, seat, u) >= 0:
             return (u * V + SKIP) * N_HEXES
     return -1
 
 
-@njit(cache=True)
+@kernel
 def agent_action(w, cols, f, k, rng, b, seat, agent, mask):
     """Spec §6: the decision of the seat to act, by its agent's code: random (uniform over the
     legal entries of the battle table), pass, greedy (``agents.py``) or lookahead (``lookahead.py``)."""
     if agent == PASS_AGENT:
         return pass_action(w, cols, b, seat)
-    units = legal_actions(w, cols, f, b, seat, mask)
+    units = legal_actions(w, cols, f, k, b, seat, mask)
     if agent == GREEDY:
         return greedy_action(w, cols, f, k, rng, b, seat, mask, units, RNG_GREEDY)
     if agent == LOOKAHEAD:
         return lookahead_action(w, cols, f, k, rng, b, seat, mask, units)
-    return choice_in_blocks(rng, b, mask, units, RNG_AGENT)
+    return choice_in_blocks(rng, b, mask, units, k.counts, RNG_AGENT)
 
 
-@njit(cache=True)
-def choice_in_blocks(rng, b, mask, units, stream):
+@kernel
+def choice_in_blocks(rng, b, mask, units, counts, stream):
     """``rng.choice(rng, b, mask, stream)`` reading only the blocks of the acting units (bits of
-    ``units``; every other entry is False): the same draw and the same entry, the blocks counted
-    at once and only the chosen one scanned."""
+    ``units``; every other entry is False): the same draw and the same entry, from the blocks'
+    counts of legal entries (``counts``, as ``legal_actions`` left them), only the chosen block
+    scanned."""
     block = V * N_HEXES
-    counts = np.zeros(U, dtype=np.int64)
+    total = 0
     for u in range(U):
         if units >> u & 1:
-            counts[u] = np.count_nonzero(mask[u * block:(u + 1) * block])
-    j = integers(rng, b, max(counts.sum(), 1), stream)
+            total += counts[u]
+    j = integers(rng, b, max(total, 1), stream)
     for u in range(U):
+        if not units >> u & 1:
+            continue
         if j >= counts[u]:
             j -= counts[u]
             continue
@@ -138,7 +142,7 @@ def choice_in_blocks(rng, b, mask, units, stream):
     return -1
 
 
-@njit(cache=True)
+@kernel
 def between_turns(w, cols, f, k, b):
     """No unit can act: hex.md "A round ends when all units have taken an action" (H10.8) - the
     round's end events and, unless the game is over, the next round's start. True if the last
@@ -151,22 +155,22 @@ def between_turns(w, cols, f, k, b):
     return last
 
 
-@njit(cache=True)
+@kernel
 def violation(w, cols, f, b, ended):
     """The invariants of a hex game (issue 14): the first one broken now (an index of ``INVARIANTS``), 0 if none."""
     w_i16 = w.i16
     w_alive = w.alive
     f_g = f.g
-    seen = np.zeros(N_HEXES, dtype=np.bool_)
+    seen = np.uint64(0)  # a bit per hex (59 < 64)
     for s in range(w_alive.shape[1]):
         if not w_alive[b, s]:
             continue
         h = w_i16[cols[POS], b, s]
         if h < 0 or h >= N_HEXES:
             return 7
-        if seen[h]:
+        if seen >> np.uint64(h) & np.uint64(1):
             return 1  # hex.md "units cannot occupy the same hex as other units at the end of the turn"
-        seen[h] = True
+        seen |= np.uint64(1) << np.uint64(h)
         if w_i16[cols[HEALTH], b, s] > w_i16[cols[MAX_HEALTH], b, s]:
             return 2  # hex.md "Heal ... up to its maximum health"
         for c in range(FIRST_STATUS, LAST_STATUS + 1):
@@ -190,7 +194,7 @@ def violation(w, cols, f, b, ended):
     return 0
 
 
-@njit(cache=True)
+@kernel
 def play_game(w, cols, f, k, rng, b, mask, agents, max_steps, check):
     """Spec §2.6: turns of the seat to act (its agent's decision, applied) until no unit can act,
     then the round's end and the next round's start, until the victory check of round 7 or the
@@ -205,8 +209,7 @@ def play_game(w, cols, f, k, rng, b, mask, agents, max_steps, check):
             ended = between_turns(w, cols, f, k, b)
         else:
             a = agent_action(w, cols, f, k, rng, b, seat, agents[seat], mask)
-            s = seat * U + (a // N_HEXES) // V
-            if check and not can_act(w, cols, b, s, seat):
+            if check and acting_slot(w, cols, b, seat, (a // N_HEXES) // V) < 0:
                 return n, 5  # hex.md "A unit that has no actions remaining is considered exhausted."
             apply_action(w, cols, f, k, rng, b, seat, a, agents[seat])
             n += 1
@@ -220,7 +223,7 @@ def play_game(w, cols, f, k, rng, b, mask, agents, max_steps, check):
 PLAY, SETUP, STEP = 0, 1, 2  # play_batch modes
 
 
-@njit(cache=True)
+@kernel
 def step_game(w, cols, f, k, rng, b, mask, agents):
     """One step of game b (a replay's unit): the seat to act decides and its action is applied
     (returns the table entry), or nobody can act and the round ends and the next one starts

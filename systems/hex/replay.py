@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from battlesim.systems.hex.battle import ABILITY_0, ATTACK, CHARGE, MOVE, SKIP, V
+from battlesim.systems.hex.battle import ABILITY_0, ATTACK, CHARGE, MOVE, SKIP, U, V, acting_slot
 from battlesim.systems.hex.board import coords
 from battlesim.systems.hex.damage_stages import MAGICAL, PHYSICAL, RETALIATION, RETURN, STATUS
 from battlesim.systems.hex.game import MAX_STEPS, Armies, HexBatch, agent_codes
@@ -113,8 +113,9 @@ def replay_game(armies: Armies, seed: int, decks: Sequence[str], agents: Sequenc
                 effects(before)
                 write(f"  side {int(f.g[0, TO_ACT])} opens")
             continue
+        slots = [int(acting_slot(w, cols, 0, seat, u)) for u in range(U)]  # before the step changes them
         a = call(STEP)
-        write("  " + describe(a, seat, lambda s, snap=before: snap[s][3], at, army.abilities))
+        write("  " + describe(a, slots, lambda s, snap=before: snap[s][3], at, army.abilities))
         n += 1
         effects(before)
         if shield and not f.g[0, CENTRE_SHIELD]:
@@ -138,11 +139,12 @@ def name_of(agent: Any) -> str:
     return str(getattr(agent, "name", agent))
 
 
-def describe(a: int, seat: int, unit: Callable[[int], str], at: Callable[[int], str],
+def describe(a: int, slots: list[int], unit: Callable[[int], str], at: Callable[[int], str],
              abilities: dict[int, list[str]]) -> str:
-    """Battle-table entry ``a`` in words (before it is applied)."""
+    """Battle-table entry ``a`` in words (before it is applied); ``slots[u]``: the unit block u
+    named then (``battle.acting_slot``)."""
     h, uv = a % 59, a // 59
-    v, s = uv % V, seat * 16 + uv // V
+    v, s = uv % V, slots[uv // V]
     if v == SKIP:
         return f"{unit(s)} skips"
     if v == MOVE:

@@ -20,10 +20,10 @@ Choices (ledger "Ability effects in batch games"):
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.board import DIST, N_HEXES, NEIGHBOURS
+from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.state import (
     CONTROLLER,
     POS,
@@ -38,7 +38,7 @@ from battlesim.systems.hex.state import (
 )
 
 
-@njit(cache=True)
+@kernel
 def select_units(w, cols, b, s, t, sel, reach_, occ, out):
     """The slots effect selector ``sel`` of unit s's ability on hex t hits, into ``out``; their
     count. ``occ``: the occupancy (``battle.occupancy``); ``reach_``: the ability's cast range."""

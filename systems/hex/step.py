@@ -5,14 +5,24 @@ itself (then restore it) without importing the game loop that calls it."""
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
-
 from battlesim.ecs.compiled.rng import choice
 from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.apply import do_ability, do_attack, do_move, do_skip
-from battlesim.systems.hex.battle import ABILITY_0, ATTACK, CHARGE, MOVE, SKIP, U, V, charge_from, occupancy, reach
+from battlesim.systems.hex.battle import (
+    ABILITY_0,
+    ATTACK,
+    CHARGE,
+    MOVE,
+    SKIP,
+    U,
+    V,
+    acting_slot,
+    charge_from,
+    occupancy,
+    reach,
+)
 from battlesim.systems.hex.board import N_HEXES
+from battlesim.systems.hex.kernel_cache import kernel
 
 RNG_FIRST = 1  # stream: who plays first (spec §2.3 "drawn per game from the game's RNG")
 RNG_AGENT = 2  # stream: the random agent's choices
@@ -26,16 +36,16 @@ RANDOM, PASS_AGENT, GREEDY, LOOKAHEAD = range(len(AGENTS))
 WIDTH = U * V * N_HEXES  # the battle action table (spec §6): 9,440
 
 
-@njit(cache=True)
+@kernel
 def approach_of(w, cols, f, k, rng, b, s, t, agent):
     """A charge's follow-up (spec §6): the hex to move to before attacking t; random: uniform
     over the legal ones; greedy and pass: the nearest to the charger's own hex (lowest id)."""
     k_occ = k.occ
     k_steps = k.steps
     k_prev = k.prev
+    ok = k.approach
     occupancy(w, cols, b, k_occ)
-    reach(w, cols, f, b, s, k_occ, k_steps, k_prev)
-    ok = np.zeros(N_HEXES, dtype=np.bool_)
+    reach(w, cols, f, b, s, k_occ, k_steps, k_prev, k.frontier)
     best = -1
     for a in range(N_HEXES):
         ok[a] = charge_from(w, cols, f, b, s, t, a, k_occ, k_steps)
@@ -46,14 +56,15 @@ def approach_of(w, cols, f, k, rng, b, s, t, agent):
     return best
 
 
-@njit(cache=True)
+@kernel
 def apply_action(w, cols, f, k, rng, b, seat, a, agent):
-    """Entry ``a`` of the battle table for ``seat``: ``a = (u * V + v) * 59 + h`` (spec §6)."""
+    """Entry ``a`` of the battle table for ``seat``: ``a = (u * V + v) * 59 + h`` (spec §6), unit
+    u the one ``battle.acting_slot`` names."""
     k_path = k.path
     h = a % N_HEXES
     uv = a // N_HEXES
     v = uv % V
-    s = seat * U + uv // V
+    s = acting_slot(w, cols, b, seat, uv // V)
     if v == SKIP:
         do_skip(w, cols, f, k, b, s)
     elif v == MOVE:

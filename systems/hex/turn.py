@@ -11,6 +11,7 @@ from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.battle import can_act, has, number, qualifies
 from battlesim.systems.hex.board import CENTRE_ID
 from battlesim.systems.hex.damage_stages import MAGICAL, STATUS
+from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.state import (
     ACTIONS,
     ARMOR_ADD,
@@ -66,7 +67,7 @@ from battlesim.systems.hex.state import (
 TIMED_FIRST = OVERHEATED - 4  # rooted, disarmed, silenced, broken, overheated: the timed statuses
 
 
-@njit(cache=True)
+@kernel
 def settle(w, cols, f, b, returned):
     """Deaths: hex.md "If a unit's health is reduced to less than 1, it dies and is removed";
     hex-keywords.md "Undying – When this unit dies, if it is not #undead, return it to the
@@ -105,7 +106,7 @@ def settle(w, cols, f, b, returned):
     early_end(w, cols, f, b)
 
 
-@njit(cache=True)
+@kernel
 def drop_modifier(w, cols, f, b, m):
     """Remove modifier instance m; a "+X Health" one takes its X off max health again and health
     is then at most max health, never below 1 (I-35: losing a buff does not kill)."""
@@ -122,7 +123,7 @@ def drop_modifier(w, cols, f, b, m):
     f_mods[b, m, :] = -1
 
 
-@njit(cache=True)
+@kernel
 def sync_modifiers(w, cols, f, b):
     """Armor and Magic Resist modifiers as the damage stages read them (hex.md "Example: "Target
     unit gets Armor 1""; I-35: "+X" stacks, "Prop X" takes the highest): their sum and highest
@@ -150,7 +151,7 @@ def sync_modifiers(w, cols, f, b):
             w_i16[cols[add], b, s] += f_mods[b, m, M_AMOUNT]
 
 
-@njit(cache=True)
+@kernel
 def early_end(w, cols, f, b):
     """Spec §2.11 (I-17): the first player owns and controls no unit on the battlefield -> the
     second player wins at once (hex.md "Otherwise, the second player wins.")."""
@@ -180,7 +181,7 @@ def seat_can_act(w, cols, b, seat):
     return False
 
 
-@njit(cache=True)
+@kernel
 def centre_token(w, cols, b, g):
     """hex.md "The first buffable unit to end its turn on the center hex receives +1 Shield";
     I-16: checked at every turn's end, whoever's unit, however it got there; an Overheated unit
@@ -195,7 +196,7 @@ def centre_token(w, cols, b, g):
             g[b, CENTRE_SHIELD] = 0
 
 
-@njit(cache=True)
+@kernel
 def end_turn(w, cols, f, b, seat, acted):
     """The turn's end (I-12): the centre token; ``last_actor`` when an action was performed (a
     skip "does not count as taking an action", H10.4); the opponent acts next if it has a unit
@@ -216,7 +217,7 @@ def end_turn(w, cols, f, b, seat, acted):
         f_g[b, TO_ACT] = -1
 
 
-@njit(cache=True)
+@kernel
 def status_damage(w, cols, f, b, queue, qlen):
     """Round start, first half (spec §2.10, I-33, hex.md "At the start of the next round"): from
     the state at the start, each Burn / Poison / Bleed pile is one magical instance (through
@@ -233,7 +234,7 @@ def status_damage(w, cols, f, b, queue, qlen):
                 push(queue, qlen, b, -1, s, n, MAGICAL | STATUS)
 
 
-@njit(cache=True)
+@kernel
 def status_tick(w, cols, f, b):
     """Round start, second half: hex-keywords.md "Health Regen X ... The unit heals X and takes
     damage from all its statuses simultaneously" (health = min(max, health - damage + regen);
@@ -260,7 +261,7 @@ def status_tick(w, cols, f, b):
                 w_i16[cols[HEALTH], b, s] = 0  # hex-keywords.md "When the last is removed, sacrifice this unit."
 
 
-@njit(cache=True)
+@kernel
 def refresh(w, cols, f, b):
     """Round start: hex.md "Every unit has one action each round, by default" (I-13: refresh
     sets 1; channelling units 0); then I-11: the player who last performed an action in the
@@ -285,7 +286,7 @@ def refresh(w, cols, f, b):
         f_g[b, TO_ACT] = -1
 
 
-@njit(cache=True)
+@kernel
 def round_end(w, cols, f, b):
     """hex.md "all effects that last 'this round' end" (I-34: a timed status holds rounds left,
     -1 at each round end, gone at 0; modifiers expire after their last round); then "The victory

@@ -16,9 +16,10 @@ from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import AMOUNT, DEALT, KIND, OK, SOURCE, TARGET, new_queue, push
 from battlesim.systems.hex import kernel_cache
-from battlesim.systems.hex.battle import has, number, occupancy, reach
+from battlesim.systems.hex.battle import FAR, U, has, number, occupancy, reach_within
 from battlesim.systems.hex.board import AWAY, DIST, LINE, N_HEXES, TOWARD
 from battlesim.systems.hex.damage_stages import PHYSICAL
+from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.pipeline import run_damage
 from battlesim.systems.hex.state import (
     ACTIONS,
@@ -39,6 +40,7 @@ from battlesim.systems.hex.turn import (
 )
 
 QUEUE = 64
+TOP = 4  # the most entries an agent ranks at once (``agents.best_entries``: the lookahead agent's candidates)
 DIED, KILLS = 0, 1  # stats fields
 N_STATS = 2
 LOG_FIELDS = ("source", "target", "kind", "pushed", "after", "dealt")
@@ -51,7 +53,12 @@ class Work(NamedTuple):
     table, and per-thread buffers (deaths' ``returned``, occupancy, reachability, a path, and the
     damage log a replay prints: ``log[i]`` = LOG_FIELDS, ``nlog[0]`` rows; a 0-row log logs nothing;
     ``killer``/``was`` for deaths), and ``stats[b, slot]`` = (round it died, 0: alive; kills), the
-    cards table's columns, per game."""
+    cards table's columns, per game. The agents' scratch (a decision allocates nothing):
+    ``threat`` (a hex's threat), ``hit`` (an effect's units), ``scores`` and ``cand`` (the best
+    entries found, best first: the lookahead's candidates) and ``pick`` (greedy's one entry, apart
+    from ``cand`` because the lookahead asks greedy for replies while it walks its candidates);
+    the legal table's: ``frontier`` (a search's queue), ``approach`` (a charger's approach hexes)
+    and ``counts`` (legal entries per unit, the random agent's)."""
 
     queue: np.ndarray
     qlen: np.ndarray
@@ -68,6 +75,14 @@ class Work(NamedTuple):
     killer: np.ndarray
     was: np.ndarray
     stats: np.ndarray
+    threat: np.ndarray
+    hit: np.ndarray
+    scores: np.ndarray
+    cand: np.ndarray
+    pick: np.ndarray
+    frontier: np.ndarray
+    approach: np.ndarray
+    counts: np.ndarray
 
 
 def new_work(n_games: int, n_slots: int, dcols: np.ndarray, shared: Work | None = None, log: int = 0) -> Work:
@@ -82,10 +97,13 @@ def new_work(n_games: int, n_slots: int, dcols: np.ndarray, shared: Work | None 
     e = lambda: np.zeros(N_HEXES, dtype=np.int64)
     return Work(q[0], q[1], q[2], dcols, np.zeros(n_slots, dtype=np.int64), e(), e(), e(), e(),
                 np.zeros(QUEUE + 1, dtype=np.int64), np.zeros((log, NLF), dtype=np.int64), np.zeros(1, dtype=np.int64),
-                np.full(n_slots, -1, dtype=np.int64), np.zeros(n_slots, dtype=np.int64), stats)
+                np.full(n_slots, -1, dtype=np.int64), np.zeros(n_slots, dtype=np.int64), stats,
+                np.zeros(N_HEXES, dtype=np.float64), np.zeros(n_slots, dtype=np.int64), np.zeros(TOP, dtype=np.float64),
+                np.zeros(TOP, dtype=np.int64), np.zeros(1, dtype=np.int64), e(), np.zeros(N_HEXES, dtype=np.bool_),
+                np.zeros(U, dtype=np.int64))
 
 
-@njit(cache=True)
+@kernel
 def bury(w, cols, f, k, b):
     """Deaths settled (``turn.settle``), and for the cards table each unit that died now: the
     round (``stats[.., DIED]``) and a kill for the enemy whose damage brought it below 1 (the
@@ -111,7 +129,7 @@ def bury(w, cols, f, k, b):
         k_killer[s] = -1
 
 
-@njit(cache=True)
+@kernel
 def resolve(w, cols, f, k, b, deaths):
     """Every queued damage instance through hex's pipeline, then deaths (hex.md "If a unit's
     health is reduced to below 1, the unit dies") unless ``deaths`` is False: a simultaneous
@@ -149,7 +167,7 @@ def resolve(w, cols, f, k, b, deaths):
         bury(w, cols, f, k, b)
 
 
-@njit(cache=True)
+@kernel
 def deal(w, cols, f, k, b, source, target, amount, kind):
     k_queue = k.queue
     k_qlen = k.qlen
@@ -157,9 +175,11 @@ def deal(w, cols, f, k, b, source, target, amount, kind):
     resolve(w, cols, f, k, b, True)
 
 
-@njit(cache=True)
+@kernel
 def path_to(w, cols, f, k, b, s, h):
-    """Into ``k_path``: the hexes entered on a shortest path to h (lowest id at forks: I-23); its length."""
+    """Into ``k_path``: the hexes entered on a shortest path to h (lowest id at forks: I-23); its
+    length. The search stops at h (``battle.reach_within``'s goal), not at the map's end: a path needs
+    no more."""
     w_i16 = w.i16
     k_occ = k.occ
     k_steps = k.steps
@@ -167,7 +187,7 @@ def path_to(w, cols, f, k, b, s, h):
     k_path = k.path
     k_pre = k.pre
     occupancy(w, cols, b, k_occ)
-    reach(w, cols, f, b, s, k_occ, k_steps, k_prev)
+    reach_within(w, cols, f, b, s, k_occ, k_steps, k_prev, k.frontier, FAR, h)
     here = w_i16[cols[POS], b, s]
     n = 0
     x = h
@@ -180,7 +200,7 @@ def path_to(w, cols, f, k, b, s, h):
     return n
 
 
-@njit(cache=True)
+@kernel
 def walk(w, cols, f, k, b, s, path, n):
     """Move s along ``path[:n]``; each entry into an enemy's hex deals the trampler's X physical
     (hex.md "Trample X – ... deals X damage to each enemy unit in the hexes it moves through";
@@ -201,7 +221,7 @@ def walk(w, cols, f, k, b, s, path, n):
         w_i16[cols[POS], b, s] = path[n - 1]
 
 
-@njit(cache=True)
+@kernel
 def walk_to(w, cols, f, k, b, s, h):
     k_path = k.path
     n = path_to(w, cols, f, k, b, s, h)
@@ -215,7 +235,7 @@ def spend(w, cols, b, s):
     w_i16[cols[ACTIONS], b, s] = max(w_i16[cols[ACTIONS], b, s] - 1, 0)
 
 
-@njit(cache=True)
+@kernel
 def heal(w, cols, b, s, amount):
     """hex.md "Heal – Refers to the removal of damage from a unit." (up to max health); "An
     overheated unit cannot be healed"."""
@@ -224,7 +244,7 @@ def heal(w, cols, b, s, amount):
         w_i16[cols[HEALTH], b, s] = min(w_i16[cols[HEALTH], b, s] + amount, w_i16[cols[MAX_HEALTH], b, s])
 
 
-@njit(cache=True)
+@kernel
 def displace(w, cols, f, k, b, s, source, amount, pull, path, npath):
     """hex.md "Pushed X – A unit that is pushed moves X hexes along the direction it is being
     pushed." (adjacent source: the line behind, I-4; else each step away, "Away From X");

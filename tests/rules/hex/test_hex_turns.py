@@ -8,7 +8,19 @@ from pathlib import Path
 import numpy as np
 from hex_boards import board
 
-from battlesim.systems.hex.battle import ABILITY_0, ATTACK, CHARGE, MOVE, SKIP, U, V, legal_actions, legal_charge
+from battlesim.ecs.compiled.rng import rng_state
+from battlesim.systems.hex.battle import (
+    ABILITY_0,
+    ATTACK,
+    CHARGE,
+    MOVE,
+    SKIP,
+    U,
+    V,
+    acting_slot,
+    legal_actions,
+    legal_charge,
+)
 from battlesim.systems.hex.board import N_HEXES, hex_id
 from battlesim.systems.hex.state import (
     ACTIONS,
@@ -30,7 +42,7 @@ WIDTH = U * V * N_HEXES
 
 def mask(sc, seat: int) -> np.ndarray:
     out = np.zeros(WIDTH, dtype=np.bool_)
-    legal_actions(sc.battle.st, sc.battle.cols, sc.battle.f, 0, seat, out)
+    legal_actions(sc.battle.st, sc.battle.cols, sc.battle.f, sc.battle.k, 0, seat, out)
     return out
 
 
@@ -115,7 +127,7 @@ def test_invariants_over_random_legal_actions(tmp_path: Path) -> None:
             legal = np.flatnonzero(mask(sc, seat))
             assert legal.size > 0
             u, v, h = decode(int(rng.choice(legal)))
-            s = seat * U + u
+            s = int(acting_slot(bt.st, bt.cols, 0, seat, u))
             if v == SKIP:
                 bt.skip(0, s)
             elif v == MOVE:
@@ -125,7 +137,7 @@ def test_invariants_over_random_legal_actions(tmp_path: Path) -> None:
             elif v == CHARGE:
                 occ = bt.occupied(0).copy()
                 a = next(a for a in range(N_HEXES)
-                         if legal_charge(bt.st, bt.cols, bt.f, 0, s, h, a, occ, bt.steps, bt.prev))
+                         if legal_charge(bt.st, bt.cols, bt.f, 0, s, h, a, occ, bt.steps, bt.prev, bt.frontier))
                 bt.attack(0, s, h, a, None, None)
             else:
                 bt.ability(0, s, v - ABILITY_0, h)
@@ -170,9 +182,9 @@ def test_the_mask_agrees_with_each_actions_own_check(tmp_path: Path) -> None:
                 if not bt.st.alive[0, s]:
                     continue
                 for h in range(N_HEXES):
-                    assert m[u, MOVE, h] == legal_move(bt.st, bt.cols, bt.f, 0, s, h, occ, bt.steps, bt.prev)
+                    assert m[u, MOVE, h] == legal_move(bt.st, bt.cols, bt.f, 0, s, h, occ, bt.steps, bt.prev, bt.frontier)
                     assert m[u, ATTACK, h] == legal_attack(bt.st, bt.cols, bt.f, 0, s, h, occ)
-                    charge = any(legal_charge(bt.st, bt.cols, bt.f, 0, s, h, a, occ, bt.steps, bt.prev)
+                    charge = any(legal_charge(bt.st, bt.cols, bt.f, 0, s, h, a, occ, bt.steps, bt.prev, bt.frontier)
                                  for a in range(N_HEXES))
                     assert m[u, CHARGE, h] == charge
                     assert m[u, ABILITY_0, h] == legal_ability(bt.st, bt.cols, bt.f, 0, s, 0, h, occ)
@@ -212,7 +224,7 @@ def test_games_of_a_batch_play_apart(tmp_path: Path) -> None:
                     bt.round_start(b)
             continue
         out = np.zeros(WIDTH, dtype=np.bool_)
-        legal_actions(bt.st, bt.cols, bt.f, 0, seat, out)
+        legal_actions(bt.st, bt.cols, bt.f, bt.k, 0, seat, out)
         u, v, h = decode(int(rng.choice(np.flatnonzero(out))))
         for b in (0, 2):
             s = seat * U + u
@@ -226,6 +238,31 @@ def test_games_of_a_batch_play_apart(tmp_path: Path) -> None:
                 bt.skip(b, s)
         assert (bt.st.i16[:, 0] == bt.st.i16[:, 2]).all() and (bt.f.g[0] == bt.f.g[2]).all()
     assert (bt.st.i16[:, 1] == untouched).all()
+
+
+def test_a_controlled_unit_acts_for_its_new_controller(tmp_path: Path) -> None:
+    # hex.md: "Control – When you control a unit, it becomes an allied unit." In batch games too: block
+    # u of a seat's table names its own slot u, else the other half's slot u if the seat controls it
+    # (spec §6 "u = the acting side's unit slot"; battle.acting_slot)
+    from battlesim.systems.hex.step import RANDOM, apply_action
+
+    sc = board(tmp_path, ['{ side = 0, col = 4, row = 0, name = "Zephra", hero = true, health = 8, movement = 1 }',
+                          '{ side = 1, col = 4, row = 2, name = "Knight", power = 2, movement = 1, health = 5, controller = 0 }',
+                          '{ side = 1, col = 8, row = 6, name = "Raider", power = 1, movement = 1, health = 4 }'])
+    bt = sc.battle
+    zephra, knight, raider = 0, 16, 17  # each side's units from the first slot of its half
+    assert bt.i(CONTROLLER, 0, knight) == 0 and bt.i(CONTROLLER, 0, raider) == 1
+    assert acting_slot(bt.st, bt.cols, 0, 0, 0) == zephra  # its own unit first: the Knight waits
+    assert acting_slot(bt.st, bt.cols, 0, 1, 0) == -1  # its owner does not act with it
+    assert acting_slot(bt.st, bt.cols, 0, 1, 1) == raider
+    bt.skip(0, zephra)
+    assert acting_slot(bt.st, bt.cols, 0, 0, 0) == knight
+    m = mask(sc, 0).reshape(U, V, N_HEXES)
+    to = hex_id(4, 3)
+    assert m[0, MOVE, to] and m[0, SKIP, 0] and not m[1:].any()
+    apply_action(bt.st, bt.cols, bt.f, bt.k, rng_state(np.array([1])), 0, 0, (0 * V + MOVE) * N_HEXES + to, RANDOM)
+    assert bt.i(POS, 0, knight) == to and bt.i(ACTIONS, 0, knight) == 0
+    assert not mask(sc, 0).any()  # both of seat 0's units have acted
 
 
 def test_a_ranged_attack_is_not_blocked(tmp_path: Path) -> None:
