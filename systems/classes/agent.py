@@ -14,7 +14,6 @@ depends only on its seed.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from battlesim.ecs.compiled.rng import integers
@@ -59,6 +58,8 @@ from battlesim.systems.classes.state import (
     NONE,
     P_PREP,
     POWERS,
+    SC_CHOICES,
+    SC_PAYER,
     T_INTERSECTION,
     T_LANE,
     T_NONE,
@@ -76,7 +77,7 @@ K_CAST, K_PREPARE, K_CAST_PREPARED, K_ABILITY = 0, 1, 2, 3
 INVARIANT_ACTION = 99  # a listed legal action that the engine then refused
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def targets_of(kind, out):
     """Every target a choice of ``kind`` may name (spec §13 TARGET: 30 fields, 2 players, 20
     intersections; a summon: the 5 first-row lanes); legality is the action's check."""
@@ -99,7 +100,7 @@ def targets_of(kind, out):
     return FIELDS
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def first_target(u, b, side, kind, by_card, t, m):
     """The first of ``t[:m]`` that ``legal.check_target`` accepts, -1 if none (``u``: the unit
     array ``G.u``, so the per-target calls hand over one array, not all of ``Game``)."""
@@ -109,7 +110,7 @@ def first_target(u, b, side, kind, by_card, t, m):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def add_targets(u, b, side, kind, by_card, t, ok, m, out, n, what, card, ab):
     """Rows (``what``, ``card``, ``ab``, target) for ``t[ok]`` and every later target that
     ``check_target`` accepts; returns the new count."""
@@ -120,7 +121,7 @@ def add_targets(u, b, side, kind, by_card, t, ok, m, out, n, what, card, ab):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_actions(G, R, b, side, out):
     """The legal Main Phase actions of ``side`` as rows (kind, card or power, ability, target);
     returns the count. Each is checked by the action's own ``*_error`` function, once per card or
@@ -128,8 +129,8 @@ def legal_actions(G, R, b, side, out):
     ``legal.check_target`` and nothing else of theirs depends on it, so with one target that
     passes both, every target that passes ``check_target`` is legal, and with one that passes
     ``check_target`` only, none is (the listing is the per-target one: tested)."""
-    pay = np.full(NCOL, -1, np.int64)
-    t = np.empty(FIELDS + 2, np.int64)
+    pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
+    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS + 2]
     u = G.u
     n = 0
     for k in range(HAND):
@@ -170,10 +171,10 @@ def legal_actions(G, R, b, side, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_action(G, R, b, side, row):
     """Take one listed Main Phase action (a row of ``legal_actions``) with the default payer."""
-    pay = np.full(NCOL, -1, np.int64)
+    pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
     if row[0] == K_CAST:
         return cast(G, R, b, side, row[1], False, row[3], NONE, pay)
     if row[0] == K_PREPARE:
@@ -183,7 +184,7 @@ def apply_action(G, R, b, side, row):
     return class_ability(G, R, b, side, row[1], row[2], row[3], NONE, pay)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def window(G, R, b, rng, rows, side):
     """``side`` may cast its prepared spell (prepared on an earlier turn) with a legal target, or
     pass; uniformly. classes.md: "A prepared spell may be cast at any time, even during opponent's
@@ -191,8 +192,8 @@ def window(G, R, b, rng, rows, side):
     c = G.pl[b, side, P_PREP]
     if c < 0 or G.g[b, G_ENDED]:
         return E_OK
-    pay = np.full(NCOL, -1, np.int64)
-    t = np.empty(FIELDS + 2, np.int64)
+    pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
+    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS + 2]
     n = 0
     for i in range(targets_of(R.cards[c, C_TARGET], t)):
         if cast_error(G, R, b, side, c, True, t[i], NONE, pay) == E_OK:
@@ -206,14 +207,14 @@ def window(G, R, b, rng, rows, side):
     return cast(G, R, b, side, c, True, rows[pick, 0], NONE, pay)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def random_act(G, R, b, f, rng, rows):
     """One unit's act with random choices (classes.md "The unit can choose to advance before or
     after taking an action"; "There are 3 types of actions a unit can perform"): the order, then
     one legal action at that moment (Attack if it has a valid target, Defend, its ability on a
     legal target)."""
-    pay = np.full(NCOL, -1, np.int64)
-    t = np.empty(FIELDS + 2, np.int64)
+    pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
+    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS + 2]
     uid = act_begin(G, b, f)
     advance_first = integers(rng, b, 2, STREAM) == 1
     if advance_first:

@@ -5,7 +5,6 @@ area and enchantments (classes.md "Enchantments"); summoning (classes.md "Summon
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from battlesim.systems.classes.board import ACTING_ORDER, DISTANCE, FIELDS, FIRST_ROW, INTERSECTION_DISTANCE, LANES
@@ -67,6 +66,7 @@ from battlesim.systems.classes.state import (
     NONE,
     NSHAPES,
     P_SUMMONED,
+    SC_SELECTED,
     T_INTERSECTION,
     T_LANE,
     T_NONE,
@@ -95,6 +95,7 @@ from battlesim.systems.classes.units import (
     damage_player,
     damage_unit,
     first_of_type,
+    is_empty,
     kill,
     selects,
     sync_health_auras,
@@ -112,7 +113,7 @@ SEL_CHOSEN, SEL_ENEMY_PLAYER, SEL_OWN_PLAYER, SEL_IN_RANGE = (SEL["chosen"], SEL
 NKW = len(KEYWORDS)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run_jobs(G, R, b):
     """Resolve every queued job, first in first out, until none is left or the game has ended
     (choice 21: "The game ends at once")."""
@@ -126,11 +127,11 @@ def run_jobs(G, R, b):
     sync_health_auras(G, R, b)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run_job(G, R, b, k):
     """Resolve job ``k``: its effects with its trigger, in the card's order (classes.md "resolve
     its text"), then, after an unleash, the duration token."""
-    job = G.jobs[b, k].copy()
+    job = G.jobs[b, k]  # a later push writes a later row: this one stays as queued
     for e in range(job[J_START], job[J_START] + job[J_N]):
         if G.g[b, G_ENDED]:
             return
@@ -140,7 +141,7 @@ def run_job(G, R, b, k):
         after_unleash(G, R, b, job[J_OWNER], job[J_CARD], job[J_SHAPE])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def in_range(f, target, reach):
     """spec §14 ``enemies_in_range``: within ``range`` of the chosen field or intersection
     (classes.md "Range": "When the origin is an intersection, all fields whose corners are part of
@@ -152,7 +153,7 @@ def in_range(f, target, reach):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def targets(G, b, job, sel, reach, out):
     """The units an effect acts on, in the owner's acting order (classes.md: "whenever an a text
     affects multiple units on the battleground, always resolve them row by row, left to right")."""
@@ -180,7 +181,7 @@ def targets(G, b, job, sel, reach, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def summon_target(G, b, owner):
     """The target of a unit's "When summoned" text that names one (Warlock: "kill an enemy
     unit"): a summon step names the card and the lane, not a second target, so the engine takes
@@ -192,7 +193,7 @@ def summon_target(G, b, owner):
     return T_NONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply(G, R, b, job, e):
     """One effect (spec §14 "Ops")."""
     ef = R.effects[e]
@@ -214,7 +215,7 @@ def apply(G, R, b, job, e):
     if op == OP_ADD_CARD:
         # "take Rejuvenate spell from the upgrade deck and add it to his hand"; a side without an
         # upgrade deck (a scenario) takes it from the supply
-        if take_card(G.upgrade, b, owner, ef[F_CARD]) or G.upgrade[b, owner].max() < 0:
+        if take_card(G.upgrade, b, owner, ef[F_CARD]) or is_empty(G.upgrade, b, owner):
             add_card(G.hand, b, owner, ef[F_CARD])
         return
     if op == OP_TICK:
@@ -248,7 +249,7 @@ def apply(G, R, b, job, e):
     if op == OP_SUMMON:
         summon(G, R, b, owner, job[J_CHOICE], ef[F_CARD_TYPE], job[J_TARGET])
         return
-    out = np.empty(FIELDS, np.int64)
+    out = G.scr[b, SC_SELECTED:SC_SELECTED + FIELDS]
     n = targets(G, b, job, ef[F_SELECT], ef[F_RANGE], out)
     for i in range(n):
         f = out[i]
@@ -282,7 +283,7 @@ def apply(G, R, b, job, e):
             G.u[b, f, U_ENCH + owner * NSHAPES + job[J_SHAPE]] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def summon(G, R, b, owner, card, mask, target):
     """classes.md "Summoning Units": "place its card on an empty spot in the front row on your side
     of the battlefield"; "Setting Up Unit Stats" (HP, 1 if none; Attack or none); "After you summon
@@ -302,7 +303,7 @@ def summon(G, R, b, owner, card, mask, target):
          NONE, NONE, 0, 1, NONE, AFTER_NOTHING)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def place_unit(G, R, b, f, owner, card):
     """A unit of ``card`` on field ``f`` with the card's stats (classes.md "Setting Up Unit Stats")."""
     clear(G, b, f)
@@ -320,7 +321,7 @@ def place_unit(G, R, b, f, owner, card):
 
 
 # -- the play area and enchantments -------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def area_find(G, b, side, card, shape):
     """The play-area entry of ``card`` (with ``shape`` when one is given), NONE if none."""
     for k in range(AREA):
@@ -330,7 +331,7 @@ def area_find(G, b, side, card, shape):
     return NONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def area_add(G, b, side, card, shape, tokens):
     """classes.md "Then, place that spell in your play area"; the entry goes last (oldest first)."""
     for k in range(AREA):
@@ -342,7 +343,7 @@ def area_add(G, b, side, card, shape, tokens):
     return NONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def area_remove(G, b, side, k):
     """The entry leaves the play area for its owner's Nether (classes.md "move it into that
     player's Nether"); later entries move up (the area stays oldest first)."""
@@ -354,7 +355,7 @@ def area_remove(G, b, side, k):
         G.area[b, side, AREA - 1, x] = NONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def free_shape(G, b, side):
     """classes.md "Enchantment Identity": "making sure that its shape isn't already used for another
     one of your active enchantments" (choice 18: the first free of 5; NONE: none free)."""
@@ -368,7 +369,7 @@ def free_shape(G, b, side):
     return NONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_enchantment(G, b, side, shape):
     """classes.md "Ending an enchantment": "remove all matching enchantment tokens from units,
     battleground and play area. If the card with the enchantment was in a player's play area and it
@@ -382,7 +383,7 @@ def end_enchantment(G, b, side, shape):
         area_remove(G, b, side, k)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def after_unleash(G, R, b, side, card, shape):
     """classes.md "Unleashing an enchantment": "After resolving the effect, check if the enchantment
     has a duration. If it does, remove one token from it ... If an enchantment with a specified
@@ -395,7 +396,7 @@ def after_unleash(G, R, b, side, card, shape):
         end_enchantment(G, b, side, shape)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def unleash(G, R, b, side, k):
     """Unleash play-area entry ``k`` of ``side`` now: its Enchantment clause (the card's ``unleash``
     effects), then a duration token goes."""

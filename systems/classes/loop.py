@@ -47,6 +47,10 @@ from battlesim.systems.classes.state import (
     NONE,
     P_KILLS,
     P_PREP,
+    SC_ACT_FIELDS,
+    SC_ACT_UIDS,
+    SC_CHOSEN,
+    SC_PAYER,
     U_ACTED,
     U_CARD,
     U_HASTE,
@@ -63,7 +67,7 @@ LC_CAST, LC_SUMMONED, LC_DIED, LC_KILLS, LC_PLAYED = range(5)
 NLC = 5
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def snap_board(G, b, snap):
     """Each field's unit (uid, card, owner; uid -1: empty), to tell later who died or arrived."""
     for f in range(FIELDS):
@@ -73,7 +77,7 @@ def snap_board(G, b, snap):
             snap[f, 0] = -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def board_same(u, b, snap):
     """Whether every field holds the unit of the snapshot (most steps move nobody): the callers
     ask first, on the unit array alone, and call ``track_board`` (all of ``Game``) only if not."""
@@ -83,7 +87,7 @@ def board_same(u, b, snap):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def track_board(G, b, snap, L):
     """Tally the units gone since ``snap`` (died this turn: classes.md "When a Unit Dies") and
     the units new since (summoned), then take a new snapshot. Most steps move nobody: a board
@@ -112,7 +116,7 @@ def track_board(G, b, snap, L):
     snap_board(G, b, snap)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def credit_cast(G, b, side, card, kills_before, L):
     """A cast of ``card`` by ``side``: counted, its first turn kept, the kills it made credited."""
     L[b, side, card, LC_CAST] += 1
@@ -121,13 +125,13 @@ def credit_cast(G, b, side, card, kills_before, L):
     L[b, side, card, LC_KILLS] += G.pl[b, side, P_KILLS] - kills_before
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def any_scoring(agents):
     """Whether a seat is played by greedy or lookahead (``prime`` has answers to queue)."""
     return agents[0] != RANDOM or agents[1] != RANDOM
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def holds_prepared(pl, b, side):
     """Whether a window of ``side`` has anything to decide (``window_for`` returns at once
     otherwise). The callers ask first: a call handing over ``Game``, ``Rules`` and the scratch
@@ -135,7 +139,7 @@ def holds_prepared(pl, b, side):
     return pl[b, side, P_PREP] >= 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def prime(G, R, b, agents):
     """The level-up answers of each greedy or lookahead side, queued before a step
     (``greedy.prime_answers``); the random agent keeps the engine's defaults."""
@@ -144,7 +148,7 @@ def prime(G, R, b, agents):
             prime_answers(G, R, b, side)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def window_for(G, R, b, rng, rows, side, agents, S, L, snap):
     """A window of choice 14: ``side`` may cast its prepared spell (classes.md "A prepared spell
     may be cast at any time, even during opponent's turn"); its agent decides."""
@@ -158,7 +162,7 @@ def window_for(G, R, b, rng, rows, side, agents, S, L, snap):
         t = greedy_window(G, R, b, rng, side, S)
         if t == PASS:
             return E_OK
-        err = cast(G, R, b, side, c, True, t, NONE, np.full(NCOL, -1, np.int64))
+        err = cast(G, R, b, side, c, True, t, NONE, G.scr[b, SC_PAYER:SC_PAYER + NCOL])
     if G.pl[b, side, P_PREP] != c:
         credit_cast(G, b, side, c, kills, L)
     if not board_same(G.u, b, snap):
@@ -166,19 +170,19 @@ def window_for(G, R, b, rng, rows, side, agents, S, L, snap):
     return err
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def reaction(G, R, b, rng, rows, agents, S, L, snap):
     """The non-active player's window (choice 14)."""
     return window_for(G, R, b, rng, rows, 1 - G.g[b, G_ACTIVE], agents, S, L, snap)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def begin_step(G, R, b, rng, rows, agents, S, L, snap):
     """classes.md "Begin Phase": "you regain your resources (mana) and resolve active
     enchantments"; then the opponent's window."""
     if any_scoring(agents):
         prime(G, R, b, agents)
-    if begin_phase(G, R, b, np.zeros(1, np.int64), 0) != E_OK:
+    if begin_phase(G, R, b) != E_OK:
         return INVARIANT_ACTION
     if not board_same(G.u, b, snap):
         track_board(G, b, snap, L)
@@ -188,7 +192,7 @@ def begin_step(G, R, b, rng, rows, agents, S, L, snap):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def main_one(G, R, b, rng, rows, agents, S, L, snap, chosen):
     """One Main Phase decision of the active player (classes.md "Main Phase": actions "until the
     player passes"): 0 it passed, 1 it took the action written to ``chosen``; then the
@@ -223,7 +227,7 @@ def main_one(G, R, b, rng, rows, agents, S, L, snap, chosen):
     return 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def act_one(G, R, b, uid, rng, rows, agents, S, L, snap):
     """The act of unit ``uid`` if it is still there and has not acted (choice 5), chosen by its
     owner's agent; its kills credited to its card; then both windows (choice 14)."""
@@ -251,7 +255,7 @@ def act_one(G, R, b, uid, rng, rows, agents, S, L, snap):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def haste_step(G, R, b, rng, agents, L, snap):
     """classes.md "Haste": "Each haste token causes a unit to perform an additional Advance or
     Attack at the end of its next Battle phase" (choice 10: after the Act Step, acting order):
@@ -260,8 +264,8 @@ def haste_step(G, R, b, rng, agents, L, snap):
     if any_scoring(agents):
         prime(G, R, b, agents)
     p = G.g[b, G_ACTIVE]
-    uids = np.empty(FIELDS, np.int64)
-    first = np.empty(FIELDS, np.int64)
+    uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS]
+    first = G.scr[b, SC_ACT_FIELDS:SC_ACT_FIELDS + FIELDS]
     m = snapshot(G, b, p, uids, first)
     for i in range(m):
         f = find_uid(G, b, uids[i])
@@ -287,7 +291,7 @@ def haste_step(G, R, b, rng, agents, L, snap):
         track_board(G, b, snap, L)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def battle_step(G, R, b, agents, snap, L):
     """The Battle Phase's end (``acting.battle_end``: "the player gains +1 experience"), its
     deaths tallied."""
@@ -299,16 +303,16 @@ def battle_step(G, R, b, agents, snap, L):
     return INVARIANT_ACTION if err != E_OK else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_game(G, R, b, rng, rows, check, start, agents, S, L, snap):
     """One game from its set-up state to the end (a life at 0 or the turn limit), turn by turn
     (spec §2): Begin Phase, Main Phase, Act Step, Haste, the Battle Phase's end, End Phase, with
     the windows of choice 14. With ``check``, the invariants after every step; returns the
     first violation's code (0: none)."""
-    chosen = np.empty(4, np.int64)
+    chosen = G.scr[b, SC_CHOSEN:SC_CHOSEN + 4]
     snap_board(G, b, snap)
-    uids = np.empty(FIELDS, np.int64)
-    first = np.empty(FIELDS, np.int64)
+    uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS]
+    first = G.scr[b, SC_ACT_FIELDS:SC_ACT_FIELDS + FIELDS]
     while not G.g[b, G_ENDED]:
         v = begin_step(G, R, b, rng, rows, agents, S, L, snap)
         if v == 0 and check:
@@ -350,7 +354,7 @@ def play_game(G, R, b, rng, rows, check, start, agents, S, L, snap):
     return violation(G, R, b, start) if check else 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=True)
 def play_chunk(G, R, rng, check, start, games, agents, S, L, out):
     """Games ``games`` of the batch to their end (``out[b]``: each one's violation code), without
     the GIL: threads play disjoint game lists at once."""

@@ -265,7 +265,6 @@ class ClassesScenarioRun:
         G, R, do = self.G, self.R, step.do
         active = int(G.g[B, G_ACTIVE])
         side = active if step.side is None else step.side
-        empty = np.zeros(1, np.int64)
         if do == "mana_step":
             mana.mana_step(G, B, active)
             return 0
@@ -273,7 +272,7 @@ class ClassesScenarioRun:
             order = np.array([self._card(n) for n in step.order or []] or [NONE], np.int64)
             return actions.enchantments_step(G, R, B, order, len(step.order or []))
         if do == "begin_phase":
-            return actions.begin_phase(G, R, B, empty, 0)
+            return actions.begin_phase(G, R, B)
         if do == "gain_experience_step":
             progress.gain_experience(G, R, B, active, 1)
             from battlesim.systems.classes.effects import run_jobs
@@ -288,7 +287,7 @@ class ClassesScenarioRun:
             fn = acting.act_step if do == "act_step" else acting.battle_phase
             return fn(G, R, B, orders, n)
         if do == "turn":
-            code = actions.begin_phase(G, R, B, empty, 0)
+            code = actions.begin_phase(G, R, B)
             if code or G.g[B, G_ENDED]:
                 return code
             code = acting.battle_phase(G, R, B, np.full((1, 4), NONE, np.int64), 0)

@@ -126,6 +126,31 @@ ERRORS = ("", "cannot pay its cost", "not in hand", "the prepared spell cannot b
  E_NO_ABILITY, E_OVER, E_JOBS, E_AREA, E_HAND_FULL, E_NOT_ACTIVE) = range(len(ERRORS))
 
 
+# -- scratch: scr[b, k], the buffers a kernel would otherwise allocate on every call -----------
+# The kernels run without numba's reference counting (``_nrt=False``: every array read out of
+# ``Game`` would be an atomic incref and decref, most of a random game's time), and code compiled
+# so cannot allocate. Each buffer is a region of the game's row, named by what it holds; regions
+# are shared only by functions that never hold one across a call to another of its users.
+SCRATCH = (("payer", NCOL),  # the default payer (every entry -1: mana.payment); never written
+           ("paid", NCOL),  # mana.spend: the colours a payment takes
+           ("selected", FIELDS),  # effects.apply: the fields an effect's selector names
+           ("in_order", FIELDS),  # acting.snapshot and acting.haste: a side's units in acting order
+           ("act_uids", FIELDS), ("act_fields", FIELDS),  # the Act Step's snapshot (choice 5), and Haste's
+           ("unleashed", AREA),  # actions.begin_phase: the enchantments unleashed, in order
+           ("choices", FIELDS + 2),  # an agent's candidate targets (agent.targets_of)
+           ("act_kinds", FIELDS + 4), ("act_targets", FIELDS + 4),  # greedy: a unit's candidate actions
+           ("chosen", 4))  # loop.main_one: the Main Phase action taken
+SC = {}
+_at = 0
+for _name, _n in SCRATCH:
+    SC[_name] = _at
+    _at += _n
+NSCR = _at
+SC_PAYER, SC_PAID, SC_SELECTED, SC_IN_ORDER = SC["payer"], SC["paid"], SC["selected"], SC["in_order"]
+SC_ACT_UIDS, SC_ACT_FIELDS, SC_UNLEASHED, SC_CHOICES = SC["act_uids"], SC["act_fields"], SC["unleashed"], SC["choices"]
+SC_ACT_KINDS, SC_ACT_TARGETS, SC_CHOSEN = SC["act_kinds"], SC["act_targets"], SC["chosen"]
+
+
 class Game(NamedTuple):
     """B games of classes, every array ``[B, ...]``; a kernel takes it whole (one argument)."""
 
@@ -140,6 +165,7 @@ class Game(NamedTuple):
     lv: np.ndarray  # int16[B, 2, LEVELS, NL]
     ans: np.ndarray  # int16[B, 2, ANSWERS]
     jobs: np.ndarray  # int64[B, JOBS, NJ]
+    scr: np.ndarray  # int64[B, NSCR] (``SCRATCH``)
 
 
 def new_game(n_games: int, life: int = 20, turn_limit: int = 60, base_defense: int = 1) -> Game:
@@ -161,9 +187,11 @@ def new_game(n_games: int, life: int = 20, turn_limit: int = 60, base_defense: i
     area = np.full((B, 2, AREA, NA), NONE, np.int16)
     pw = np.zeros((B, 2, POWERS, NW), np.int16)
     pw[:, :, :, W_ID] = NONE
+    scr = np.zeros((B, NSCR), np.int64)
+    scr[:, SC_PAYER:SC_PAYER + NCOL] = NONE
     return Game(g, u, pl, np.full((B, 2, HAND), NONE, np.int16), np.full((B, 2, HAND), NONE, np.int16),
                 np.full((B, 2, HAND), NONE, np.int16), area, pw, np.zeros((B, 2, LEVELS, NL), np.int16),
-                np.full((B, 2, ANSWERS), NONE, np.int16), np.zeros((B, JOBS, NJ), np.int64))
+                np.full((B, 2, ANSWERS), NONE, np.int16), np.zeros((B, JOBS, NJ), np.int64), scr)
 
 
 assert FIELDS == LANES * 6
