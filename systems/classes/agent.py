@@ -121,6 +121,22 @@ def add_targets(u, b, side, kind, by_card, t, ok, m, out, n, what, card, ab):
     return n
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def list_prepared(G, R, b, side, t, pay, out, n):
+    """Rows (K_CAST_PREPARED, card, 0, target) for every legal target of ``side``'s prepared spell
+    from row ``n`` (none if it has none); returns the new count. ``cast_error`` once, on the first
+    target ``check_target`` accepts, then ``check_target`` alone (``legal_actions``' reason)."""
+    c = G.pl[b, side, P_PREP]
+    if c < 0:
+        return n
+    kind = R.cards[c, C_TARGET]
+    m = targets_of(kind, t)
+    ok = first_target(G.u, b, side, kind, True, t, m)
+    if ok >= 0 and cast_error(G, R, b, side, c, True, t[ok], NONE, pay) == E_OK:
+        n = add_targets(G.u, b, side, kind, True, t, ok, m, out, n, K_CAST_PREPARED, c, 0)
+    return n
+
+
 @njit(cache=True, _nrt=False)
 def legal_actions(G, R, b, side, out):
     """The legal Main Phase actions of ``side`` as rows (kind, card or power, ability, target);
@@ -149,12 +165,7 @@ def legal_actions(G, R, b, side, out):
         if n < CANDIDATES and prepare_error(G, R, b, side, c, pay) == E_OK:
             out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_PREPARE, c, 0, T_NONE
             n += 1
-    c = G.pl[b, side, P_PREP]
-    if c >= 0:
-        m = targets_of(R.cards[c, C_TARGET], t)
-        ok = first_target(u, b, side, R.cards[c, C_TARGET], True, t, m)
-        if ok >= 0 and cast_error(G, R, b, side, c, True, t[ok], NONE, pay) == E_OK:
-            n = add_targets(u, b, side, R.cards[c, C_TARGET], True, t, ok, m, out, n, K_CAST_PREPARED, c, 0)
+    n = list_prepared(G, R, b, side, t, pay, out, n)
     for p in range(POWERS):
         pid = G.pw[b, side, p, W_ID]
         if pid < 0:
@@ -194,17 +205,13 @@ def window(G, R, b, rng, rows, side):
         return E_OK
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
     t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS + 2]
-    n = 0
-    for i in range(targets_of(R.cards[c, C_TARGET], t)):
-        if cast_error(G, R, b, side, c, True, t[i], NONE, pay) == E_OK:
-            rows[n, 0] = t[i]
-            n += 1
+    n = list_prepared(G, R, b, side, t, pay, rows, 0)
     if n == 0:
         return E_OK
     pick = integers(rng, b, n + 1, STREAM)
     if pick == n:
         return E_OK
-    return cast(G, R, b, side, c, True, rows[pick, 0], NONE, pay)
+    return cast(G, R, b, side, c, True, rows[pick, 3], NONE, pay)
 
 
 @njit(cache=True, _nrt=False)

@@ -91,26 +91,25 @@ def board_same(u, b, snap):
 def track_board(G, b, snap, L):
     """Tally the units gone since ``snap`` (died this turn: classes.md "When a Unit Dies") and
     the units new since (summoned), then take a new snapshot. Most steps move nobody: a board
-    whose every field holds the same unit as the snapshot is left at once."""
-    same = True
-    for f in range(FIELDS):
-        now = G.u[b, f, U_UID] if G.u[b, f, U_PRESENT] else -1
-        if snap[f, 0] != now:
-            same = False
-            break
-    if same:
+    whose every field holds the same unit as the snapshot is left at once; a unit still on its
+    snapshot field is found there without a search."""
+    if board_same(G.u, b, snap):
         return
     for f in range(FIELDS):
-        if snap[f, 0] >= 0 and snap[f, 1] >= 0 and find_uid(G, b, snap[f, 0]) < 0:
+        s = snap[f, 0]
+        still = G.u[b, f, U_PRESENT] and G.u[b, f, U_UID] == s  # most units stand where they stood
+        if s >= 0 and snap[f, 1] >= 0 and not still and find_uid(G, b, s) < 0:
             L[b, snap[f, 2], snap[f, 1], LC_DIED] = G.g[b, G_TURN]
     for f in range(FIELDS):
         card = G.u[b, f, U_CARD]
         if not G.u[b, f, U_PRESENT] or card < 0:
             continue
         uid = G.u[b, f, U_UID]
-        seen = False
+        seen = snap[f, 0] == uid
         for k in range(FIELDS):
-            seen = seen or snap[k, 0] == uid
+            if seen:
+                break
+            seen = snap[k, 0] == uid
         if not seen:
             L[b, G.u[b, f, U_SIDE], card, LC_SUMMONED] += 1
     snap_board(G, b, snap)
