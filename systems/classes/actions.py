@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from battlesim.systems.classes.board import FIELDS
-from battlesim.systems.classes.effects import area_add, area_find, free_shape, run_jobs, unleash
+from battlesim.systems.classes.effects import area_add, area_find, free_shape, run_jobs, tick_conditions, unleash
 from battlesim.systems.classes.jobs import push
 from battlesim.systems.classes.legal import check_summons, check_target
 from battlesim.systems.classes.mana import can_pay, consume_prepared, mana_step, spend
@@ -90,11 +90,13 @@ def unleash_in_order(G, R, b, order, n_order, cards):
     area and on the battleground, in any order you wish." Choice 12: first the active player's
     units' Antimagic is discarded ("Antimagic is discarded during that unit's owner's next
     Enchantments phase"); choice 18: the default order is oldest first; ``order`` names cards first.
+    Plugin conditions tick after the Antimagic is discarded, before any unleash (ledger P4).
     ``cards``: room for ``AREA + n_order`` cards (the order, fixed before the first unleash)."""
     p = G.g[b, G_ACTIVE]
     for f in range(FIELDS):
         if G.u[b, f, U_PRESENT] and G.u[b, f, U_SIDE] == p:
             G.u[b, f, U_ANTIMAGIC] = 0
+    tick_conditions(G, R, b, p)
     n = 0
     for i in range(n_order):
         if area_find(G, b, p, order[i], NONE) >= 0:

@@ -20,6 +20,11 @@ from battlesim.systems.classes.rules import (
     C_HEALTH,
     C_KEYWORD,
     C_RANGE,
+    CD_DISCARD,
+    CD_N,
+    CD_START,
+    DISCARD_ALL,
+    DISCARD_ONE,
     F_AMOUNT,
     F_CARD,
     F_CARD_TYPE,
@@ -36,6 +41,7 @@ from battlesim.systems.classes.rules import (
     PW_SLOTS,
     SEL,
     ST_ATTACK,
+    TR_CAST,
     TR_SUMMON,
     TR_UNLEASH,
 )
@@ -82,6 +88,7 @@ from battlesim.systems.classes.state import (
     U_HAS_ATTACK,
     U_HEALTH,
     U_KEYWORD,
+    U_PLUGIN_CONDITION,
     U_PRESENT,
     U_RANGE,
     U_SIDE,
@@ -94,6 +101,7 @@ from battlesim.systems.classes.units import (
     clear,
     damage_player,
     damage_unit,
+    find_uid,
     first_of_type,
     is_empty,
     kill,
@@ -404,3 +412,32 @@ def unleash(G, R, b, side, k):
     push(G, b, R.cards[c, C_EFF_START], R.cards[c, C_EFF_N], TR_UNLEASH, side, c, NONE, G.area[b, side, k, A_SHAPE],
          NONE, NONE, 1, 1, NONE, AFTER_UNLEASH)
     run_jobs(G, R, b)
+
+
+@njit(cache=True, _nrt=False)
+def tick_conditions(G, R, b, p):
+    """Plugin conditions (``plugin.classes_condition``) tick at their unit's owner's Enchantments
+    Step: condition by condition in declaration order, unit by unit in field order, the
+    condition's effects resolve once per token the unit holds as the tick starts (the unit their
+    chosen target, its owner theirs), then the unit, if it still stands, discards what the
+    condition says. A unit its own condition kills credits nobody (``units.kill`` credits another
+    side only). No plugin condition: no loop at all."""
+    for k in range(R.conditions.shape[0]):
+        col = U_PLUGIN_CONDITION + k
+        for f in range(FIELDS):
+            if G.g[b, G_ENDED]:
+                return
+            if not G.u[b, f, U_PRESENT] or G.u[b, f, U_SIDE] != p or G.u[b, f, col] <= 0:
+                continue
+            uid = G.u[b, f, U_UID]
+            for _ in range(G.u[b, f, col]):
+                push(G, b, R.conditions[k, CD_START], R.conditions[k, CD_N], TR_CAST, p, G.u[b, f, U_CARD], uid,
+                     NONE, f, NONE, 0, 0, NONE, AFTER_NOTHING)
+                run_jobs(G, R, b)
+                if G.g[b, G_ENDED] or find_uid(G, b, uid) != f:
+                    break
+            g = find_uid(G, b, uid)
+            if g >= 0 and R.conditions[k, CD_DISCARD] == DISCARD_ONE:
+                G.u[b, g, col] = max(G.u[b, g, col] - 1, 0)
+            elif g >= 0 and R.conditions[k, CD_DISCARD] == DISCARD_ALL:
+                G.u[b, g, col] = 0

@@ -19,6 +19,7 @@ import numpy as np
 from battlesim.ecs.datafiles import read_toml
 from battlesim.systems.classes import acting, actions, kernel_cache, mana, progress, units
 from battlesim.systems.classes.board import LANES
+from battlesim.systems.classes.conditions import condition_names
 from battlesim.systems.classes.rules import ST_HEALTH, Compiled, compile_rules
 from battlesim.systems.classes.scenario_check import Scenario, load_scenario
 from battlesim.systems.classes.scenario_error import ScenarioError
@@ -80,7 +81,7 @@ from battlesim.systems.classes.state import (
     Game,
     new_game,
 )
-from battlesim.systems.classes.vocabulary import COLOURS, CONDITIONS, KEYWORDS, LEVEL_COLOURS, SHAPES
+from battlesim.systems.classes.vocabulary import COLOURS, KEYWORDS, LEVEL_COLOURS, SHAPES
 
 B = 0  # a scenario is one game
 FIRST = {None: acting.FIRST_DEFAULT, "action": acting.FIRST_ACTION, "advance": acting.FIRST_ADVANCE}
@@ -200,7 +201,7 @@ class ClassesScenarioRun:
         row[U_BASE_ATTACK], row[U_BASE_HEALTH], row[U_RANGE] = base_attack, base_health, reach
         for k, word in enumerate(KEYWORDS):
             row[U_KEYWORD + k] = int(keywords.get(word, 0))
-        for k, word in enumerate(CONDITIONS):
+        for k, word in enumerate(condition_names()):
             row[U_CONDITION + k] = u.conditions.get(word, 0)
         row[U_DEFENDING] = int(u.defending)
         for e in u.enchanted:

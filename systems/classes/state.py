@@ -21,7 +21,14 @@ import numpy as np
 
 from battlesim.systems.classes.board import FIELDS, LANES
 from battlesim.systems.classes.components import PREFIX
-from battlesim.systems.classes.vocabulary import COLOURS, CONDITIONS, COOLDOWN_SLOTS, KEYWORDS, SHAPES
+from battlesim.systems.classes.vocabulary import (
+    COLOURS,
+    CONDITION_SLOTS,
+    CONDITIONS,
+    COOLDOWN_SLOTS,
+    KEYWORDS,
+    SHAPES,
+)
 
 NONE = -1
 NCOL = len(COLOURS)  # white red blue purple summoning
@@ -40,7 +47,8 @@ NSHAPES = len(SHAPES)
 
 # -- a unit: u[b, field, column] (each column a classes_ component) -------------------------
 _UNIT = ("present", "side", "card", "uid", "health", "attack", "has_attack", "base_health", "base_attack", "range",
-         "defending", "acted", "moves", "ability_used", "aura_health", *KEYWORDS, *CONDITIONS)
+         "defending", "acted", "moves", "ability_used", "aura_health", *KEYWORDS, *CONDITIONS,
+         *(f"plugin_condition_{k}" for k in range(CONDITION_SLOTS)))  # kept for plugins (conditions.py)
 UNIT_COLUMNS = (*(PREFIX + w for w in _UNIT), *(f"{PREFIX}enchanted_{p}_{s}" for p in (0, 1) for s in SHAPES))
 (U_PRESENT, U_SIDE, U_CARD, U_UID, U_HEALTH, U_ATTACK, U_HAS_ATTACK, U_BASE_HEALTH, U_BASE_ATTACK, U_RANGE,
  U_DEFENDING, U_ACTED, U_MOVES, U_ABILITY_USED, U_AURA_HEALTH) = range(15)
@@ -50,7 +58,8 @@ U_SHIELD, U_FEROCIOUS, U_GROUNDED, U_MOMENTUM, U_ETHEREAL = (U_KEYWORD + list(KE
 U_CONDITION = U_KEYWORD + len(KEYWORDS)
 U_HASTE, U_STUN, U_TURNOVER, U_CHILL, U_ANTIMAGIC, U_SNARE = (U_CONDITION + list(CONDITIONS).index(c) for c in
                                                               ("haste", "stun", "turnover", "chill", "antimagic", "snare"))
-U_ENCH = U_CONDITION + len(CONDITIONS)  # + side * NSHAPES + shape
+U_PLUGIN_CONDITION = U_CONDITION + len(CONDITIONS)  # + k: plugin condition k (Rules.conditions row k)
+U_ENCH = U_PLUGIN_CONDITION + CONDITION_SLOTS  # + side * NSHAPES + shape
 NU = U_ENCH + 2 * NSHAPES
 
 # -- a player: pl[b, side, column] ---------------------------------------------------------
