@@ -18,8 +18,7 @@ from battlesim.ecs import registry
 from battlesim.systems.classes.components import PREFIX
 from battlesim.systems.classes.vocabulary import CONDITIONS
 
-Discard = Literal["one", "all", "none"]
-DISCARDS: tuple[str, ...] = ("one", "all", "none")  # what a tick leaves: the order is the compiled code's
+Discard = Literal["one", "all", "none"]  # vocabulary.DISCARDS
 
 
 @dataclass(frozen=True)

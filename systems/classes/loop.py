@@ -133,8 +133,8 @@ def any_scoring(agents):
 @njit(cache=True, _nrt=False, inline="always")
 def holds_prepared(pl, b, side):
     """Whether a window of ``side`` has anything to decide (``window_for`` returns at once
-    otherwise). The callers ask first: a call handing over ``Game``, ``Rules`` and the scratch
-    ``Game`` increfs and decrefs each of their arrays, most of a random game's cost."""
+    otherwise). The callers ask first: a call hands over every array of ``Game``, ``Rules`` and
+    the scratch ``Game`` (~7 scalars each), far more than the answer costs."""
     return pl[b, side, P_PREP] >= 0
 
 

@@ -50,9 +50,17 @@ from battlesim.ecs import registry
 from battlesim.ecs.declaring import PluginError, check_keyword_value, current_source
 from battlesim.ecs.plugin import component
 from battlesim.systems.classes.components import PREFIX
-from battlesim.systems.classes.conditions import DISCARDS, ClassesCondition, Discard, declare, plugin_conditions
+from battlesim.systems.classes.conditions import ClassesCondition, Discard, declare, plugin_conditions
 from battlesim.systems.classes.effect_spec import AMOUNT_MAX, EffectSpec
-from battlesim.systems.classes.vocabulary import CONDITION_SLOTS, CONDITIONS, KEYWORDS, OPS, POWER_ONLY_OPS, RANGE_MAX
+from battlesim.systems.classes.vocabulary import (
+    CONDITION_SLOTS,
+    CONDITIONS,
+    DISCARDS,
+    KEYWORDS,
+    OPS,
+    POWER_ONLY_OPS,
+    RANGE_MAX,
+)
 
 NUMBER_MAX = 10  # a number keyword's X (as a card's shield count: cards.KEYWORD_MAX)
 STAT_MAX = 10  # what one unit of a keyword's value may add to one stat

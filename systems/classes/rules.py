@@ -14,13 +14,14 @@ from typing import NamedTuple
 import numpy as np
 
 from battlesim.systems.classes.cards import CardSet, CardSpec
-from battlesim.systems.classes.conditions import DISCARDS, condition_names, plugin_conditions
+from battlesim.systems.classes.conditions import condition_names, plugin_conditions
 from battlesim.systems.classes.effect_spec import EffectSpec
 from battlesim.systems.classes.powers import PowerSpec
 from battlesim.systems.classes.state import ABILITIES, NONE, TOKENS
 from battlesim.systems.classes.vocabulary import (
     COLOURS,
     COST_COLOURS,
+    DISCARDS,
     KEYWORDS,
     OPS,
     SELECTORS,

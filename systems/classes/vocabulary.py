@@ -32,6 +32,8 @@ CONDITIONS = {
 # Unit columns kept after these six for conditions plugins declare (``plugin.classes_condition``):
 # the compiled layout is fixed, so a plugin condition takes a kept column rather than a new one.
 CONDITION_SLOTS = 4
+# What a plugin condition's tick leaves on its unit: one token fewer, none, all of them.
+DISCARDS = ("one", "all", "none")
 # The text heads these two "(not used)": no shipped card applies them (a test checks it); they
 # stay in the vocabulary so scenarios and plugins can.
 UNUSED_CONDITIONS = ("chill", "snare")
