@@ -325,12 +325,37 @@ def act_step(G, R, b, orders, n_orders):
     return E_OK
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def hasted(u, b, p):
+    """Whether a unit of side ``p`` holds a Haste token (most turns none does)."""
+    for f in range(FIELDS):
+        if u[b, f, U_PRESENT] and u[b, f, U_SIDE] == p and u[b, f, U_HASTE] > 0:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def clear_haste(u, b, p, acted):
+    """What a Haste step leaves on side ``p``'s units when none holds a token, without walking the
+    acting order: no tokens, no moves counted; with ``acted``, not acted either (the loop's step
+    takes the Act Step's snapshot first, ``snapshot``)."""
+    for f in range(FIELDS):
+        if u[b, f, U_PRESENT] and u[b, f, U_SIDE] == p:
+            u[b, f, U_HASTE] = 0
+            u[b, f, U_MOVES] = 0
+            if acted:
+                u[b, f, U_ACTED] = 0
+
+
 @njit(cache=True, _nrt=False)
 def haste(G, R, b):
     """classes.md "Haste": "Each haste token causes a unit to perform an additional Advance or
     Attack at the end of its next Battle phase" (choice 10: after the Act Step, in acting order;
     Attack when it has a valid target, else Advance; then the tokens are used up)."""
     p = G.g[b, G_ACTIVE]
+    if not hasted(G.u, b, p):
+        clear_haste(G.u, b, p, False)
+        return
     fields = G.scr[b, SC_IN_ORDER:SC_IN_ORDER + FIELDS]
     n = units_in_order(G, b, p, fields)
     uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS]

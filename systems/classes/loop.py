@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from battlesim.ecs.compiled.rng import integers
-from battlesim.systems.classes.acting import attack, battle_end, snapshot
+from battlesim.systems.classes.acting import attack, battle_end, clear_haste, hasted, snapshot
 from battlesim.systems.classes.actions import begin_phase, cast, end_phase
 from battlesim.systems.classes.agent import (
     CANDIDATES,
@@ -265,7 +265,11 @@ def haste_step(G, R, b, rng, agents, L, snap):
     p = G.g[b, G_ACTIVE]
     uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS]
     first = G.scr[b, SC_ACT_FIELDS:SC_ACT_FIELDS + FIELDS]
-    m = snapshot(G, b, p, uids, first)
+    m = 0
+    if hasted(G.u, b, p):
+        m = snapshot(G, b, p, uids, first)
+    else:  # most turns: no token to play, the step only clears
+        clear_haste(G.u, b, p, True)
     for i in range(m):
         f = find_uid(G, b, uids[i])
         if f < 0:
