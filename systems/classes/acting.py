@@ -5,7 +5,6 @@ Attack / Defend / Unit Ability", "Calculating Defense Value", the conditions tha
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from battlesim.systems.classes.board import ADJACENT, FIELDS
@@ -50,7 +49,12 @@ from battlesim.systems.classes.state import (
     LG_TARGET,
     LOG_FIELDS,
     LOG_N,
+    NCOL,
     NONE,
+    SC_ACT_FIELDS,
+    SC_ACT_UIDS,
+    SC_IN_ORDER,
+    SC_PAYER,
     T_PLAYER,
     U_ABILITY_USED,
     U_ACTED,
@@ -86,7 +90,7 @@ NLOG = len(LOG_FIELDS)
 ACT_DEFAULT, ACT_ATTACK, ACT_DEFEND, ACT_ABILITY = 0, 1, 2, 3
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def flankers(G, b, t, attacker):
     """classes.md "An foe is considered to flank if it meets all these criteria: It is adjacent to
     the defending unit; It has an attack value of 0 or more; It is not defending itself; It is not
@@ -106,7 +110,7 @@ def flankers(G, b, t, attacker):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def log_attack(G, b, f, t, A, d, n, dmg):
     """The attack into the game's ring of the last ``LOG_N`` (``state.G_LOG``): the replay reads it."""
     k = G_LOG + (G.g[b, G_ATTACKS] % LOG_N) * NLOG
@@ -119,7 +123,7 @@ def log_attack(G, b, f, t, A, d, n, dmg):
     G.g[b, G_ATTACKS] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def attack(G, R, b, f, t):
     """classes.md "Executing the attack": modifiers, then "subtracting the defending unit's defense
     value (if applicable)", "deduct the damage", "Check for Defeat". Ethereal: "Attacks targeting
@@ -153,7 +157,7 @@ def attack(G, R, b, f, t):
     run_jobs(G, R, b)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ability_error(G, R, b, f, target, pay):
     """Whether the unit on ``f`` may use its ability on ``target`` now (E_OK) or why not: classes.md
     "You cannot use an ability if you cannot pay its cost"; a unit ability is a card's, so an
@@ -172,7 +176,7 @@ def ability_error(G, R, b, f, target, pay):
     return E_OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def use_ability(G, R, b, f, target, pay):
     """classes.md "Action - Unit Ability": "Just like class abilities, unit abilities work in the
     same way. Left side shows the cost of the ability while the right side is resolved as a
@@ -190,7 +194,7 @@ def use_ability(G, R, b, f, target, pay):
     return E_OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def action(G, R, b, f, kind, target, pay):
     """One of "Attack, Defend, Unit Ability"; Stun: "Causes a unit to skip its next action, then
     discard all its Stun tokens" (choice 9: the Advance is not an action)."""
@@ -211,7 +215,7 @@ def action(G, R, b, f, kind, target, pay):
     return use_ability(G, R, b, f, target, pay)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def act_error(G, b, f):
     """Whether the unit on ``f`` may act now: the game goes on, and it is the active player's
     (classes.md "all units belonging to the current player will take their turn")."""
@@ -224,7 +228,7 @@ def act_error(G, b, f):
     return E_OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def act_begin(G, b, f):
     """The act starts: its Defend ends (choice 8: "until the unit's first action in the following
     Battle phase"); returns the unit's identity."""
@@ -234,7 +238,7 @@ def act_begin(G, b, f):
     return G.u[b, f, U_UID]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def act_end(G, b, uid):
     """The act is over: Momentum's gain ends ("for as long as it is still acting")."""
     f = find_uid(G, b, uid)
@@ -244,7 +248,7 @@ def act_end(G, b, uid):
     G.g[b, G_ATTACKER] = NONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def act(G, R, b, f, first, kind, target, pay):
     """classes.md "Each unit will move (Advance) and perform one action. The unit can choose to
     advance before or after taking an action." Choice 7 (the default policy, ``first`` and
@@ -278,11 +282,11 @@ def act(G, R, b, f, first, kind, target, pay):
     return err
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def snapshot(G, b, p, uids, start):
     """Choice 5: the Act Step's order is a snapshot of ``p``'s units (their identities and fields)
     taken as it starts; returns the count."""
-    fields = np.empty(FIELDS, np.int64)
+    fields = G.scr[b, SC_IN_ORDER:SC_IN_ORDER + FIELDS]
     n = units_in_order(G, b, p, fields)
     m = 0
     for i in range(n):
@@ -294,17 +298,17 @@ def snapshot(G, b, p, uids, start):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def act_step(G, R, b, orders, n_orders):
     """classes.md "Act Step": "all units belonging to the current player will take their turn. The
     turns will go from the top left unit to the bottom right unit". Choice 5: the order is a
     snapshot; one act per unit; a unit that died first is skipped; choice 11: a unit with Turnover
     acts in its owner's step. ``orders[i]`` = (field at the step's start, first, action, target)."""
     p = G.g[b, G_ACTIVE]
-    uids = np.empty(FIELDS, np.int64)
-    start = np.empty(FIELDS, np.int64)
+    uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS]
+    start = G.scr[b, SC_ACT_FIELDS:SC_ACT_FIELDS + FIELDS]
     m = snapshot(G, b, p, uids, start)
-    pay = np.full(5, -1, np.int64)
+    pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
     for i in range(m):
         if G.g[b, G_ENDED]:
             return E_OK
@@ -321,15 +325,40 @@ def act_step(G, R, b, orders, n_orders):
     return E_OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
+def hasted(u, b, p):
+    """Whether a unit of side ``p`` holds a Haste token (most turns none does)."""
+    for f in range(FIELDS):
+        if u[b, f, U_PRESENT] and u[b, f, U_SIDE] == p and u[b, f, U_HASTE] > 0:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def clear_haste(u, b, p, acted):
+    """What a Haste step leaves on side ``p``'s units when none holds a token, without walking the
+    acting order: no tokens, no moves counted; with ``acted``, not acted either (the loop's step
+    takes the Act Step's snapshot first, ``snapshot``)."""
+    for f in range(FIELDS):
+        if u[b, f, U_PRESENT] and u[b, f, U_SIDE] == p:
+            u[b, f, U_HASTE] = 0
+            u[b, f, U_MOVES] = 0
+            if acted:
+                u[b, f, U_ACTED] = 0
+
+
+@njit(cache=True, _nrt=False)
 def haste(G, R, b):
     """classes.md "Haste": "Each haste token causes a unit to perform an additional Advance or
     Attack at the end of its next Battle phase" (choice 10: after the Act Step, in acting order;
     Attack when it has a valid target, else Advance; then the tokens are used up)."""
     p = G.g[b, G_ACTIVE]
-    fields = np.empty(FIELDS, np.int64)
+    if not hasted(G.u, b, p):
+        clear_haste(G.u, b, p, False)
+        return
+    fields = G.scr[b, SC_IN_ORDER:SC_IN_ORDER + FIELDS]
     n = units_in_order(G, b, p, fields)
-    uids = np.empty(FIELDS, np.int64)
+    uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS]
     for i in range(n):
         uids[i] = G.u[b, fields[i], U_UID]
     for i in range(n):
@@ -350,7 +379,7 @@ def haste(G, R, b):
             G.u[b, f, U_MOVES] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def battle_end(G, R, b):
     """What follows the Act Step: Haste (choice 10), "Gain Experience Step: At the end of Battle,
     the player gains +1 experience", and (choice 11) the active player's units' Turnover tokens
@@ -368,7 +397,7 @@ def battle_end(G, R, b):
     return G.g[b, G_ERROR]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def battle_phase(G, R, b, orders, n_orders):
     """classes.md "Battle phase": "This is a phase where units on the battlefield act, and heroes
     gain experience from the battle": the Act Step, then ``battle_end``."""

@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from battlesim.systems.classes.board import FIELDS
-from battlesim.systems.classes.effects import area_add, area_find, free_shape, run_jobs, unleash
+from battlesim.systems.classes.effects import area_add, area_find, free_shape, run_jobs, tick_conditions, unleash
 from battlesim.systems.classes.jobs import push
 from battlesim.systems.classes.legal import check_summons, check_target
 from battlesim.systems.classes.mana import can_pay, consume_prepared, mana_step, spend
@@ -69,6 +69,7 @@ from battlesim.systems.classes.state import (
     P_PREP,
     P_PREP_TURN,
     POWERS,
+    SC_UNLEASHED,
     U_ABILITY_USED,
     U_ANTIMAGIC,
     U_PRESENT,
@@ -83,17 +84,19 @@ OP_ADD_TOKEN = OP["add_token"]
 END_TURN_LIMIT = END_REASONS.index("turn_limit")
 
 
-@njit(cache=True)
-def enchantments_step(G, R, b, order, n_order):
+@njit(cache=True, _nrt=False)
+def unleash_in_order(G, R, b, order, n_order, cards):
     """classes.md "Enchantments Step": "you unleash all Enchantments on cards you own in your play
     area and on the battleground, in any order you wish." Choice 12: first the active player's
     units' Antimagic is discarded ("Antimagic is discarded during that unit's owner's next
-    Enchantments phase"); choice 18: the default order is oldest first; ``order`` names cards first."""
+    Enchantments phase"); choice 18: the default order is oldest first; ``order`` names cards first.
+    Plugin conditions tick after the Antimagic is discarded, before any unleash (ledger P4).
+    ``cards``: room for ``AREA + n_order`` cards (the order, fixed before the first unleash)."""
     p = G.g[b, G_ACTIVE]
     for f in range(FIELDS):
         if G.u[b, f, U_PRESENT] and G.u[b, f, U_SIDE] == p:
             G.u[b, f, U_ANTIMAGIC] = 0
-    cards = np.full(AREA + n_order, NONE, np.int64)
+    tick_conditions(G, R, b, p)
     n = 0
     for i in range(n_order):
         if area_find(G, b, p, order[i], NONE) >= 0:
@@ -117,14 +120,23 @@ def enchantments_step(G, R, b, order, n_order):
     return G.g[b, G_ERROR]
 
 
-@njit(cache=True)
-def begin_phase(G, R, b, order, n_order):
-    """classes.md "Begin Phase": "you regain your resources (mana) and resolve active enchantments"."""
+@njit(cache=True, _nrt=True)
+def enchantments_step(G, R, b, order, n_order):
+    """The Enchantments Step with ``order`` naming cards first (a scenario's step: its order may be
+    of any length, so its room is allocated here, outside the game loop)."""
+    return unleash_in_order(G, R, b, order, n_order, np.full(AREA + n_order, NONE, np.int64))
+
+
+@njit(cache=True, _nrt=False)
+def begin_phase(G, R, b):
+    """classes.md "Begin Phase": "you regain your resources (mana) and resolve active enchantments"
+    (in the default order: choice 18)."""
     mana_step(G, b, G.g[b, G_ACTIVE])
-    return enchantments_step(G, R, b, order, n_order)
+    cards = G.scr[b, SC_UNLEASHED:SC_UNLEASHED + AREA]
+    return unleash_in_order(G, R, b, cards, 0, cards)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_phase(G, b):
     """classes.md "End Phase": "you regain all cards from the Nether. Spells you have cast and units
     that were defeated between your turns." ⌚: "once per player turn" (every clock resets); the
@@ -149,7 +161,7 @@ def end_phase(G, b):
         G.g[b, G_END_REASON] = END_TURN_LIMIT
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cast_error(G, R, b, side, card, prepared, target, choice, pay):
     """Whether ``side`` may cast ``card`` now (E_OK) or why not: classes.md "You can only cast a
     spell that is either prepared or in your hand"; "You cannot cast a spell if you cannot pay its
@@ -181,7 +193,7 @@ def cast_error(G, R, b, side, card, prepared, target, choice, pay):
     return E_OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cast(G, R, b, side, card, prepared, target, choice, pay):
     """classes.md "Casting a spell": "you must first pay its cost ... Then, place that spell in your
     play area and resolve its text. ... If its text contains an Aura or Enchantment text, leave it
@@ -210,7 +222,7 @@ def cast(G, R, b, side, card, prepared, target, choice, pay):
     return G.g[b, G_ERROR]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def prepare_error(G, R, b, side, card, pay):
     """Whether ``side`` may prepare ``card`` now (E_OK) or why not. Changes nothing."""
     if G.g[b, G_ENDED]:
@@ -226,7 +238,7 @@ def prepare_error(G, R, b, side, card, pay):
     return E_OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def prepare(G, R, b, side, card, pay):
     """classes.md "Preparing a spell": "Instead of paying its cost, place necessary Mana on top of
     that spell"; "You may only have one spell prepared at any time. You may choose to prepare a
@@ -246,7 +258,7 @@ def prepare(G, R, b, side, card, pay):
     return E_OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ability_error(G, R, b, side, p, a, target, choice, pay):
     """classes.md "Using a Class Ability": "Each text containing an arrow ► is its own ability. The
     text on the left side contains requirements that need to be paid or fulfilled to receive the
@@ -281,7 +293,7 @@ def ability_error(G, R, b, side, p, a, target, choice, pay):
     return E_OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def class_ability(G, R, b, side, p, a, target, choice, pay):
     """Use ability ``a`` of power ``p`` (``ability_error`` says when it may be used)."""
     err = ability_error(G, R, b, side, p, a, target, choice, pay)

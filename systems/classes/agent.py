@@ -14,7 +14,6 @@ depends only on its seed.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from battlesim.ecs.compiled.rng import integers
@@ -59,6 +58,8 @@ from battlesim.systems.classes.state import (
     NONE,
     P_PREP,
     POWERS,
+    SC_CHOICES,
+    SC_PAYER,
     T_INTERSECTION,
     T_LANE,
     T_NONE,
@@ -76,7 +77,7 @@ K_CAST, K_PREPARE, K_CAST_PREPARED, K_ABILITY = 0, 1, 2, 3
 INVARIANT_ACTION = 99  # a listed legal action that the engine then refused
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def targets_of(kind, out):
     """Every target a choice of ``kind`` may name (spec §13 TARGET: 30 fields, 2 players, 20
     intersections; a summon: the 5 first-row lanes); legality is the action's check."""
@@ -99,7 +100,7 @@ def targets_of(kind, out):
     return FIELDS
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def first_target(u, b, side, kind, by_card, t, m):
     """The first of ``t[:m]`` that ``legal.check_target`` accepts, -1 if none (``u``: the unit
     array ``G.u``, so the per-target calls hand over one array, not all of ``Game``)."""
@@ -109,7 +110,7 @@ def first_target(u, b, side, kind, by_card, t, m):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def add_targets(u, b, side, kind, by_card, t, ok, m, out, n, what, card, ab):
     """Rows (``what``, ``card``, ``ab``, target) for ``t[ok]`` and every later target that
     ``check_target`` accepts; returns the new count."""
@@ -120,7 +121,23 @@ def add_targets(u, b, side, kind, by_card, t, ok, m, out, n, what, card, ab):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
+def list_prepared(G, R, b, side, t, pay, out, n):
+    """Rows (K_CAST_PREPARED, card, 0, target) for every legal target of ``side``'s prepared spell
+    from row ``n`` (none if it has none); returns the new count. ``cast_error`` once, on the first
+    target ``check_target`` accepts, then ``check_target`` alone (``legal_actions``' reason)."""
+    c = G.pl[b, side, P_PREP]
+    if c < 0:
+        return n
+    kind = R.cards[c, C_TARGET]
+    m = targets_of(kind, t)
+    ok = first_target(G.u, b, side, kind, True, t, m)
+    if ok >= 0 and cast_error(G, R, b, side, c, True, t[ok], NONE, pay) == E_OK:
+        n = add_targets(G.u, b, side, kind, True, t, ok, m, out, n, K_CAST_PREPARED, c, 0)
+    return n
+
+
+@njit(cache=True, _nrt=False)
 def legal_actions(G, R, b, side, out):
     """The legal Main Phase actions of ``side`` as rows (kind, card or power, ability, target);
     returns the count. Each is checked by the action's own ``*_error`` function, once per card or
@@ -128,8 +145,8 @@ def legal_actions(G, R, b, side, out):
     ``legal.check_target`` and nothing else of theirs depends on it, so with one target that
     passes both, every target that passes ``check_target`` is legal, and with one that passes
     ``check_target`` only, none is (the listing is the per-target one: tested)."""
-    pay = np.full(NCOL, -1, np.int64)
-    t = np.empty(FIELDS + 2, np.int64)
+    pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
+    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS + 2]
     u = G.u
     n = 0
     for k in range(HAND):
@@ -148,12 +165,7 @@ def legal_actions(G, R, b, side, out):
         if n < CANDIDATES and prepare_error(G, R, b, side, c, pay) == E_OK:
             out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_PREPARE, c, 0, T_NONE
             n += 1
-    c = G.pl[b, side, P_PREP]
-    if c >= 0:
-        m = targets_of(R.cards[c, C_TARGET], t)
-        ok = first_target(u, b, side, R.cards[c, C_TARGET], True, t, m)
-        if ok >= 0 and cast_error(G, R, b, side, c, True, t[ok], NONE, pay) == E_OK:
-            n = add_targets(u, b, side, R.cards[c, C_TARGET], True, t, ok, m, out, n, K_CAST_PREPARED, c, 0)
+    n = list_prepared(G, R, b, side, t, pay, out, n)
     for p in range(POWERS):
         pid = G.pw[b, side, p, W_ID]
         if pid < 0:
@@ -170,10 +182,10 @@ def legal_actions(G, R, b, side, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_action(G, R, b, side, row):
     """Take one listed Main Phase action (a row of ``legal_actions``) with the default payer."""
-    pay = np.full(NCOL, -1, np.int64)
+    pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
     if row[0] == K_CAST:
         return cast(G, R, b, side, row[1], False, row[3], NONE, pay)
     if row[0] == K_PREPARE:
@@ -183,7 +195,7 @@ def apply_action(G, R, b, side, row):
     return class_ability(G, R, b, side, row[1], row[2], row[3], NONE, pay)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def window(G, R, b, rng, rows, side):
     """``side`` may cast its prepared spell (prepared on an earlier turn) with a legal target, or
     pass; uniformly. classes.md: "A prepared spell may be cast at any time, even during opponent's
@@ -191,29 +203,25 @@ def window(G, R, b, rng, rows, side):
     c = G.pl[b, side, P_PREP]
     if c < 0 or G.g[b, G_ENDED]:
         return E_OK
-    pay = np.full(NCOL, -1, np.int64)
-    t = np.empty(FIELDS + 2, np.int64)
-    n = 0
-    for i in range(targets_of(R.cards[c, C_TARGET], t)):
-        if cast_error(G, R, b, side, c, True, t[i], NONE, pay) == E_OK:
-            rows[n, 0] = t[i]
-            n += 1
+    pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
+    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS + 2]
+    n = list_prepared(G, R, b, side, t, pay, rows, 0)
     if n == 0:
         return E_OK
     pick = integers(rng, b, n + 1, STREAM)
     if pick == n:
         return E_OK
-    return cast(G, R, b, side, c, True, rows[pick, 0], NONE, pay)
+    return cast(G, R, b, side, c, True, rows[pick, 3], NONE, pay)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def random_act(G, R, b, f, rng, rows):
     """One unit's act with random choices (classes.md "The unit can choose to advance before or
     after taking an action"; "There are 3 types of actions a unit can perform"): the order, then
     one legal action at that moment (Attack if it has a valid target, Defend, its ability on a
     legal target)."""
-    pay = np.full(NCOL, -1, np.int64)
-    t = np.empty(FIELDS + 2, np.int64)
+    pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
+    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS + 2]
     uid = act_begin(G, b, f)
     advance_first = integers(rng, b, 2, STREAM) == 1
     if advance_first:

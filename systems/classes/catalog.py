@@ -13,11 +13,11 @@ import numpy as np
 
 from battlesim.ecs.world import Catalog
 from battlesim.systems.classes.cards import CardSet, CardSpec
+from battlesim.systems.classes.conditions import condition_names
 from battlesim.systems.classes.effect_spec import EffectSpec
 from battlesim.systems.classes.vocabulary import (
     CLASSES,
     COLOURS,
-    CONDITIONS,
     COST_COLOURS,
     KEYWORDS,
     OPS,
@@ -47,7 +47,7 @@ def _effect_row(e: EffectSpec, from_ability: bool, names: dict[str, int], words:
         return list(table).index(value) if value is not None else NONE
 
     return [idx(TRIGGERS, e.trigger), idx(OPS, e.op), idx(SELECTORS, e.select),
-            e.amount if e.amount is not None else NONE, idx(STATS, e.stat), idx(CONDITIONS, e.condition),
+            e.amount if e.amount is not None else NONE, idx(STATS, e.stat), idx(condition_names(), e.condition),
             idx(COLOURS, e.colour), e.steps if e.steps is not None else NONE,
             names[e.card] if e.card is not None else NONE, idx(words, e.card_type),
             e.range if e.range is not None else NONE, int(bool(e.per_token)), int(from_ability)]

@@ -12,10 +12,10 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from battlesim.ecs.datafiles import did_you_mean, printable
+from battlesim.systems.classes.conditions import condition_names
 from battlesim.systems.classes.vocabulary import (
     AURA_OPS,
     COLOURS,
-    CONDITIONS,
     COST_COLOURS,
     OPS,
     PLAYER_SELECTORS,
@@ -84,9 +84,10 @@ class EffectSpec(BaseModel):
                              f"known: {', '.join(SELECTORS)}")
         if self.select == "enemies_in_range" and self.range is None:
             raise ValueError("selector 'enemies_in_range' needs 'range'")
-        if self.condition is not None and self.condition not in CONDITIONS:
-            raise ValueError(f"unknown condition {printable(self.condition)!r}{did_you_mean(self.condition, CONDITIONS)}; "
-                             f"known: {', '.join(CONDITIONS)}")
+        known = condition_names()  # the text's and the loaded plugins'
+        if self.condition is not None and self.condition not in known:
+            raise ValueError(f"unknown condition {printable(self.condition)!r}{did_you_mean(self.condition, known)}; "
+                             f"known: {', '.join(known)}")
         if self.colour is not None and self.colour not in COLOURS:
             raise ValueError(f"unknown colour {printable(self.colour)!r}{did_you_mean(self.colour, COLOURS)}; "
                              f"known: {', '.join(COLOURS)}")

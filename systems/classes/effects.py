@@ -5,7 +5,6 @@ area and enchantments (classes.md "Enchantments"); summoning (classes.md "Summon
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from battlesim.systems.classes.board import ACTING_ORDER, DISTANCE, FIELDS, FIRST_ROW, INTERSECTION_DISTANCE, LANES
@@ -21,6 +20,11 @@ from battlesim.systems.classes.rules import (
     C_HEALTH,
     C_KEYWORD,
     C_RANGE,
+    CD_DISCARD,
+    CD_N,
+    CD_START,
+    DISCARD_ALL,
+    DISCARD_ONE,
     F_AMOUNT,
     F_CARD,
     F_CARD_TYPE,
@@ -37,6 +41,7 @@ from battlesim.systems.classes.rules import (
     PW_SLOTS,
     SEL,
     ST_ATTACK,
+    TR_CAST,
     TR_SUMMON,
     TR_UNLEASH,
 )
@@ -67,6 +72,7 @@ from battlesim.systems.classes.state import (
     NONE,
     NSHAPES,
     P_SUMMONED,
+    SC_SELECTED,
     T_INTERSECTION,
     T_LANE,
     T_NONE,
@@ -82,6 +88,7 @@ from battlesim.systems.classes.state import (
     U_HAS_ATTACK,
     U_HEALTH,
     U_KEYWORD,
+    U_PLUGIN_CONDITION,
     U_PRESENT,
     U_RANGE,
     U_SIDE,
@@ -94,7 +101,9 @@ from battlesim.systems.classes.units import (
     clear,
     damage_player,
     damage_unit,
+    find_uid,
     first_of_type,
+    is_empty,
     kill,
     selects,
     sync_health_auras,
@@ -112,7 +121,7 @@ SEL_CHOSEN, SEL_ENEMY_PLAYER, SEL_OWN_PLAYER, SEL_IN_RANGE = (SEL["chosen"], SEL
 NKW = len(KEYWORDS)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run_jobs(G, R, b):
     """Resolve every queued job, first in first out, until none is left or the game has ended
     (choice 21: "The game ends at once")."""
@@ -126,11 +135,11 @@ def run_jobs(G, R, b):
     sync_health_auras(G, R, b)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run_job(G, R, b, k):
     """Resolve job ``k``: its effects with its trigger, in the card's order (classes.md "resolve
     its text"), then, after an unleash, the duration token."""
-    job = G.jobs[b, k].copy()
+    job = G.jobs[b, k]  # a later push writes a later row: this one stays as queued
     for e in range(job[J_START], job[J_START] + job[J_N]):
         if G.g[b, G_ENDED]:
             return
@@ -140,7 +149,7 @@ def run_job(G, R, b, k):
         after_unleash(G, R, b, job[J_OWNER], job[J_CARD], job[J_SHAPE])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def in_range(f, target, reach):
     """spec §14 ``enemies_in_range``: within ``range`` of the chosen field or intersection
     (classes.md "Range": "When the origin is an intersection, all fields whose corners are part of
@@ -152,7 +161,7 @@ def in_range(f, target, reach):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def targets(G, b, job, sel, reach, out):
     """The units an effect acts on, in the owner's acting order (classes.md: "whenever an a text
     affects multiple units on the battleground, always resolve them row by row, left to right")."""
@@ -180,7 +189,7 @@ def targets(G, b, job, sel, reach, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def summon_target(G, b, owner):
     """The target of a unit's "When summoned" text that names one (Warlock: "kill an enemy
     unit"): a summon step names the card and the lane, not a second target, so the engine takes
@@ -192,7 +201,7 @@ def summon_target(G, b, owner):
     return T_NONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply(G, R, b, job, e):
     """One effect (spec §14 "Ops")."""
     ef = R.effects[e]
@@ -214,7 +223,7 @@ def apply(G, R, b, job, e):
     if op == OP_ADD_CARD:
         # "take Rejuvenate spell from the upgrade deck and add it to his hand"; a side without an
         # upgrade deck (a scenario) takes it from the supply
-        if take_card(G.upgrade, b, owner, ef[F_CARD]) or G.upgrade[b, owner].max() < 0:
+        if take_card(G.upgrade, b, owner, ef[F_CARD]) or is_empty(G.upgrade, b, owner):
             add_card(G.hand, b, owner, ef[F_CARD])
         return
     if op == OP_TICK:
@@ -248,7 +257,7 @@ def apply(G, R, b, job, e):
     if op == OP_SUMMON:
         summon(G, R, b, owner, job[J_CHOICE], ef[F_CARD_TYPE], job[J_TARGET])
         return
-    out = np.empty(FIELDS, np.int64)
+    out = G.scr[b, SC_SELECTED:SC_SELECTED + FIELDS]
     n = targets(G, b, job, ef[F_SELECT], ef[F_RANGE], out)
     for i in range(n):
         f = out[i]
@@ -282,7 +291,7 @@ def apply(G, R, b, job, e):
             G.u[b, f, U_ENCH + owner * NSHAPES + job[J_SHAPE]] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def summon(G, R, b, owner, card, mask, target):
     """classes.md "Summoning Units": "place its card on an empty spot in the front row on your side
     of the battlefield"; "Setting Up Unit Stats" (HP, 1 if none; Attack or none); "After you summon
@@ -302,7 +311,7 @@ def summon(G, R, b, owner, card, mask, target):
          NONE, NONE, 0, 1, NONE, AFTER_NOTHING)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def place_unit(G, R, b, f, owner, card):
     """A unit of ``card`` on field ``f`` with the card's stats (classes.md "Setting Up Unit Stats")."""
     clear(G, b, f)
@@ -320,7 +329,7 @@ def place_unit(G, R, b, f, owner, card):
 
 
 # -- the play area and enchantments -------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def area_find(G, b, side, card, shape):
     """The play-area entry of ``card`` (with ``shape`` when one is given), NONE if none."""
     for k in range(AREA):
@@ -330,7 +339,7 @@ def area_find(G, b, side, card, shape):
     return NONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def area_add(G, b, side, card, shape, tokens):
     """classes.md "Then, place that spell in your play area"; the entry goes last (oldest first)."""
     for k in range(AREA):
@@ -342,7 +351,7 @@ def area_add(G, b, side, card, shape, tokens):
     return NONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def area_remove(G, b, side, k):
     """The entry leaves the play area for its owner's Nether (classes.md "move it into that
     player's Nether"); later entries move up (the area stays oldest first)."""
@@ -354,7 +363,7 @@ def area_remove(G, b, side, k):
         G.area[b, side, AREA - 1, x] = NONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def free_shape(G, b, side):
     """classes.md "Enchantment Identity": "making sure that its shape isn't already used for another
     one of your active enchantments" (choice 18: the first free of 5; NONE: none free)."""
@@ -368,7 +377,7 @@ def free_shape(G, b, side):
     return NONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_enchantment(G, b, side, shape):
     """classes.md "Ending an enchantment": "remove all matching enchantment tokens from units,
     battleground and play area. If the card with the enchantment was in a player's play area and it
@@ -382,7 +391,7 @@ def end_enchantment(G, b, side, shape):
         area_remove(G, b, side, k)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def after_unleash(G, R, b, side, card, shape):
     """classes.md "Unleashing an enchantment": "After resolving the effect, check if the enchantment
     has a duration. If it does, remove one token from it ... If an enchantment with a specified
@@ -395,7 +404,7 @@ def after_unleash(G, R, b, side, card, shape):
         end_enchantment(G, b, side, shape)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def unleash(G, R, b, side, k):
     """Unleash play-area entry ``k`` of ``side`` now: its Enchantment clause (the card's ``unleash``
     effects), then a duration token goes."""
@@ -403,3 +412,32 @@ def unleash(G, R, b, side, k):
     push(G, b, R.cards[c, C_EFF_START], R.cards[c, C_EFF_N], TR_UNLEASH, side, c, NONE, G.area[b, side, k, A_SHAPE],
          NONE, NONE, 1, 1, NONE, AFTER_UNLEASH)
     run_jobs(G, R, b)
+
+
+@njit(cache=True, _nrt=False)
+def tick_conditions(G, R, b, p):
+    """Plugin conditions (``plugin.classes_condition``) tick at their unit's owner's Enchantments
+    Step: condition by condition in declaration order, unit by unit in field order, the
+    condition's effects resolve once per token the unit holds as the tick starts (the unit their
+    chosen target, its owner theirs), then the unit, if it still stands, discards what the
+    condition says. A unit its own condition kills credits nobody (``units.kill`` credits another
+    side only). No plugin condition: no loop at all."""
+    for k in range(R.conditions.shape[0]):
+        col = U_PLUGIN_CONDITION + k
+        for f in range(FIELDS):
+            if G.g[b, G_ENDED]:
+                return
+            if not G.u[b, f, U_PRESENT] or G.u[b, f, U_SIDE] != p or G.u[b, f, col] <= 0:
+                continue
+            uid = G.u[b, f, U_UID]
+            for _ in range(G.u[b, f, col]):
+                push(G, b, R.conditions[k, CD_START], R.conditions[k, CD_N], TR_CAST, p, G.u[b, f, U_CARD], uid,
+                     NONE, f, NONE, 0, 0, NONE, AFTER_NOTHING)
+                run_jobs(G, R, b)
+                if G.g[b, G_ENDED] or find_uid(G, b, uid) != f:
+                    break
+            g = find_uid(G, b, uid)
+            if g >= 0 and R.conditions[k, CD_DISCARD] == DISCARD_ONE:
+                G.u[b, g, col] = max(G.u[b, g, col] - 1, 0)
+            elif g >= 0 and R.conditions[k, CD_DISCARD] == DISCARD_ALL:
+                G.u[b, g, col] = 0

@@ -53,6 +53,10 @@ from battlesim.systems.classes.state import (
     P_POOL,
     P_PREP,
     P_TRACK,
+    SC_ACT_KINDS,
+    SC_ACT_TARGETS,
+    SC_CHOICES,
+    SC_PAYER,
     SUMMONING,
     U_ATTACK,
     U_CARD,
@@ -71,29 +75,39 @@ JITTER = 4  # score units: one HP is 10, one life point 30
 JITTER_STREAM = 11  # the RNG stream of the scores' jitter (the random agent's is 7)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def jitter(rng, b):
     """A seeded tie-breaker added to a score (see the module's docstring)."""
     return integers(rng, b, JITTER, JITTER_STREAM)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
+def copy_row(src, b, dst):
+    """Row ``b`` of ``src`` into row 0 of ``dst``, entry by entry (an array assignment may first
+    copy its source into an allocated buffer, which code without reference counting cannot)."""
+    s = src[b].reshape(src[b].size)
+    d = dst[0].reshape(dst[0].size)
+    for i in range(s.shape[0]):
+        d[i] = s[i]
+
+
+@njit(cache=True, _nrt=False)
 def copy_game(G, b, S):
     """Game ``b`` of ``G`` into the scratch game ``S`` (its index 0)."""
-    S.g[0] = G.g[b]
-    S.u[0] = G.u[b]
-    S.pl[0] = G.pl[b]
-    S.hand[0] = G.hand[b]
-    S.nether[0] = G.nether[b]
-    S.upgrade[0] = G.upgrade[b]
-    S.area[0] = G.area[b]
-    S.pw[0] = G.pw[b]
-    S.lv[0] = G.lv[b]
-    S.ans[0] = G.ans[b]
-    S.jobs[0] = G.jobs[b]
+    copy_row(G.g, b, S.g)
+    copy_row(G.u, b, S.u)
+    copy_row(G.pl, b, S.pl)
+    copy_row(G.hand, b, S.hand)
+    copy_row(G.nether, b, S.nether)
+    copy_row(G.upgrade, b, S.upgrade)
+    copy_row(G.area, b, S.area)
+    copy_row(G.pw, b, S.pw)
+    copy_row(G.lv, b, S.lv)
+    copy_row(G.ans, b, S.ans)
+    copy_row(G.jobs, b, S.jobs)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def evaluate(G, b, side):
     """How good game ``b`` is for ``side``: a won game beats everything, a lost one loses to
     everything; else life (classes.md "The goal of the game is to bring the enemy player life
@@ -121,7 +135,7 @@ def evaluate(G, b, side):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def greedy_main(G, R, b, rng, rows, side, S):
     """The best Main Phase action (its row index), or -1 to pass: each legal action played on
     the scratch copy and scored; passing scores the game as it is."""
@@ -137,15 +151,15 @@ def greedy_main(G, R, b, rng, rows, side, S):
     return pick
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def greedy_window(G, R, b, rng, side, S):
     """The target to cast ``side``'s prepared spell on, or PASS: the best-scored legal target if
     it scores above not casting."""
     c = G.pl[b, side, P_PREP]
     if c < 0 or G.g[b, G_ENDED]:
         return PASS
-    pay = np.full(NCOL, -1, np.int64)
-    t = np.empty(FIELDS + 2, np.int64)
+    pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
+    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS + 2]
     best, pick = evaluate(G, b, side) + jitter(rng, b), PASS
     for i in range(targets_of(R.cards[c, C_TARGET], t)):
         if cast_error(G, R, b, side, c, True, t[i], NONE, pay) != E_OK:
@@ -159,11 +173,11 @@ def greedy_window(G, R, b, rng, side, S):
     return pick
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_act(G, R, b, f, first, kind, target):
     """One unit's act: Advance first or after, and one action (classes.md "The unit can choose to
     advance before or after taking an action"); the same steps as ``agent.random_act``."""
-    pay = np.full(NCOL, -1, np.int64)
+    pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
     uid = act_begin(G, b, f)
     if first:
         f = advance(G, b, f)
@@ -176,14 +190,14 @@ def play_act(G, R, b, f, first, kind, target):
     return err
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def greedy_act(G, R, b, f, rng, S):
     """One unit's act, its order and action the best-scored of every legal one (classes.md
     "There are 3 types of actions a unit can perform": Attack with a valid target, Defend, the
     unit's ability on a legal target), each tried on the scratch copy; then played on ``G``."""
     side = G.g[b, G_ACTIVE]
-    pay = np.full(NCOL, -1, np.int64)
-    t = np.empty(FIELDS + 2, np.int64)
+    pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
+    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS + 2]
     best = -2 * WIN
     b_first, b_kind, b_target = 1, ACT_DEFEND, NONE
     for first in (1, 0):
@@ -193,8 +207,8 @@ def greedy_act(G, R, b, f, rng, S):
         if first:
             act_begin(S, 0, g)
             g = advance(S, 0, g)
-        kinds = np.empty(FIELDS + 4, np.int64)
-        tgts = np.empty(FIELDS + 4, np.int64)
+        kinds = G.scr[b, SC_ACT_KINDS:SC_ACT_KINDS + FIELDS + 4]
+        tgts = G.scr[b, SC_ACT_TARGETS:SC_ACT_TARGETS + FIELDS + 4]
         n = 0
         if S.u[0, g, U_HAS_ATTACK] and find_target(S, 0, g) != NONE:
             kinds[n], tgts[n] = ACT_ATTACK, NONE
@@ -218,7 +232,7 @@ def greedy_act(G, R, b, f, rng, S):
 
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def level_colour(G, R, b, side):
     """The colour a level-up's Mana bonus brings (classes.md "Experience": "Gain one colored Mana
     (any except Summoning)"): the one the cards in hand ask most beyond what the side holds (its
@@ -238,7 +252,7 @@ def level_colour(G, R, b, side):
     return pick
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def prime_answers(G, R, b, side):
     """Queue ``side``'s answers for its next level-up (read by ``progress.take_bonus`` in bonus
     order): each Mana bonus ``level_colour``, each Power Token bonus NONE (the engine's default:

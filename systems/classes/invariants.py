@@ -45,7 +45,7 @@ NAMES = ("", "two units share an identity", "a unit with HP <= 0 stands", "a neg
          "cards not conserved (hand + Nether + upgrade + units + play area + prepared)")
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mana_total(G, b, side):
     """pool + cooldown track + the mana on the prepared spell."""
     total = 0
@@ -56,7 +56,7 @@ def mana_total(G, b, side):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def card_total(G, b, side):
     """Every card of ``side``: hand, Nether, upgrade deck, its units, its play area, prepared."""
     n = 0
@@ -75,7 +75,7 @@ def card_total(G, b, side):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def violation(G, R, b, start):
     """The first invariant game ``b`` breaks (0: none): one unit per identity (one per field by
     the layout), units alive have HP >= 1, counts >= 0, mana conserved, life never rises (nothing

@@ -35,14 +35,14 @@ from battlesim.systems.classes.state import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fail(G, b, code):
     """Record the first error of an action (the caller reports it)."""
     if G.g[b, G_ERROR] == 0:
         G.g[b, G_ERROR] = code
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def push(G, b, start, n, trigger, owner, card, src, shape, target, choice, spell, by_card, power, after):
     """Queue effects ``start .. start + n`` of the effect table with ``trigger`` for ``owner``."""
     k = G.g[b, G_NJOBS]
@@ -56,7 +56,7 @@ def push(G, b, start, n, trigger, owner, card, src, shape, target, choice, spell
     G.g[b, G_NJOBS] = k + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def push_simple(G, b, start, n, trigger, owner, card, src):
     """A job with no target, no shape, no power (a death's or a token's text)."""
     push(G, b, start, n, trigger, owner, card, src, NONE, T_NONE, NONE, 0, 1, NONE, AFTER_NOTHING)

@@ -32,7 +32,7 @@ K_NONE, K_UNIT, K_ENEMY, K_ALLIED, K_PLAYER, K_FIELD, K_INTERSECTION, K_FIRST_RO
 OP_SUMMON = OP["summon"]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def check_target(G, b, owner, kind, target, by_card):
     """A target of ``kind`` (spec §14 ``target``) chosen by ``owner``. Antimagic: "A unit with
     Antimagic cannot be targeted ... by cards" (choice 12: spells and unit abilities, ``by_card``;
@@ -40,7 +40,7 @@ def check_target(G, b, owner, kind, target, by_card):
     return check_target_u(G.u, b, owner, kind, target, by_card)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def check_target_u(u, b, owner, kind, target, by_card):
     """``check_target`` on the unit array alone: the random agent's listing calls it per target,
     and a call handing over all of ``Game`` increfs and decrefs each of its arrays (about half of
@@ -70,7 +70,7 @@ def check_target_u(u, b, owner, kind, target, by_card):
     return E_TARGET
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def check_summons(G, R, b, owner, start, n, choice):
     """Every ``summon`` among effects ``start .. start + n`` finds its card in hand: the chosen
     one (of the asked type), or any card of the type."""

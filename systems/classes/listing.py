@@ -37,10 +37,11 @@ def vocabulary() -> list[dict[str, str]]:
     rows = []
     for name, (value, rule) in KEYWORDS.items():
         rows.append(dict(kind="keyword", name=name, value_type=value, source=SOURCE, doc=rule))
-    rows += plugin_vocabulary()  # keywords plugins declared (plugin.py), each with its plugin as source
+    rows += [r for r in plugin_vocabulary() if r["kind"] == "keyword"]  # keywords plugins declared (plugin.py), each with its plugin as source
     for name, rule in CONDITIONS.items():
         note = " (no shipped card applies it)" if name in UNUSED_CONDITIONS else ""
         rows.append(dict(kind="condition", name=name, value_type="int (tokens)", source=SOURCE, doc=rule + note))
+    rows += [r for r in plugin_vocabulary() if r["kind"] == "condition"]
     for name, rule in TRIGGERS.items():
         rows.append(dict(kind="trigger", name=name, value_type="-", source=SOURCE, doc=rule))
     for name, (rule, required, optional) in OPS.items():

@@ -14,7 +14,6 @@ scores get greedy's seeded jitter.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from battlesim.systems.classes.acting import battle_phase
@@ -23,7 +22,7 @@ from battlesim.systems.classes.greedy import copy_game, evaluate, jitter
 from battlesim.systems.classes.state import E_OK, G_ENDED
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def after_battle(S, R, side, orders):
     """The scratch game's score for ``side`` once its Battle Phase has been played by the default
     policy (spec choice 7)."""
@@ -32,12 +31,12 @@ def after_battle(S, R, side, orders):
     return evaluate(S, 0, side)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lookahead_main(G, R, b, rng, rows, side, S):
     """The Main Phase action (its row index) whose turn ends best, or -1 to pass (passing is
     scored the same way: the Battle Phase played from the position as it is)."""
-    orders = np.zeros((1, 4), np.int64)
     n = legal_actions(G, R, b, side, rows)
+    orders = rows  # no act orders (``n_orders`` 0: ``act_step`` reads none)
     copy_game(G, b, S)
     best, pick = after_battle(S, R, side, orders) + jitter(rng, b), -1
     for i in range(n):

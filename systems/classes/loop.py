@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from battlesim.ecs.compiled.rng import integers
-from battlesim.systems.classes.acting import attack, battle_end, snapshot
+from battlesim.systems.classes.acting import attack, battle_end, clear_haste, hasted, snapshot
 from battlesim.systems.classes.actions import begin_phase, cast, end_phase
 from battlesim.systems.classes.agent import (
     CANDIDATES,
@@ -47,6 +47,10 @@ from battlesim.systems.classes.state import (
     NONE,
     P_KILLS,
     P_PREP,
+    SC_ACT_FIELDS,
+    SC_ACT_UIDS,
+    SC_CHOSEN,
+    SC_PAYER,
     U_ACTED,
     U_CARD,
     U_HASTE,
@@ -63,7 +67,7 @@ LC_CAST, LC_SUMMONED, LC_DIED, LC_KILLS, LC_PLAYED = range(5)
 NLC = 5
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def snap_board(G, b, snap):
     """Each field's unit (uid, card, owner; uid -1: empty), to tell later who died or arrived."""
     for f in range(FIELDS):
@@ -73,7 +77,7 @@ def snap_board(G, b, snap):
             snap[f, 0] = -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def board_same(u, b, snap):
     """Whether every field holds the unit of the snapshot (most steps move nobody): the callers
     ask first, on the unit array alone, and call ``track_board`` (all of ``Game``) only if not."""
@@ -83,36 +87,35 @@ def board_same(u, b, snap):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def track_board(G, b, snap, L):
     """Tally the units gone since ``snap`` (died this turn: classes.md "When a Unit Dies") and
     the units new since (summoned), then take a new snapshot. Most steps move nobody: a board
-    whose every field holds the same unit as the snapshot is left at once."""
-    same = True
-    for f in range(FIELDS):
-        now = G.u[b, f, U_UID] if G.u[b, f, U_PRESENT] else -1
-        if snap[f, 0] != now:
-            same = False
-            break
-    if same:
+    whose every field holds the same unit as the snapshot is left at once; a unit still on its
+    snapshot field is found there without a search."""
+    if board_same(G.u, b, snap):
         return
     for f in range(FIELDS):
-        if snap[f, 0] >= 0 and snap[f, 1] >= 0 and find_uid(G, b, snap[f, 0]) < 0:
+        s = snap[f, 0]
+        still = G.u[b, f, U_PRESENT] and G.u[b, f, U_UID] == s  # most units stand where they stood
+        if s >= 0 and snap[f, 1] >= 0 and not still and find_uid(G, b, s) < 0:
             L[b, snap[f, 2], snap[f, 1], LC_DIED] = G.g[b, G_TURN]
     for f in range(FIELDS):
         card = G.u[b, f, U_CARD]
         if not G.u[b, f, U_PRESENT] or card < 0:
             continue
         uid = G.u[b, f, U_UID]
-        seen = False
+        seen = snap[f, 0] == uid
         for k in range(FIELDS):
-            seen = seen or snap[k, 0] == uid
+            if seen:
+                break
+            seen = snap[k, 0] == uid
         if not seen:
             L[b, G.u[b, f, U_SIDE], card, LC_SUMMONED] += 1
     snap_board(G, b, snap)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def credit_cast(G, b, side, card, kills_before, L):
     """A cast of ``card`` by ``side``: counted, its first turn kept, the kills it made credited."""
     L[b, side, card, LC_CAST] += 1
@@ -121,21 +124,21 @@ def credit_cast(G, b, side, card, kills_before, L):
     L[b, side, card, LC_KILLS] += G.pl[b, side, P_KILLS] - kills_before
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def any_scoring(agents):
     """Whether a seat is played by greedy or lookahead (``prime`` has answers to queue)."""
     return agents[0] != RANDOM or agents[1] != RANDOM
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def holds_prepared(pl, b, side):
     """Whether a window of ``side`` has anything to decide (``window_for`` returns at once
-    otherwise). The callers ask first: a call handing over ``Game``, ``Rules`` and the scratch
-    ``Game`` increfs and decrefs each of their arrays, most of a random game's cost."""
+    otherwise). The callers ask first: a call hands over every array of ``Game``, ``Rules`` and
+    the scratch ``Game`` (~7 scalars each), far more than the answer costs."""
     return pl[b, side, P_PREP] >= 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def prime(G, R, b, agents):
     """The level-up answers of each greedy or lookahead side, queued before a step
     (``greedy.prime_answers``); the random agent keeps the engine's defaults."""
@@ -144,7 +147,7 @@ def prime(G, R, b, agents):
             prime_answers(G, R, b, side)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def window_for(G, R, b, rng, rows, side, agents, S, L, snap):
     """A window of choice 14: ``side`` may cast its prepared spell (classes.md "A prepared spell
     may be cast at any time, even during opponent's turn"); its agent decides."""
@@ -158,7 +161,7 @@ def window_for(G, R, b, rng, rows, side, agents, S, L, snap):
         t = greedy_window(G, R, b, rng, side, S)
         if t == PASS:
             return E_OK
-        err = cast(G, R, b, side, c, True, t, NONE, np.full(NCOL, -1, np.int64))
+        err = cast(G, R, b, side, c, True, t, NONE, G.scr[b, SC_PAYER:SC_PAYER + NCOL])
     if G.pl[b, side, P_PREP] != c:
         credit_cast(G, b, side, c, kills, L)
     if not board_same(G.u, b, snap):
@@ -166,19 +169,19 @@ def window_for(G, R, b, rng, rows, side, agents, S, L, snap):
     return err
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def reaction(G, R, b, rng, rows, agents, S, L, snap):
     """The non-active player's window (choice 14)."""
     return window_for(G, R, b, rng, rows, 1 - G.g[b, G_ACTIVE], agents, S, L, snap)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def begin_step(G, R, b, rng, rows, agents, S, L, snap):
     """classes.md "Begin Phase": "you regain your resources (mana) and resolve active
     enchantments"; then the opponent's window."""
     if any_scoring(agents):
         prime(G, R, b, agents)
-    if begin_phase(G, R, b, np.zeros(1, np.int64), 0) != E_OK:
+    if begin_phase(G, R, b) != E_OK:
         return INVARIANT_ACTION
     if not board_same(G.u, b, snap):
         track_board(G, b, snap, L)
@@ -188,7 +191,7 @@ def begin_step(G, R, b, rng, rows, agents, S, L, snap):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def main_one(G, R, b, rng, rows, agents, S, L, snap, chosen):
     """One Main Phase decision of the active player (classes.md "Main Phase": actions "until the
     player passes"): 0 it passed, 1 it took the action written to ``chosen``; then the
@@ -223,7 +226,7 @@ def main_one(G, R, b, rng, rows, agents, S, L, snap, chosen):
     return 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def act_one(G, R, b, uid, rng, rows, agents, S, L, snap):
     """The act of unit ``uid`` if it is still there and has not acted (choice 5), chosen by its
     owner's agent; its kills credited to its card; then both windows (choice 14)."""
@@ -251,7 +254,7 @@ def act_one(G, R, b, uid, rng, rows, agents, S, L, snap):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def haste_step(G, R, b, rng, agents, L, snap):
     """classes.md "Haste": "Each haste token causes a unit to perform an additional Advance or
     Attack at the end of its next Battle phase" (choice 10: after the Act Step, acting order):
@@ -260,9 +263,13 @@ def haste_step(G, R, b, rng, agents, L, snap):
     if any_scoring(agents):
         prime(G, R, b, agents)
     p = G.g[b, G_ACTIVE]
-    uids = np.empty(FIELDS, np.int64)
-    first = np.empty(FIELDS, np.int64)
-    m = snapshot(G, b, p, uids, first)
+    uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS]
+    first = G.scr[b, SC_ACT_FIELDS:SC_ACT_FIELDS + FIELDS]
+    m = 0
+    if hasted(G.u, b, p):
+        m = snapshot(G, b, p, uids, first)
+    else:  # most turns: no token to play, the step only clears
+        clear_haste(G.u, b, p, True)
     for i in range(m):
         f = find_uid(G, b, uids[i])
         if f < 0:
@@ -287,7 +294,7 @@ def haste_step(G, R, b, rng, agents, L, snap):
         track_board(G, b, snap, L)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def battle_step(G, R, b, agents, snap, L):
     """The Battle Phase's end (``acting.battle_end``: "the player gains +1 experience"), its
     deaths tallied."""
@@ -299,16 +306,16 @@ def battle_step(G, R, b, agents, snap, L):
     return INVARIANT_ACTION if err != E_OK else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_game(G, R, b, rng, rows, check, start, agents, S, L, snap):
     """One game from its set-up state to the end (a life at 0 or the turn limit), turn by turn
     (spec §2): Begin Phase, Main Phase, Act Step, Haste, the Battle Phase's end, End Phase, with
     the windows of choice 14. With ``check``, the invariants after every step; returns the
     first violation's code (0: none)."""
-    chosen = np.empty(4, np.int64)
+    chosen = G.scr[b, SC_CHOSEN:SC_CHOSEN + 4]
     snap_board(G, b, snap)
-    uids = np.empty(FIELDS, np.int64)
-    first = np.empty(FIELDS, np.int64)
+    uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS]
+    first = G.scr[b, SC_ACT_FIELDS:SC_ACT_FIELDS + FIELDS]
     while not G.g[b, G_ENDED]:
         v = begin_step(G, R, b, rng, rows, agents, S, L, snap)
         if v == 0 and check:
@@ -350,7 +357,7 @@ def play_game(G, R, b, rng, rows, check, start, agents, S, L, snap):
     return violation(G, R, b, start) if check else 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=True)
 def play_chunk(G, R, rng, check, start, games, agents, S, L, out):
     """Games ``games`` of the batch to their end (``out[b]``: each one's violation code), without
     the GIL: threads play disjoint game lists at once."""

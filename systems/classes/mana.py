@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from battlesim.systems.classes.state import (
@@ -16,13 +15,14 @@ from battlesim.systems.classes.state import (
     P_POOL,
     P_PREP_MANA,
     P_TRACK,
+    SC_PAID,
     WILD,
 )
 
 SLOTS = 3
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def payment(G, b, side, cost, pay, out):
     """The colours that pay ``cost`` (6 entries, the sixth wild) from ``side``'s pool into
     ``out`` (5 colours); False if it cannot be paid. classes.md: "You cannot cast a spell if you
@@ -54,7 +54,7 @@ def payment(G, b, side, cost, pay, out):
     return wild == 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def can_pay(G, b, side, cost, pay):
     """``payment``'s answer without its colours (no array: the legality checks call it often)."""
     pl = G.pl
@@ -76,12 +76,13 @@ def can_pay(G, b, side, cost, pay):
     return spare >= cost[WILD]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def spend(G, b, side, cost, pay, onto_prepared):
     """Pay ``cost``: the mana leaves the pool for the current slot (classes.md "Each time you spend
     mana, it goes to the current slot on the cooldown tracker"), or, preparing, onto the spell
     ("Instead of paying its cost, place necessary Mana on top of that spell")."""
-    out = np.zeros(NCOL, np.int64)
+    out = G.scr[b, SC_PAID:SC_PAID + NCOL]
+    out[:] = 0
     if not payment(G, b, side, cost, pay, out):
         return E_PAY
     cur = G.pl[b, side, P_CURRENT]
@@ -94,7 +95,7 @@ def spend(G, b, side, cost, pay, onto_prepared):
     return E_OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def consume_prepared(G, b, side):
     """The mana on a prepared spell goes to the caster's current slot (classes.md "consuming the
     Mana that was on top of it"; spec choice 14: also when the prepared spell is cast)."""
@@ -104,7 +105,7 @@ def consume_prepared(G, b, side):
         G.pl[b, side, P_PREP_MANA + c] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mana_step(G, b, side):
     """classes.md "Mana Step": "you advance the cooldown track. If your current cooldown track
     contains previously consumed Mana, they are refreshed; take and place that mana in your Mana
@@ -116,14 +117,14 @@ def mana_step(G, b, side):
         G.pl[b, side, P_TRACK + cur * NCOL + c] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gain_mana(G, b, side, colour, amount):
     """classes.md "Gain (mana) – Expand your mana pool with a mana of the listed color." """
     G.pl[b, side, P_POOL + colour] += amount
     G.pl[b, side, P_GAINED] += amount
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def steps_to_refresh(current, slot):
     """Mana Steps until ``slot`` is refreshed: the next step refreshes current+1 (1), the
     current slot itself last (3)."""
@@ -131,7 +132,7 @@ def steps_to_refresh(current, slot):
     return SLOTS if d == 0 else d
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tick(G, b, side, colour, steps, n):
     """Beacon of Light: "tick a [white] orb two steps down the Mana Orb track" (spec §5): each of
     ``n`` orbs of ``colour`` on the track moves ``steps`` Mana Steps closer to refresh; one that

@@ -1,5 +1,5 @@
-"""Keywords a plugin adds to classes (issue 15: "Components in the classes namespace; a plugin can
-add a condition or keyword").
+"""Keywords and conditions a plugin adds to classes (issue 15: "Components in the classes
+namespace; a plugin can add a condition or keyword").
 
 classes' compiled loop reads a fixed unit layout (``state.py``), so a plugin keyword is written in
 the words the loop already plays: per unit of its value (a ``tag`` counts 1, a ``number`` X counts
@@ -18,9 +18,24 @@ classes_keyword("rally", "tag", "Rally: when summoned, every other allied unit g
                           "stat": "attack", "amount": 1}])
 ```
 
-Each keyword is a component in the classes namespace (``classes_<name>``, ``components.py``),
-``battlesim keywords --ruleset classes`` lists it with its plugin as source, and
-``battlesim.ecs.plugin.isolated()`` forgets it (its component is gone from the registry).
+A plugin condition is a token count on a unit, as the text's six are: cards, keywords and
+scenarios give it (``op = "condition"``), and at each of its unit's owner's Enchantments Steps it
+ticks: its effects resolve once per token with the unit as their chosen target (any other
+selector from the unit's owner's side; ``enemies_in_range`` counts from the unit's field), then
+the unit discards one token, all of them, or none. It takes one of the unit columns kept for
+plugin conditions (``vocabulary.CONDITION_SLOTS``) and its rule is a row of the compiled tables,
+so the kernels do not recompile for it.
+
+```python
+from battlesim.systems.classes.plugin import classes_condition
+
+classes_condition("poison", "Poison: at its owner's Enchantments Step the unit takes 1 damage per token, then "
+                  "discards one.", effects=[{"op": "damage", "select": "chosen", "amount": 1}], discard="one")
+```
+
+Each keyword or condition is a component in the classes namespace (``classes_<name>``,
+``components.py``), ``battlesim keywords --ruleset classes`` lists it with its plugin as source,
+and ``battlesim.ecs.plugin.isolated()`` forgets it (its component is gone from the registry).
 """
 
 from __future__ import annotations
@@ -35,13 +50,27 @@ from battlesim.ecs import registry
 from battlesim.ecs.declaring import PluginError, check_keyword_value, current_source
 from battlesim.ecs.plugin import component
 from battlesim.systems.classes.components import PREFIX
+from battlesim.systems.classes.conditions import ClassesCondition, Discard, declare, plugin_conditions
 from battlesim.systems.classes.effect_spec import AMOUNT_MAX, EffectSpec
-from battlesim.systems.classes.vocabulary import CONDITIONS, KEYWORDS, POWER_ONLY_OPS, RANGE_MAX
+from battlesim.systems.classes.vocabulary import (
+    CONDITION_SLOTS,
+    CONDITIONS,
+    DISCARDS,
+    KEYWORDS,
+    OPS,
+    POWER_ONLY_OPS,
+    RANGE_MAX,
+)
 
 NUMBER_MAX = 10  # a number keyword's X (as a card's shield count: cards.KEYWORD_MAX)
 STAT_MAX = 10  # what one unit of a keyword's value may add to one stat
 GRANTABLE = tuple(k for k, (kind, _) in KEYWORDS.items() if kind == "tag")
 EFFECT_TRIGGERS = ("on_summon", "on_death", "aura")  # a unit's triggers that need no Enchantment clause
+# What a condition's tick may do: to its unit (``chosen``) or to units and players by rule. Not the
+# ops that need a card of their own, a shape, a power or a card choice.
+TICK_OPS = ("damage", "heal", "gain", "condition", "kill", "gain_mana")
+TICK_SELECTORS = ("chosen", "all_units", "enemy_units", "allied_units", "other_allied_units", "enemies_in_range",
+                  "enemy_player", "own_player")
 
 
 @dataclass(frozen=True)
@@ -80,12 +109,7 @@ def classes_keyword(name: str, value: Literal["tag", "number"] = "tag", doc: str
     does per unit of its value. A built-in keyword or condition name, or a second declaration of
     one name, is refused; so is anything the card schema would refuse (one line each)."""
     where = f"classes keyword {name!r}"
-    if not isinstance(name, str) or not name.isidentifier() or not name.islower():
-        raise PluginError(f"{where}: a keyword name is a lower-case word (letters, digits, _)")
-    if name in KEYWORDS or name in CONDITIONS:
-        raise PluginError(f"{where} is built in")
-    if name in plugin_keywords():
-        raise PluginError(f"{where} is already declared (by {_DECLARED[name].source})")
+    _new_word(where, name)
     if value not in ("tag", "number"):
         raise PluginError(f"{where}: value must be 'tag' or 'number' (got {value!r})")
     for stat, n in (("attack", attack), ("health", health), ("range", range), ("shield", shield)):
@@ -115,6 +139,54 @@ def classes_keyword(name: str, value: Literal["tag", "number"] = "tag", doc: str
     kw = ClassesKeyword(name, value, doc, current_source(), attack, health, range, shield, tuple(grants), tuple(checked))
     _DECLARED[name] = kw
     return kw
+
+
+def _new_word(where: str, name: str) -> None:
+    """Refuse a name that is not a word, or is a built-in or declared keyword or condition."""
+    if not isinstance(name, str) or not name.isidentifier() or not name.islower():
+        raise PluginError(f"{where}: a keyword or condition name is a lower-case word (letters, digits, _)")
+    if name in KEYWORDS or name in CONDITIONS:
+        raise PluginError(f"{where} is built in")
+    declared = {**plugin_keywords(), **plugin_conditions()}
+    if name in declared:
+        raise PluginError(f"{where} is already declared (by {declared[name].source})")
+
+
+def classes_condition(name: str, doc: str = "", *, effects: tuple[dict[str, Any], ...] | list[dict[str, Any]] = (),
+                      discard: Discard = "one") -> ClassesCondition:
+    """Declare a classes condition: a token count on a unit that cards, keywords and scenarios may
+    give (``op = "condition"``, ``conditions = { name = 2 }``). At each of its unit's owner's
+    Enchantments Steps, ``effects`` resolve once per token (select ``chosen``: the unit; any other
+    selector from the unit's owner's side), then the unit discards ``discard`` ("one" token,
+    "all", "none"). Refused in one line: a taken name, an op or selector a tick cannot resolve
+    (``TICK_OPS``, ``TICK_SELECTORS``), a condition that does nothing, more conditions than the
+    unit has columns for."""
+    where = f"classes condition {name!r}"
+    _new_word(where, name)
+    if len(plugin_conditions()) >= CONDITION_SLOTS:
+        raise PluginError(f"{where}: the unit keeps {CONDITION_SLOTS} columns for plugin conditions, all taken "
+                          f"({', '.join(plugin_conditions())})")
+    if discard not in DISCARDS:
+        raise PluginError(f"{where}: discard must be one of {', '.join(DISCARDS)} (got {discard!r})")
+    checked = []
+    for i, raw in enumerate(effects):
+        op = OPS.get(raw.get("op"))
+        on_units = op is not None and "select" in (*op[1], *op[2])
+        spec = {"select": "chosen", **raw} if on_units else dict(raw)  # by default, the condition's own unit
+        try:
+            e = EffectSpec.model_validate(spec)
+        except ValidationError as err:
+            raise PluginError(f"{where}: effects[{i}]: {err.errors()[0]['msg']}") from None
+        if e.trigger != "on_cast" or e.op not in TICK_OPS or (e.select is not None and e.select not in TICK_SELECTORS):
+            raise PluginError(f"{where}: effects[{i}]: op {e.op!r} with select {e.select!r}: a tick resolves "
+                              f"{', '.join(TICK_OPS)} on {', '.join(TICK_SELECTORS)}, with no trigger")
+        checked.append(e)
+    if not checked:
+        raise PluginError(f"{where}: does nothing (give effects)")
+    component(_component_name(name), np.int16, 0, "nonzero", doc or name)
+    condition = ClassesCondition(name, doc, current_source(), tuple(checked), discard)
+    declare(condition)
+    return condition
 
 
 def check_plugin_keyword(name: str, value: bool | int) -> bool:
@@ -159,8 +231,13 @@ def expand(raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, bool | int]]:
 
 
 def vocabulary() -> list[dict[str, str]]:
-    """The plugin keywords as ``battlesim keywords`` lists them."""
+    """The plugin keywords and conditions as ``battlesim keywords`` lists them."""
     rows = []
+    for c in plugin_conditions().values():
+        ticks = "; ".join(f"{e.op} {e.select}" + (f" {e.amount}" if e.amount is not None else "") for e in c.effects)
+        rows.append({"kind": "condition", "name": c.name, "value_type": "int (tokens)", "source": c.source,
+                     "doc": f"{c.doc or c.name} [each owner's Enchantments Step, per token: {ticks}; "
+                            f"then discards {c.discard}]"})
     for kw in plugin_keywords().values():
         parts = [f"+{getattr(kw, s)} {s}" for s in ("attack", "health", "range", "shield") if getattr(kw, s)]
         parts += [f"grants {g}" for g in kw.grants]

@@ -33,7 +33,7 @@ from battlesim.systems.classes.state import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gain_experience(G, R, b, side, n):
     """+``n`` experience, one point at a time. classes.md: "After reaching maximum experience, you
     level up. Reset your experience tracker, advance your level on your class power board and gain
@@ -57,7 +57,7 @@ def gain_experience(G, R, b, side, n):
             take_bonus(G, R, b, side, level + 1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next_answer(G, b, side):
     """The side's next level-up answer, NONE when none is left."""
     k = G.pl[b, side, P_ANSWER]
@@ -67,7 +67,7 @@ def next_answer(G, b, side):
     return G.ans[b, side, k]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def take_bonus(G, R, b, side, level):
     """classes.md "There are two types of bonuses": Mana ("Gain one colored Mana (any except
     Summoning) or replace a colored mana from your Mana pool with a Summoning orb"; "If you are
@@ -102,7 +102,7 @@ def take_bonus(G, R, b, side, level):
                 fail(G, b, E_ANSWER)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def unlocked(G, R, b, side, p):
     """classes.md "Innate powers are unlocked from the start. To unlock a non-innate power, you
     need to spend a power token." """
@@ -110,7 +110,7 @@ def unlocked(G, R, b, side, p):
     return pid >= 0 and (R.powers[pid, PW_INNATE] == 1 or G.pw[b, side, p, W_TOKENS] > 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def can_take_token(G, R, b, side, p):
     """A power token may go on power ``p``: it has a free slot ("Each square slot can accept 1
     such power token"); it is "in line with your current level, or the levels below" or "defined
@@ -131,7 +131,7 @@ def can_take_token(G, R, b, side, p):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def place_token(G, R, b, side, p):
     """Put a power token on power ``p`` and queue that token's effects (its ``on_token`` entry:
     classes.md "The first token lets the player take Rejuvenate spell ... The second power token

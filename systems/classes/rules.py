@@ -14,13 +14,14 @@ from typing import NamedTuple
 import numpy as np
 
 from battlesim.systems.classes.cards import CardSet, CardSpec
+from battlesim.systems.classes.conditions import condition_names, plugin_conditions
 from battlesim.systems.classes.effect_spec import EffectSpec
 from battlesim.systems.classes.powers import PowerSpec
 from battlesim.systems.classes.state import ABILITIES, NONE, TOKENS
 from battlesim.systems.classes.vocabulary import (
     COLOURS,
-    CONDITIONS,
     COST_COLOURS,
+    DISCARDS,
     KEYWORDS,
     OPS,
     SELECTORS,
@@ -55,6 +56,10 @@ EFFECT_FIELDS = ("trigger", "op", "select", "amount", "stat", "condition", "colo
 (F_TRIGGER, F_OP, F_SELECT, F_AMOUNT, F_STAT, F_CONDITION, F_COLOUR, F_STEPS, F_CARD, F_CARD_TYPE, F_RANGE,
  F_PER_TOKEN) = range(len(EFFECT_FIELDS))
 NF = len(EFFECT_FIELDS)
+# -- conditions[k, column]: plugin condition k (unit column U_CONDITION + len(CONDITIONS) + k) -----
+CD_START, CD_N, CD_DISCARD = range(3)
+NCD = 3
+DISCARD_ONE, DISCARD_ALL = DISCARDS.index("one"), DISCARDS.index("all")
 
 TR = {n: i for i, n in enumerate(TRIGGERS)}
 TR_CAST, TR_UNLEASH, TR_AURA, TR_SUMMON, TR_DEATH = TR["on_cast"], TR["unleash"], TR["aura"], TR["on_summon"], TR["on_death"]
@@ -70,6 +75,7 @@ class Rules(NamedTuple):
     cards: np.ndarray  # [cards, NC]
     powers: np.ndarray  # [powers, NPW]
     effects: np.ndarray  # [effects, NF]
+    conditions: np.ndarray  # [plugin conditions, NCD]: each one's tick (its effects, what it discards)
 
 
 @dataclass
@@ -101,13 +107,14 @@ def compile_rules(cards: CardSet, powers: list[PowerSpec]) -> Compiled:
     if len(words) > 30:
         raise ValueError(f"{len(words)} card type words; the type mask holds 30")
     effects: list[list[int]] = []
+    conditions = condition_names()
 
     def add(effs: list[EffectSpec]) -> tuple[int, int]:
         start = len(effects)
         for e in effs:
             row = [TR[e.trigger], OP[e.op], SEL[e.select] if e.select else NONE,
                    NONE if e.amount is None else e.amount, NONE if e.stat is None else STATS.index(e.stat),
-                   NONE if e.condition is None else list(CONDITIONS).index(e.condition),
+                   NONE if e.condition is None else conditions.index(e.condition),
                    NONE if e.colour is None else COLOURS.index(e.colour), NONE if e.steps is None else e.steps,
                    NONE if e.card is None else index[e.card],
                    0 if e.card_type is None else 1 << words.index(e.card_type),
@@ -160,5 +167,9 @@ def compile_rules(cards: CardSet, powers: list[PowerSpec]) -> Compiled:
             row[base + AB_START], row[base + AB_N] = add(list(ab.effects))
         for t, effs in enumerate(p.on_token):
             row[PW_TOK + 2 * t], row[PW_TOK + 2 * t + 1] = add(list(effs))
+    ctable = np.full((len(plugin_conditions()), NCD), NONE, np.int32)
+    for k, c in enumerate(plugin_conditions().values()):
+        ctable[k, CD_START], ctable[k, CD_N] = add(list(c.effects))
+        ctable[k, CD_DISCARD] = DISCARDS.index(c.discard)
     eff = np.array(effects, np.int32).reshape(len(effects), NF) if effects else np.full((1, NF), NONE, np.int32)
-    return Compiled(Rules(table, ptable, eff), names, [p.name for p in specs], specs, words)
+    return Compiled(Rules(table, ptable, eff, ctable), names, [p.name for p in specs], specs, words)

@@ -19,6 +19,7 @@ import numpy as np
 from battlesim.ecs.datafiles import read_toml
 from battlesim.systems.classes import acting, actions, kernel_cache, mana, progress, units
 from battlesim.systems.classes.board import LANES
+from battlesim.systems.classes.conditions import condition_names
 from battlesim.systems.classes.rules import ST_HEALTH, Compiled, compile_rules
 from battlesim.systems.classes.scenario_check import Scenario, load_scenario
 from battlesim.systems.classes.scenario_error import ScenarioError
@@ -80,7 +81,7 @@ from battlesim.systems.classes.state import (
     Game,
     new_game,
 )
-from battlesim.systems.classes.vocabulary import COLOURS, CONDITIONS, KEYWORDS, LEVEL_COLOURS, SHAPES
+from battlesim.systems.classes.vocabulary import COLOURS, KEYWORDS, LEVEL_COLOURS, SHAPES
 
 B = 0  # a scenario is one game
 FIRST = {None: acting.FIRST_DEFAULT, "action": acting.FIRST_ACTION, "advance": acting.FIRST_ADVANCE}
@@ -200,7 +201,7 @@ class ClassesScenarioRun:
         row[U_BASE_ATTACK], row[U_BASE_HEALTH], row[U_RANGE] = base_attack, base_health, reach
         for k, word in enumerate(KEYWORDS):
             row[U_KEYWORD + k] = int(keywords.get(word, 0))
-        for k, word in enumerate(CONDITIONS):
+        for k, word in enumerate(condition_names()):
             row[U_CONDITION + k] = u.conditions.get(word, 0)
         row[U_DEFENDING] = int(u.defending)
         for e in u.enchanted:
@@ -265,7 +266,6 @@ class ClassesScenarioRun:
         G, R, do = self.G, self.R, step.do
         active = int(G.g[B, G_ACTIVE])
         side = active if step.side is None else step.side
-        empty = np.zeros(1, np.int64)
         if do == "mana_step":
             mana.mana_step(G, B, active)
             return 0
@@ -273,7 +273,7 @@ class ClassesScenarioRun:
             order = np.array([self._card(n) for n in step.order or []] or [NONE], np.int64)
             return actions.enchantments_step(G, R, B, order, len(step.order or []))
         if do == "begin_phase":
-            return actions.begin_phase(G, R, B, empty, 0)
+            return actions.begin_phase(G, R, B)
         if do == "gain_experience_step":
             progress.gain_experience(G, R, B, active, 1)
             from battlesim.systems.classes.effects import run_jobs
@@ -288,7 +288,7 @@ class ClassesScenarioRun:
             fn = acting.act_step if do == "act_step" else acting.battle_phase
             return fn(G, R, B, orders, n)
         if do == "turn":
-            code = actions.begin_phase(G, R, B, empty, 0)
+            code = actions.begin_phase(G, R, B)
             if code or G.g[B, G_ENDED]:
                 return code
             code = acting.battle_phase(G, R, B, np.full((1, 4), NONE, np.int64), 0)

@@ -14,9 +14,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from battlesim.ecs.datafiles import did_you_mean, printable
 from battlesim.systems.classes.board import LANES, ROWS
+from battlesim.systems.classes.conditions import condition_names
 from battlesim.systems.classes.effect_spec import MANA_MAX, AbilitySpec, EffectSpec, Name, check_cost
 from battlesim.systems.classes.powers import EXPERIENCE_MAX, LEVEL_MAX, SLOTS_MAX, LevelSpec
-from battlesim.systems.classes.vocabulary import COLOURS, CONDITIONS, COOLDOWN_SLOTS, LEVEL_COLOURS, SHAPES
+from battlesim.systems.classes.vocabulary import COLOURS, COOLDOWN_SLOTS, LEVEL_COLOURS, SHAPES
 
 COUNT_MAX = 100  # condition tokens, HP, Attack: int16 on the unit, far beyond any game
 LIFE_MAX = 1000
@@ -180,10 +181,11 @@ class UnitSpec(BaseModel):
             raise ValueError("a unit needs exactly one of 'name' (inline) or 'card' (from the card set)")
         if self.card is None and self.base_attack is not None and self.attack is None:
             raise ValueError("'base_attack' without 'attack': an inline unit without Attack has no base Attack")
+        known = condition_names()  # the text's and the loaded plugins'
         for k in self.conditions:
-            if k not in CONDITIONS:
-                raise ValueError(f"unknown condition {printable(k)!r}{did_you_mean(k, CONDITIONS)}; "
-                                 f"known: {', '.join(CONDITIONS)}")
+            if k not in known:
+                raise ValueError(f"unknown condition {printable(k)!r}{did_you_mean(k, known)}; "
+                                 f"known: {', '.join(known)}")
         shapes = [(e.side, e.shape) for e in self.enchanted]
         if len(set(shapes)) < len(shapes):
             raise ValueError("'enchanted' names the same side and shape twice")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from battlesim.systems.classes.board import FIELDS, LANES
+from battlesim.systems.classes.conditions import condition_names
 from battlesim.systems.classes.rules import Compiled, Rules
 from battlesim.systems.classes.scenario_check import Scenario
 from battlesim.systems.classes.state import (
@@ -45,7 +46,7 @@ from battlesim.systems.classes.state import (
     W_TOKENS,
     Game,
 )
-from battlesim.systems.classes.vocabulary import COLOURS, CONDITIONS, KEYWORDS, SHAPES
+from battlesim.systems.classes.vocabulary import COLOURS, KEYWORDS, SHAPES
 
 
 def _colours(row: Any, start: int) -> dict[str, int]:
@@ -93,7 +94,7 @@ def json_state(G: Game, R: Rules, compiled: Compiled, sc: Scenario, names: dict[
             "attack": int(units.attack_value(G, R, b, f)) if has_attack else None,
             "health": int(u[U_HEALTH]), "base_attack": int(u[U_BASE_ATTACK]) if has_attack else None,
             "base_health": int(u[U_BASE_HEALTH]), "range": int(u[U_RANGE]), "keywords": keywords,
-            "conditions": {c: int(u[U_CONDITION + k]) for k, c in enumerate(CONDITIONS) if u[U_CONDITION + k]},
+            "conditions": {c: int(u[U_CONDITION + k]) for k, c in enumerate(condition_names()) if u[U_CONDITION + k]},
             "defending": bool(u[U_DEFENDING]),
             "enchanted": [{"side": p, "shape": SHAPES[x], "tokens": int(u[U_ENCH + p * NSHAPES + x])}
                           for p in (0, 1) for x in range(NSHAPES) if u[U_ENCH + p * NSHAPES + x]],

@@ -21,7 +21,14 @@ import numpy as np
 
 from battlesim.systems.classes.board import FIELDS, LANES
 from battlesim.systems.classes.components import PREFIX
-from battlesim.systems.classes.vocabulary import COLOURS, CONDITIONS, COOLDOWN_SLOTS, KEYWORDS, SHAPES
+from battlesim.systems.classes.vocabulary import (
+    COLOURS,
+    CONDITION_SLOTS,
+    CONDITIONS,
+    COOLDOWN_SLOTS,
+    KEYWORDS,
+    SHAPES,
+)
 
 NONE = -1
 NCOL = len(COLOURS)  # white red blue purple summoning
@@ -40,7 +47,8 @@ NSHAPES = len(SHAPES)
 
 # -- a unit: u[b, field, column] (each column a classes_ component) -------------------------
 _UNIT = ("present", "side", "card", "uid", "health", "attack", "has_attack", "base_health", "base_attack", "range",
-         "defending", "acted", "moves", "ability_used", "aura_health", *KEYWORDS, *CONDITIONS)
+         "defending", "acted", "moves", "ability_used", "aura_health", *KEYWORDS, *CONDITIONS,
+         *(f"plugin_condition_{k}" for k in range(CONDITION_SLOTS)))  # kept for plugins (conditions.py)
 UNIT_COLUMNS = (*(PREFIX + w for w in _UNIT), *(f"{PREFIX}enchanted_{p}_{s}" for p in (0, 1) for s in SHAPES))
 (U_PRESENT, U_SIDE, U_CARD, U_UID, U_HEALTH, U_ATTACK, U_HAS_ATTACK, U_BASE_HEALTH, U_BASE_ATTACK, U_RANGE,
  U_DEFENDING, U_ACTED, U_MOVES, U_ABILITY_USED, U_AURA_HEALTH) = range(15)
@@ -50,7 +58,8 @@ U_SHIELD, U_FEROCIOUS, U_GROUNDED, U_MOMENTUM, U_ETHEREAL = (U_KEYWORD + list(KE
 U_CONDITION = U_KEYWORD + len(KEYWORDS)
 U_HASTE, U_STUN, U_TURNOVER, U_CHILL, U_ANTIMAGIC, U_SNARE = (U_CONDITION + list(CONDITIONS).index(c) for c in
                                                               ("haste", "stun", "turnover", "chill", "antimagic", "snare"))
-U_ENCH = U_CONDITION + len(CONDITIONS)  # + side * NSHAPES + shape
+U_PLUGIN_CONDITION = U_CONDITION + len(CONDITIONS)  # + k: plugin condition k (Rules.conditions row k)
+U_ENCH = U_PLUGIN_CONDITION + CONDITION_SLOTS  # + side * NSHAPES + shape
 NU = U_ENCH + 2 * NSHAPES
 
 # -- a player: pl[b, side, column] ---------------------------------------------------------
@@ -126,6 +135,31 @@ ERRORS = ("", "cannot pay its cost", "not in hand", "the prepared spell cannot b
  E_NO_ABILITY, E_OVER, E_JOBS, E_AREA, E_HAND_FULL, E_NOT_ACTIVE) = range(len(ERRORS))
 
 
+# -- scratch: scr[b, k], the buffers a kernel would otherwise allocate on every call -----------
+# The kernels run without numba's reference counting (``_nrt=False``: every array read out of
+# ``Game`` would be an atomic incref and decref, most of a random game's time), and code compiled
+# so cannot allocate. Each buffer is a region of the game's row, named by what it holds; regions
+# are shared only by functions that never hold one across a call to another of its users.
+SCRATCH = (("payer", NCOL),  # the default payer (every entry -1: mana.payment); never written
+           ("paid", NCOL),  # mana.spend: the colours a payment takes
+           ("selected", FIELDS),  # effects.apply: the fields an effect's selector names
+           ("in_order", FIELDS),  # acting.snapshot and acting.haste: a side's units in acting order
+           ("act_uids", FIELDS), ("act_fields", FIELDS),  # the Act Step's snapshot (choice 5), and Haste's
+           ("unleashed", AREA),  # actions.begin_phase: the enchantments unleashed, in order
+           ("choices", FIELDS + 2),  # an agent's candidate targets (agent.targets_of)
+           ("act_kinds", FIELDS + 4), ("act_targets", FIELDS + 4),  # greedy: a unit's candidate actions
+           ("chosen", 4))  # loop.main_one: the Main Phase action taken
+SC = {}
+_at = 0
+for _name, _n in SCRATCH:
+    SC[_name] = _at
+    _at += _n
+NSCR = _at
+SC_PAYER, SC_PAID, SC_SELECTED, SC_IN_ORDER = SC["payer"], SC["paid"], SC["selected"], SC["in_order"]
+SC_ACT_UIDS, SC_ACT_FIELDS, SC_UNLEASHED, SC_CHOICES = SC["act_uids"], SC["act_fields"], SC["unleashed"], SC["choices"]
+SC_ACT_KINDS, SC_ACT_TARGETS, SC_CHOSEN = SC["act_kinds"], SC["act_targets"], SC["chosen"]
+
+
 class Game(NamedTuple):
     """B games of classes, every array ``[B, ...]``; a kernel takes it whole (one argument)."""
 
@@ -140,6 +174,7 @@ class Game(NamedTuple):
     lv: np.ndarray  # int16[B, 2, LEVELS, NL]
     ans: np.ndarray  # int16[B, 2, ANSWERS]
     jobs: np.ndarray  # int64[B, JOBS, NJ]
+    scr: np.ndarray  # int64[B, NSCR] (``SCRATCH``)
 
 
 def new_game(n_games: int, life: int = 20, turn_limit: int = 60, base_defense: int = 1) -> Game:
@@ -161,9 +196,11 @@ def new_game(n_games: int, life: int = 20, turn_limit: int = 60, base_defense: i
     area = np.full((B, 2, AREA, NA), NONE, np.int16)
     pw = np.zeros((B, 2, POWERS, NW), np.int16)
     pw[:, :, :, W_ID] = NONE
+    scr = np.zeros((B, NSCR), np.int64)
+    scr[:, SC_PAYER:SC_PAYER + NCOL] = NONE
     return Game(g, u, pl, np.full((B, 2, HAND), NONE, np.int16), np.full((B, 2, HAND), NONE, np.int16),
                 np.full((B, 2, HAND), NONE, np.int16), area, pw, np.zeros((B, 2, LEVELS, NL), np.int16),
-                np.full((B, 2, ANSWERS), NONE, np.int16), np.zeros((B, JOBS, NJ), np.int64))
+                np.full((B, 2, ANSWERS), NONE, np.int16), np.zeros((B, JOBS, NJ), np.int64), scr)
 
 
 assert FIELDS == LANES * 6

@@ -71,7 +71,7 @@ SEL_ALL, SEL_ENEMY, SEL_ALLIED, SEL_OTHER, SEL_ENCHANTED = (SEL["all_units"], SE
 END_LIFE = END_REASONS.index("life")
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def team(G, b, f):
     """The side a unit fights for: its owner, or the opponent while it has Turnover (classes.md
     "A unit with a Turnover is considered a foe to its owner and an ally to its owner's
@@ -79,13 +79,13 @@ def team(G, b, f):
     return G.u[b, f, U_SIDE] ^ (1 if G.u[b, f, U_TURNOVER] > 0 else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hostile(G, b, f, g):
     """Two units are foes."""
     return team(G, b, f) != team(G, b, g)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def find_uid(G, b, uid):
     """The field of the unit ``uid``, NONE if it is gone."""
     for f in range(FIELDS):
@@ -94,7 +94,7 @@ def find_uid(G, b, uid):
     return NONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def selects(G, b, f, sel, owner, src_uid, shape):
     """Whether unit ``f`` is one a selector of a card owned by ``owner`` takes (spec §14:
     "Enemy"/"allied" are relative to the card's owner, Turnover aware)."""
@@ -111,7 +111,7 @@ def selects(G, b, f, sel, owner, src_uid, shape):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def aura_gain(G, R, b, f, stat):
     """What the auras in play add to unit ``f``'s ``stat``: derived each time it is read, never
     stored (spec §8). classes.md "Auras": "always active for as long as the card is in play
@@ -128,7 +128,7 @@ def aura_gain(G, R, b, f, stat):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _aura_of(G, R, b, card, f, stat, owner, src_uid, shape):
     """What one aura card gives unit ``f`` (its ``aura`` gains whose selector takes ``f``)."""
     total = 0
@@ -141,7 +141,7 @@ def _aura_of(G, R, b, card, f, stat, owner, src_uid, shape):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def sync_health_auras(G, R, b):
     """Spec choice 20: "an HP aura raises current and maximum HP; when it ends HP drops to at most
     the new maximum but not below 1" (an aura ending is not damage: it never kills). Each unit's
@@ -171,14 +171,14 @@ def sync_health_auras(G, R, b):
         G.u[b, f, U_AURA_HEALTH] = now
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def attack_value(G, R, b, f):
     """classes.md "Apply Modifiers – adjust the attacking unit's Attack value by applying any active
     effects and modifiers": its Attack, +1 per move while acting (Momentum), the auras."""
     return G.u[b, f, U_ATTACK] + G.u[b, f, U_MOVES] + aura_gain(G, R, b, f, ST_ATTACK)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def find_target(G, b, f):
     """The unit's valid Attack target now: a field, ``T_PLAYER + side``, or NONE.
 
@@ -205,7 +205,7 @@ def find_target(G, b, f):
     return NONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def move(G, b, f, to):
     """The unit on ``f`` now stands on ``to`` (its row copied; ``f`` emptied)."""
     for k in range(NU):
@@ -213,7 +213,7 @@ def move(G, b, f, to):
     clear(G, b, f)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def clear(G, b, f):
     """Field ``f`` holds no unit (classes.md "it is removed from the battlefield")."""
     for k in range(NU):
@@ -221,7 +221,7 @@ def clear(G, b, f):
     G.u[b, f, U_CARD] = NONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def advance(G, b, f):
     """classes.md "Advance": "When a unit advances, it attempts to move into the field in front of
     it. A unit does not move if it has a valid target for Attack and it only moves if the field in
@@ -242,7 +242,7 @@ def advance(G, b, f):
     return to
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def damage_player(G, b, side, amount):
     """classes.md "Attacking Enemy Players": "their attack reduces the enemy player's life points";
     the goal: "bring the enemy player life points to zero" (choice 21: the game ends at once;
@@ -253,7 +253,7 @@ def damage_player(G, b, side, amount):
     check_end(G, b)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def check_end(G, b):
     """Choice 21: "The game ends at once when a player's life is <= 0: the other player wins";
     both at once: a draw."""
@@ -269,7 +269,7 @@ def check_end(G, b):
             G.g[b, G_WINNER] = 1 if dead0 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def damage_unit(G, R, b, f, amount, credit):
     """classes.md "Deal damage (to a unit) – Reduce its HP die by the listed amount. If unable to
     do so, that unit is defeated."; "Check for Defeat – if the attacked unit's HP drops to 0 or
@@ -281,7 +281,7 @@ def damage_unit(G, R, b, f, amount, credit):
         kill(G, R, b, f, credit)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def kill(G, R, b, f, credit):
     """classes.md "When a Unit Dies": "it is removed from the battlefield and placed in the owning
     player's Nether"; "the player whose unit or spell dealt the fatal blow earns 1 experience
@@ -299,7 +299,7 @@ def kill(G, R, b, f, credit):
         push_simple(G, b, R.cards[card, C_EFF_START], R.cards[card, C_EFF_N], TR_DEATH, side, card, NONE)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def add_card(pile, b, side, card):
     """Put ``card`` in the first free place of a hand, Nether or upgrade deck; False if full."""
     for k in range(HAND):
@@ -309,7 +309,7 @@ def add_card(pile, b, side, card):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def take_card(pile, b, side, card):
     """Take one ``card`` out of a pile (the last copy); False if it is not there."""
     for k in range(HAND - 1, -1, -1):
@@ -319,7 +319,16 @@ def take_card(pile, b, side, card):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def is_empty(pile, b, side):
+    """No card in the pile (a loop, not ``pile[b, side].max()``: numpy's reductions allocate)."""
+    for k in range(HAND):
+        if pile[b, side, k] >= 0:
+            return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
 def holds(pile, b, side, card):
     """``card`` is in the pile (classes.md "You can only cast a spell that is either prepared or in your hand")."""
     for k in range(HAND):
@@ -328,7 +337,7 @@ def holds(pile, b, side, card):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def first_of_type(G, R, b, side, mask):
     """The first unit card in ``side``'s hand whose type has a word of ``mask`` (0: any unit)."""
     for k in range(HAND):
@@ -338,7 +347,7 @@ def first_of_type(G, R, b, side, mask):
     return NONE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def units_in_order(G, b, side, out):
     """Fields holding units in ``side``'s acting order (classes.md "Unit Acting Order": "row by
     row, left to right, starting from the row that is most further from you"); returns the count."""

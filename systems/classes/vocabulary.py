@@ -29,6 +29,11 @@ CONDITIONS = {
     "antimagic": 'classes.md "Antimagic": "A unit with Antimagic cannot be targeted or enchanted by cards, any damage dealt by Spells becomes 0"',
     "snare": 'classes.md "Snare (not used)": "A unit with Snare skips its next Advance that it would execute, then discards one Snare token."',
 }
+# Unit columns kept after these six for conditions plugins declare (``plugin.classes_condition``):
+# the compiled layout is fixed, so a plugin condition takes a kept column rather than a new one.
+CONDITION_SLOTS = 4
+# What a plugin condition's tick leaves on its unit: one token fewer, none, all of them.
+DISCARDS = ("one", "all", "none")
 # The text heads these two "(not used)": no shipped card applies them (a test checks it); they
 # stay in the vocabulary so scenarios and plugins can.
 UNUSED_CONDITIONS = ("chill", "snare")
