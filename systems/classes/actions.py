@@ -39,6 +39,7 @@ from battlesim.systems.classes.rules import (
 )
 from battlesim.systems.classes.state import (
     A_CARD,
+    A_SHAPE,
     AFTER_NOTHING,
     AREA,
     E_CLOCK,
@@ -91,31 +92,33 @@ def unleash_in_order(G, R, b, order, n_order, cards):
     units' Antimagic is discarded ("Antimagic is discarded during that unit's owner's next
     Enchantments phase"); choice 18: the default order is oldest first; ``order`` names cards first.
     Plugin conditions tick after the Antimagic is discarded, before any unleash (ledger P4).
-    ``cards``: room for ``AREA + n_order`` cards (the order, fixed before the first unleash)."""
+    ``cards``: room for ``AREA`` shapes (the order, fixed before the first unleash; it may be
+    ``order`` itself when ``n_order`` is 0)."""
     p = G.g[b, G_ACTIVE]
     for f in range(FIELDS):
         if G.u[b, f, U_PRESENT] and G.u[b, f, U_SIDE] == p:
             G.u[b, f, U_ANTIMAGIC] = 0
     tick_conditions(G, R, b, p)
+    # the entries to unleash, by their shape (each entry of a side has its own, choice 18): two
+    # copies of one card are two enchantments, and both unleash ("all Enchantments on cards")
     n = 0
-    for i in range(n_order):
-        if area_find(G, b, p, order[i], NONE) >= 0:
-            cards[n] = order[i]
-            n += 1
-    for k in range(AREA):
-        c = G.area[b, p, k, A_CARD]
-        if c >= 0 and R.cards[c, C_DURATION] >= 0:
+    for i in range(n_order + 1):  # the named cards first (every copy, oldest first), then the rest
+        for k in range(AREA):
+            c = G.area[b, p, k, A_CARD]
+            if c < 0 or R.cards[c, C_DURATION] < 0 or (i < n_order and c != order[i]):
+                continue
+            shape = G.area[b, p, k, A_SHAPE]
             seen = False
-            for i in range(n):
-                seen = seen or cards[i] == c
+            for j in range(n):
+                seen = seen or cards[j] == shape
             if not seen:
-                cards[n] = c
+                cards[n] = shape
                 n += 1
     for i in range(n):
         if G.g[b, G_ENDED]:
             break
-        k = area_find(G, b, p, cards[i], NONE)
-        if k >= 0 and R.cards[cards[i], C_DURATION] >= 0:
+        k = area_find(G, b, p, NONE, cards[i])
+        if k >= 0 and R.cards[G.area[b, p, k, A_CARD], C_DURATION] >= 0:
             unleash(G, R, b, p, k)
     return G.g[b, G_ERROR]
 
