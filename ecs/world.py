@@ -102,11 +102,12 @@ class World:
             buf = np.empty((len(members), B, S, *shape), dtype=dtype)
             for k, (where, name, default) in enumerate(members):
                 buf[k] = default
-                self.rows[where, name] = (buf[k], k)
+                view = buf[k]
+                self.rows[where, name] = (view, k)
                 if where == "c":
-                    setattr(self.c, name, self.rows[where, name][0])
+                    setattr(self.c, name, view)
                 else:
-                    self.present[name] = self.rows[where, name][0]
+                    self.present[name] = view
         self.state_fields: dict[str, StateField] = {}
         self.g = SimpleNamespace()
         for f in state:

@@ -185,19 +185,18 @@ def regroup(w: Any) -> None:
         groups.setdefault((arr.dtype, arr.shape[2:]), []).append(("c", name, arr))
     for name, mask in w.present.items():
         groups.setdefault((mask.dtype, mask.shape[2:]), []).append(("present", name, mask))
-    c, present = SimpleNamespace(), {}
+    c, present, known = SimpleNamespace(), {}, {}
     for (dtype, shape), rows in groups.items():
         buf = np.empty((len(rows), w.n_games, w.n_slots, *shape), dtype=dtype)
         for k, (where, name, arr) in enumerate(rows):
             buf[k] = arr
+            view = buf[k]
+            known[where, name] = (view, k)  # as ``World.rows``: the row is known here, not searched for
             if where == "c":
-                setattr(c, name, buf[k])
+                setattr(c, name, view)
             else:
-                present[name] = buf[k]
-    w.c, w.present = c, present
-    w.rows = {("c", n): (a, k) for n, (a, k) in ((n, (getattr(c, n), _row_in(getattr(c, n).base, getattr(c, n))))
-                                                  for n in vars(c))}
-    w.rows.update({("present", n): (a, _row_in(a.base, a)) for n, a in present.items()})
+                present[name] = view
+    w.c, w.present, w.rows = c, present, known
     w.__dict__.pop("_flat_cache", None)
 
 

@@ -127,7 +127,7 @@ def unleash_in_order(G, R, b, order, n_order, cards):
 def enchantments_step(G, R, b, order, n_order):
     """The Enchantments Step with ``order`` naming cards first (a scenario's step: its order may be
     of any length, so its room is allocated here, outside the game loop)."""
-    return unleash_in_order(G, R, b, order, n_order, np.full(AREA + n_order, NONE, np.int64))
+    return unleash_in_order(G, R, b, order, n_order, np.full(AREA, NONE, np.int64))
 
 
 @njit(cache=True, _nrt=False)
