@@ -32,10 +32,11 @@ CAST = 2  # "lanes.cast" (card, lane, entity = the caster, -1 none)
 BUILT = 3  # "lanes.improvement" (card, lane, entity = the improvement)
 EQUIPPED = 4  # "lanes.equip" (card, entity = the holder)
 ABILITY = 5  # "lanes.ability" (card, entity = the hero or improvement)
-W_LISTENERS = 4  # notify's work table (machine.Resolution.work)
 TARGETED = 6  # "lanes.target" (card, entity = the chosen unit)
 # negative codes are errors, the caller stops the game naming its seed: deaths.CASCADE (-3),
 # deaths.SLOTS_FULL (-4: a spawn, an improvement or a redeployed hero found no free slot)
+
+W_LISTENERS = 4  # notify's work table (machine.Resolution.work)
 
 
 @njit(cache=False)
