@@ -259,8 +259,8 @@ def rebind(fn: Callable, machine: dict[str, Callable], inline: bool = False) -> 
         # a function of its own: it reaches the machine through an unlinked caller, so linking
         # it links none of the machine (ecs/compiled/unlinked.py)
         # the original's own options, and numba's reference counting stated explicitly (a callee
-        # without it inherits its caller's): off, unless the original says ``_nrt=True`` because
-        # it allocates. Compiled code allocates nothing in hot code (DESIGN.md "Rules of the
+        # without it inherits its caller's): off, unless the original states ``_nrt`` or is marked
+        # ``@allocates``. Compiled code allocates nothing in hot code (DESIGN.md "Rules of the
         # road"), and every array a function reads out of a named tuple otherwise costs an
         # atomic incref and decref: 17% of a random lanes game's samples (docs/compiled-core.md)
         options = {k: v for k, v in getattr(f, "targetoptions", {}).items() if k in _KEPT_OPTIONS}
