@@ -56,22 +56,31 @@ def _pool(n: int) -> Any:
     return _POOL[0]
 
 
+def blocks(rows: np.ndarray, n: int) -> list[np.ndarray]:
+    """``rows`` cut into ``n`` consecutive blocks (sizes differ by at most one), each a contiguous
+    array. Consecutive, not every n-th: games b and b + 1 share cache lines in every per-game
+    array (``pc[b]``, a game's round, gold...), and two threads writing neighbouring rows would
+    pass those lines back and forth on every write. Contiguous: a strided slice is another array
+    type to numba, a second compile of a whole game loop."""
+    bounds = np.linspace(0, len(rows), n + 1).astype(np.int64)
+    return [np.ascontiguousarray(rows[bounds[t]:bounds[t + 1]]) for t in range(n)]
+
+
 def over_threads(play: Callable[[np.ndarray, int], Any], games: np.ndarray, n: int) -> list:
-    """``play(part, t)`` on ``n`` threads at once, thread t with games t, t + n, ... (contiguous:
-    a strided slice is another array type to numba, a second compile of a whole game loop); one
-    call in this thread when ``n`` is 1. ``play`` must release the GIL (``nogil=True``) and give
+    """``play(part, t)`` on ``n`` threads at once, thread t with the t-th of ``n`` consecutive blocks
+    of ``games`` (``blocks``); one call in this thread when ``n`` is 1. ``play`` must release the GIL (``nogil=True``) and give
     thread t its own scratch, so a game depends only on its own rows (DESIGN.md "Threads"): the
     results are the same for any ``n``. Returns each thread's return value, in thread order."""
     n = max(1, min(int(n), len(games)))
     if n == 1:
         return [play(games, 0)]
-    parts = [np.ascontiguousarray(games[t::n]) for t in range(n)]
+    parts = blocks(games, n)
     pool = _pool(n)
     return [f.result() for f in [pool.submit(play, parts[t], t) for t in range(n)]]
 
 
 def run_threads(advance: Callable, Ls: Sequence[Any], games: np.ndarray, stop: int, actions: np.ndarray) -> int:
-    """``advance`` on ``len(Ls)`` threads: thread t runs games t, t + n, ... with its own
+    """``advance`` on ``len(Ls)`` threads: thread t runs the t-th block of ``games`` with its own
     ``Ls[t]`` (the same World, its own resolution machine, its own rollout game). A game touches
     only its own rows, so the results are ``advance``'s for any number of threads (DESIGN.md
     "Threads"). Why threads and not ``prange``: numba's parallel loop cannot take the per-thread
@@ -79,6 +88,5 @@ def run_threads(advance: Callable, Ls: Sequence[Any], games: np.ndarray, stop: i
     second compile of the whole loop under ``parallel=True`` cost minutes; ``advance`` runs
     without the GIL, so Python threads run it at once."""
     n = max(1, min(len(Ls), len(games)))  # over_threads' n: each thread's actions are its games'
-    per = [np.ascontiguousarray(actions[t::n]) if actions.shape[0] == games.shape[0] else actions[:0]
-           for t in range(n)]
+    per = blocks(actions, n) if actions.shape[0] == games.shape[0] else [actions[:0]] * n
     return sum(int(r) for r in over_threads(lambda part, t: advance(Ls[t], part, stop, per[t]), games, n))

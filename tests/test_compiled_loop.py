@@ -14,7 +14,7 @@ from battlesim.ecs.compiled import loop as cl
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.plugin import extend
 from battlesim.ecs.rng import Stream
-from battlesim.ecs.threads import THREADS_ENV, threads
+from battlesim.ecs.threads import THREADS_ENV, blocks, threads
 from battlesim.systems.lanes.compiled import loop as ll
 from battlesim.systems.lanes.ruleset import RULESET
 
@@ -130,9 +130,22 @@ def test_the_loop_is_generated_from_the_schedule(game):
     assert order == names  # the loop's k is the schedule's k
 
 
+def test_threads_play_consecutive_blocks_of_the_chunk():
+    """``threads.blocks``: every game once, in order, n blocks of consecutive games whose sizes differ by at
+    most one (threads writing neighbouring games' rows would share cache lines), each contiguous (numba's
+    one array type)."""
+    games = np.arange(10, 31)
+    for n in (1, 2, 3, 4, 21):
+        parts = blocks(games, n)
+        assert len(parts) == n and np.array_equal(np.concatenate(parts), games)
+        sizes = [p.size for p in parts]
+        assert max(sizes) - min(sizes) <= 1 and all(p.flags.c_contiguous for p in parts)
+        assert all(np.all(np.diff(p) == 1) for p in parts)
+
+
 def test_results_do_not_depend_on_the_number_of_threads(game, monkeypatch):
     """DESIGN.md "Threads": results identical for any N (``advance`` on N threads without the GIL: each thread its own
-    resolution machine, games split t, t + N, ...: ``run_threads``)."""
+    resolution machine, each a block of consecutive games: ``run_threads``)."""
     decks = game.default_decks()
     agents = [make_agent("greedy"), make_agent("random")]
     seeds = np.arange(40, 61, dtype=np.int64)
@@ -145,3 +158,4 @@ def test_results_do_not_depend_on_the_number_of_threads(game, monkeypatch):
         tables.append((_tables(game, w, decks, agents), w.rng.counter.copy()))
     for t, counter in tables[1:]:
         assert _same(t, tables[0][0]) == [] and np.array_equal(counter, tables[0][1])
+
