@@ -58,3 +58,29 @@ def test_threads(benchmark, game, threads, monkeypatch):
     benchmark.pedantic(lambda w: ll.play_batch(game, w), setup=setup, rounds=4, warmup_rounds=1, iterations=1)
     benchmark.extra_info["threads"] = threads
     record_rate(benchmark, 4096)
+
+
+@pytest.mark.benchmark(group="one-game")
+@pytest.mark.parametrize("world", ["restarted", "new"])
+def test_one_game_play(benchmark, game, world):
+    """Issue 13's "one game (B = 1) <= 1 ms" as a user meets it: ``game.play`` of one seed, every
+    cost counted (the World, the loop's tables, the games table). ``restarted`` is what ``play``
+    does (the last World of the shape restarted in place); ``new`` drops it first, so each call
+    builds a World and its compiled views (what ``play`` did before), the ratio in one run."""
+    import numpy as np
+
+    from battlesim.ecs.decisions import make_agent
+
+    agents = [make_agent("random"), make_agent("random")]
+    decks = game.default_decks()
+    seeds = iter(range(7_000_000, 8_000_000))
+    game.play(np.array([next(seeds)]), decks, agents)
+
+    def target():
+        if world == "new":
+            game._spare.clear()
+        return game.play(np.array([next(seeds)]), decks, agents)
+
+    benchmark.pedantic(target, rounds=200, warmup_rounds=5, iterations=1)
+    benchmark.extra_info["world"] = world
+    record_rate(benchmark, 1)

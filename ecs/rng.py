@@ -65,10 +65,15 @@ class CounterRng:
         # kernels (ecs/compiled/rng.py). ``_keys`` and ``counter`` are its two columns (views), so
         # numpy draws and compiled draws advance ONE counter: nothing is copied between them.
         # Key per game: decorrelates neighbouring seeds (seed S and S+1 are a run's neighbours).
-        packed = np.empty((self.seeds.shape[0], 2), dtype=np.uint64)
-        packed[:, 0] = mix64(self.seeds ^ _GOLDEN)
-        packed[:, 1] = 0
-        self._attach(packed)
+        self._attach(np.empty((self.seeds.shape[0], 2), dtype=np.uint64))
+        self.restart(seeds)
+
+    def restart(self, seeds: np.ndarray) -> None:
+        """Games seeded ``seeds`` (as many as before), no draw made yet, in the same ``packed``
+        array: compiled views of it stay valid (``World.restart``)."""
+        self.seeds = np.asarray(seeds, dtype=np.int64).astype(np.uint64)
+        self.packed[:, 0] = mix64(self.seeds ^ _GOLDEN)
+        self.packed[:, 1] = 0
 
     def _attach(self, packed: np.ndarray) -> None:
         self.packed = packed

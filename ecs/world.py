@@ -123,7 +123,8 @@ class World:
         # of an entity holding a non-default value, so a cache of who holds it can be checked in O(1)
         self.changes: dict[str, int] = {}
         self.active = np.ones(B, dtype=bool)
-        self.seeds = np.arange(B, dtype=np.int64) if seeds is None else np.asarray(seeds, dtype=np.int64)
+        # a copy: ``restart`` rewrites it in place (compiled views of it stay valid), never the caller's
+        self.seeds = np.arange(B, dtype=np.int64) if seeds is None else np.array(seeds, dtype=np.int64)
         if self.seeds.shape != (B,):
             raise ValueError(f"need {B} seeds, got shape {self.seeds.shape}")
         self.rng = CounterRng(self.seeds)
@@ -265,6 +266,31 @@ class World:
         present = {name: mask.reshape(-1) for name, mask in self.present.items()}
         self._flat_cache = (self.c, self.present, (out, views, present))
         return self._flat_cache[2]
+
+    def restart(self, seeds: np.ndarray) -> None:
+        """Empty this World for a new batch of as many games, seeded ``seeds``: every component,
+        mask and per-game field back to its default, no entity, every game active, a fresh RNG
+        (the same state ``__init__`` leaves, in the same arrays). Why in place: a one-game
+        ``play`` spent more time allocating a World and the compiled views of it than playing;
+        a World restarted keeps its arrays, so every view and table built over them stays valid
+        (``version`` and every ``changes`` count move, so a cache keyed on them is rebuilt)."""
+        seeds = np.asarray(seeds, dtype=np.int64)
+        if seeds.shape != (self.n_games,):
+            raise ValueError(f"need {self.n_games} seeds, got shape {seeds.shape}")
+        buffers, _, _ = self._flat_views()
+        for buffer, defaults, _ in buffers:
+            buffer[...] = defaults
+        for name, f in self.state_fields.items():
+            getattr(self.g, name)[...] = f.default
+        self.alive[...] = False
+        self.serial[...] = 0
+        self._next_serial[...] = 1
+        self.version += 1
+        for name in self.changes:
+            self.changes[name] += 1
+        self.active[...] = True
+        self.seeds[...] = seeds
+        self.rng.restart(seeds)
 
     # -- decisions ---------------------------------------------------------------------
     def decide(self, games: np.ndarray, actor: np.ndarray, legal: np.ndarray) -> np.ndarray:

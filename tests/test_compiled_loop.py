@@ -159,3 +159,44 @@ def test_results_do_not_depend_on_the_number_of_threads(game, monkeypatch):
     for t, counter in tables[1:]:
         assert _same(t, tables[0][0]) == [] and np.array_equal(counter, tables[0][1])
 
+
+@pytest.mark.parametrize("names,n_threads", [
+    (("random", "random"), 1),
+    (("greedy", "random"), 2),
+    (("lookahead", "greedy"), 1),
+    (("python", "greedy"), 1),
+])
+def test_a_restarted_world_plays_the_games_a_new_world_plays(names, n_threads, monkeypatch):
+    """``LanesGame._batch_world``: a batch of the shape of the last one restarts its World
+    (``World.restart``, ``restart_world``, ``loop.restart``) instead of building one; its games and
+    cards tables and RNG counters are a new World's, batch after batch, whatever the previous batch
+    left in the loop's arrays (positions, legal rows, memo, the machines of every thread)."""
+    monkeypatch.setenv(THREADS_ENV, str(n_threads))
+    decks = ("blue_tide", "black_covenant")
+    agents = [PythonRandom() if n == "python" else make_agent(n) for n in names]
+    reused = RULESET.load()
+    first = None
+    for seeds in ([5, 6, 7], [40, 41, 42], [7, 900, 3]):
+        seeds = np.array(seeds, dtype=np.int64)
+        got = reused.play_tables(seeds, decks, agents)
+        assert len(reused._spare) == 1
+        w = next(iter(reused._spare.values()))
+        first = first or w
+        assert w is first  # the same World each batch: restarted, not rebuilt
+        want = RULESET.load().play_tables(seeds, decks, agents)
+        assert _same((got["games"], got["cards"]), (want["games"], want["cards"])) == []
+        assert list(seeds) == list(got["games"]["seed"])
+
+
+def test_one_game_after_another_restarts_one_world(game):
+    """The one-game case the restart is for: each ``play`` of a single seed plays the game a batch
+    of its own plays, in one World."""
+    decks = game.default_decks()
+    agents = [make_agent("random"), make_agent("random")]
+    solo = RULESET.load()
+    rows = [solo.play(np.array([s]), decks, agents) for s in range(300, 306)]
+    batch = RULESET.load().play(np.arange(300, 306), decks, agents)
+    assert len(solo._spare) == 1
+    for i, row in enumerate(rows):
+        for k, col in row.items():
+            assert np.array_equal(np.asarray(col)[0], np.asarray(batch[k])[i]) or col[0] is batch[k][i], (i, k)

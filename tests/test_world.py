@@ -92,3 +92,43 @@ def test_copy_owns_its_arrays_and_releases_like_the_original(names):
         released = getattr(dup.c, name)[[0, 2], [1, 5]]
         assert (released == comp.default).all(), name
     assert w.alive[0, 1] and not dup.alive[0, 1]
+
+
+def test_restart_leaves_the_state_a_new_world_has_in_the_same_arrays(names):
+    """``World.restart``: every component, mask, per-game field, slot and RNG as ``World(...)`` makes
+    them for the new seeds, in the arrays the World already had (compiled views of them stay valid),
+    and the caller's seeds array is never written."""
+    from battlesim.ecs.world import StateField
+
+    state = [StateField("round", np.int16, default=1), StateField("gold", np.int32, (2,), default=5)]
+    w = World(4, 80, names, state, seeds=np.arange(4))
+    w2 = filled(names, B=4)
+    w.alive[:] = True
+    for name in w.components:
+        getattr(w.c, name)[...] = getattr(w2.c, name)
+    for mask in w.present.values():
+        mask[...] = True
+    w.g.round[:] = 9
+    w.g.gold[:] = 7
+    w.active[:] = False
+    w.serial[:] = 3
+    w.rng.bits(np.arange(4), 3, 1)
+    arrays = [getattr(w.c, n) for n in w.components] + [w.g.round, w.g.gold, w.seeds, w.rng.packed, w.alive]
+    version, changes = w.version, dict(w.changes, health=w.track("health"))
+    seeds = np.array([11, 12, 13, 14])
+    w.restart(seeds)
+    seeds[:] = 0
+    fresh = World(4, 80, names, state, seeds=np.array([11, 12, 13, 14]))
+    for name in w.components:
+        assert np.array_equal(getattr(w.c, name), getattr(fresh.c, name)), name
+    for name in w.present:
+        assert not w.present[name].any(), name
+    assert np.array_equal(w.g.round, fresh.g.round) and np.array_equal(w.g.gold, fresh.g.gold)
+    assert not w.alive.any() and not w.serial.any() and w.active.all()
+    assert np.array_equal(w.seeds, fresh.seeds) and np.array_equal(w.rng.packed, fresh.rng.packed)
+    assert np.array_equal(w.rng.bits(np.arange(4), 2, 1), fresh.rng.bits(np.arange(4), 2, 1))
+    assert all(a is b for a, b in zip(arrays, [getattr(w.c, n) for n in w.components]
+                                       + [w.g.round, w.g.gold, w.seeds, w.rng.packed, w.alive]))
+    assert w.version > version and w.changes["health"] > changes["health"]  # caches keyed on them rebuild
+    with pytest.raises(ValueError, match="need 4 seeds"):
+        w.restart(np.arange(3))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -33,7 +33,7 @@ from battlesim.systems.lanes.measures import snapshot_columns
 from battlesim.systems.lanes.params import LanesParams, load_params
 from battlesim.systems.lanes.round_end import EndOfRound
 from battlesim.systems.lanes.round_start import StartOfRound
-from battlesim.systems.lanes.state import END_REASONS, MAX_IMPROVEMENTS, new_world
+from battlesim.systems.lanes.state import END_REASONS, MAX_IMPROVEMENTS, new_world, restart_world
 
 DEFAULT_DECKS = ("red_vanguard", "blue_tide")
 
@@ -81,17 +81,25 @@ def make_schedule(game: "LanesGame") -> Schedule:
     return Schedule(phases)
 
 
+# Worlds kept for restarting (``LanesGame._batch_world``): one per batch shape, the newest few
+SPARE_WORLDS = 4
+
+
 @dataclass
 class LanesGame:
     params: LanesParams
     cards: CardSet
     ruleset: str = "lanes"
     python_agents = True  # the step API: an agent without a compiled twin decides in Python (DESIGN.md)
+    _spare: dict = field(default_factory=dict, init=False, repr=False, compare=False)  # ``_batch_world``
 
     def __post_init__(self) -> None:
         p = self.params
         self.actions = ActionTable(p.hand_limit, p.lanes, p.positions, p.heroes, MAX_IMPROVEMENTS, p.shop_offers)
         self.schedule = make_schedule(self)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_spare": {}}  # a copy or a pickle carries no spare World
 
     def deck_ids(self) -> list[str]:
         return sorted(self.cards.decks)
@@ -150,17 +158,43 @@ class LanesGame:
         from battlesim.ecs.plugin import loaded_plugins, numpy_only
         from battlesim.systems.lanes.compiled import loop as compiled_loop
 
-        w = self.new_world(np.asarray(seeds, dtype=np.int64), decks, agents)
+        seeds = np.asarray(seeds, dtype=np.int64)
         if any(numpy_only(p) for p in loaded_plugins()):
             # a plugin's stage, opcode or selector without a compiled twin: the compiled game would
             # not apply it, so the numpy schedule plays (said once on stderr when the plugin loaded)
+            w = self.new_world(seeds, decks, agents)
             self.run(w)
+            key = None
         else:
+            key, w = self._batch_world(seeds, decks, agents)
             compiled_loop.play_batch(self, w)  # every system compiled; Python agents through the step API
         out = {"games": self.results(w, decks, agents)}
         if cards:
             out["cards"] = self.card_rows(w)
+        if key is not None:  # played to its end without an error: the next batch of its shape restarts it
+            self._spare.pop(key, None)
+            self._spare[key] = w
+            while len(self._spare) > SPARE_WORLDS:
+                self._spare.pop(next(iter(self._spare)))
         return out
+
+    def _batch_world(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any]) -> tuple[tuple, Any]:
+        """A World for a batch the compiled loop plays, and its key: the last one of the same
+        decks, size and plugins restarted in place (``restart_world``, ``loop.restart``), else a
+        new one. Why: a one-game ``play`` spent ~2 ms building a World and the compiled views
+        and tables of it (``loop_args``), more than the game itself; a restarted World keeps
+        them. The tables read it after the game: ``results`` and ``card_rows`` copy out."""
+        from battlesim.ecs.plugin import loaded_plugins
+        from battlesim.systems.lanes.compiled import loop as compiled_loop
+
+        key = (tuple(decks), int(seeds.shape[0]), tuple(sorted(loaded_plugins())))
+        w = self._spare.pop(key, None)  # taken out while it plays: a failed batch leaves nothing half-played
+        if w is None:
+            return key, self.new_world(seeds, decks, agents)
+        restart_world(w, seeds, [self.cards.deck(d) for d in decks], np.array([0, 1]), setup=setup_world)
+        compiled_loop.restart(w)
+        w.agents = list(agents)
+        return key, w
 
     def card_rows(self, w) -> dict[str, np.ndarray]:
         """The cards table: one row per card instance of each main deck per game, with the round

@@ -116,16 +116,40 @@ def new_world(
     """
     seeds = np.asarray(seeds, dtype=np.int64)
     B = seeds.shape[0]
-    D = max(int(d.main.size) for d in decks)
-    M = max(max(int(d.equipment.size) for d in decks), 1)
+    D, M = _deck_room(decks)
     # anchors + every cell + every improvement + margin
     S = 6 + 2 * params.lanes * params.positions + 2 * params.lanes * MAX_IMPROVEMENTS + 2
     w = World(B, S, components(), state_fields(params, D, M), seeds=seeds, catalog=cards.catalog, params=params)
     w.load_hooks = [board.rebuild]
     attach_rules(w)
-    deck_index = np.ascontiguousarray(np.broadcast_to(np.asarray(deck_index, dtype=np.int16), (B, 2)))
-    (setup or numpy_setup)(w, decks, deck_index, D, M)
+    _set_up(w, decks, deck_index, setup)
     return w
+
+
+def restart_world(
+    w: World,
+    seeds: np.ndarray,
+    decks: Sequence[Deck],
+    deck_index: np.ndarray,
+    setup: Callable[[World, Sequence[Deck], np.ndarray, int, int], None] | None = None,
+) -> None:
+    """World ``w``, made by ``new_world`` for these ``decks``, emptied (``World.restart``) and set
+    up again for games seeded ``seeds`` (as many as it has): the games ``new_world`` would make,
+    in the arrays it already has."""
+    w.restart(seeds)
+    _set_up(w, decks, deck_index, setup)
+
+
+def _deck_room(decks: Sequence[Deck]) -> tuple[int, int]:
+    """The room per seat for a main deck (D) and an equipment deck (M) of any of ``decks``."""
+    return max(int(d.main.size) for d in decks), max(max(int(d.equipment.size) for d in decks), 1)
+
+
+def _set_up(w: World, decks: Sequence[Deck], deck_index: np.ndarray,
+            setup: Callable[[World, Sequence[Deck], np.ndarray, int, int], None] | None) -> None:
+    D, M = _deck_room(decks)
+    deck_index = np.ascontiguousarray(np.broadcast_to(np.asarray(deck_index, dtype=np.int16), (w.n_games, 2)))
+    (setup or numpy_setup)(w, decks, deck_index, D, M)
 
 
 def numpy_setup(w: World, decks: Sequence[Deck], deck_index: np.ndarray, D: int, M: int) -> None:

@@ -107,6 +107,29 @@ def loop_args(w: Any, agents: Sequence[Any] | None = None) -> lg.LoopArgs:
     return _lookahead(w, args, agents)
 
 
+def restart(w: Any) -> None:
+    """After ``World.restart``: the arrays ``loop_args`` and ``thread_args`` made of their own
+    (everything else they hold is a view of the World, restarted with it, or a per-card table)
+    back to how they made them: the games' positions, legal rows, greedy's scratch, the end
+    rounds, end of round's scratch, lookahead's memo and seats, each machine's damage queues.
+    Left as they are: each machine's frame stack, arena and work tables (a worker's scratch, which
+    the games of a chunk already use in turn: a call resolves completely before it returns; the
+    arena alone is 12 MB, zeroing it cost half a millisecond), and the rollout game (each rollout
+    copies its game in first)."""
+    got = w.cache.get(KEY)
+    if got is None:
+        return
+    L = got[1]
+    for a in (L.pc, L.legal, L.scratch, L.ended, L.expired, L.memo_on, *L.memo):
+        a[...] = 0
+    L.la_k[...] = 1
+    threaded = w.cache.get(KEY + "_threads")
+    for m in [L.m] + ([T.m for T in threaded[2][1:]] if threaded is not None and threaded[0] is L else []):
+        m.queue[...] = 0
+        m.qlen[...] = 0
+        m.info[...] = -1
+
+
 def _rollout(w: Any, k: Any, candidates: int) -> Any:
     """A rollout game for lookahead's ``candidates`` over World ``w``, its view and tables those of
     the bundle ``k`` (the loop's), drawing beside the real RNG."""
@@ -270,10 +293,12 @@ def advance(w: Any, games: np.ndarray, stop: int = cl.NO_STOP, actions: np.ndarr
     acts = np.full(0, cl.NO_ACTION, dtype=np.int64) if actions is None else np.asarray(actions, dtype=np.int64)
     n = min(threads(), games.size)
     module = engine().game
+    first = module.__name__ not in _NOTICED
     with first_compile_notice(module):
-        # again, inside: after waiting for another process's compile, the tables get the slots of
-        # the signatures it recorded (its advance is loaded from the cache, not typed here)
-        module = engine().game
+        if first:
+            # again, inside: after waiting for another process's compile, the tables get the slots
+            # of the signatures it recorded (its advance is loaded from the cache, not typed here)
+            module = engine().game
         if n > 1:
             Ls = thread_args(w, n)
             run_threads(module.advance, Ls, games, stop, acts)
@@ -322,8 +347,10 @@ def compiled_flags(n_systems: int) -> list[bool]:
 
 def play_batch(game: Any, w: Any) -> None:
     """Play every game of World ``w`` to its end through the compiled loop (module docstring)."""
-    order = [s for _, systems in w.schedule._order for s in systems]
-    if all(compiled_flags(len(order))):
+    every = w.cache.get("all_compiled")  # per World: its plugins (and so its schedule) are fixed
+    if every is None:
+        every = w.cache["all_compiled"] = all(compiled_flags(sum(len(s) for _, s in w.schedule._order)))
+    if every:
         L = loop_args(w)
         games = np.arange(w.n_games, dtype=np.int64)
         L.pc[:] = 0
