@@ -17,13 +17,14 @@ in numpy's order (the float sums must be bit-identical, since the noise is 1e-3 
 is decided by it); the noise of entry ``a`` is entry ``a`` of numpy's ``uniform([b], A, AGENT)``,
 computed with ``bits_at`` for the legal entries only, then ONE ``advance(A)``, whatever the row
 holds (numpy advances every listed game by the table's width: docs/compiled-core.md, the RNG
-table). A unit's attack is ``combat.attack_of`` (``stats.attack``: auras included), so ``cols``
+table). A unit's attack is ``unit_stats.attack_with`` (``stats.attack``: auras included; the
+board's aura sources found once per decision, ``damage_stages.aura_sources``), so ``cols``
 starts with combat's table (``combat_layout.READS``) and adds what greedy reads; greedy's
 per-card summaries (``agents._card_tables``: a pending card's damage and whether it is hostile)
 reach compiled code as catalog rows (``agent_view``).
 
 The kernels allocate nothing: ``_nrt=False`` (legal.py's note). Those that draw are
-``cache=False``: they call ``ecs/compiled/rng.py`` and ``combat.attack_of`` (itself uncached),
+``cache=False``: they call ``ecs/compiled/rng.py`` and ``unit_stats.attack_with`` (itself uncached),
 and numba's cache checks only the defining file (docs/compiled-core.md "Why stale machine code
 is impossible"); the generated engine will cache them with every file hashed.
 """
@@ -38,7 +39,6 @@ from numba import njit
 from battlesim.ecs.compiled.rng import advance, bits_at, choice, to_unit
 from battlesim.ecs.compiled.world_view import ViewError, WorldView, world_view
 from battlesim.ecs.rng import Stream
-from battlesim.systems.lanes.compiled.combat import attack_of
 from battlesim.systems.lanes.compiled.combat_layout import (
     C_CARD_ATTACK,
     C_CARD_HEALTH,
@@ -47,13 +47,15 @@ from battlesim.systems.lanes.compiled.combat_layout import (
     READS,
     combat_tables,
 )
+from battlesim.systems.lanes.compiled.damage_stages import aura_sources
+from battlesim.systems.lanes.compiled.unit_stats import attack_with
 
 AGENT_STREAM = int(Stream.AGENT)
 NOISE = 1e-3  # systems/lanes/agents.py's constants, repeated as literals numba can fold (checked by the test)
 LETHAL = 60.0
 KILLABLE = 20.0
 
-# positions in ``cols``: combat's table (attack_of reads it), then greedy's catalog rows, then codes
+# positions in ``cols``: combat's table (attack_with reads it), then greedy's catalog rows, then codes
 _CATALOG = ("cost", "kind", "gold", "tier", "greedy_damage", "greedy_hostile")
 C_COST, C_KIND, C_GOLD, C_TIER, C_DAMAGE, C_HOSTILE = range(len(READS), len(READS) + len(_CATALOG))
 _CODES = ("unit", "spell", "improvement", "equipment", "pending_caster", "stream", "play_base", "deploy_base",
@@ -139,13 +141,14 @@ def pass_act(legal_row: np.ndarray) -> int:
 
 
 @njit(cache=False, _nrt=False, inline="always")
-def board_cell(st, f, cols, b, side, lane, pos) -> tuple[bool, int, int]:
+def board_cell(st, f, cols, b, side, lane, pos, sources) -> tuple[bool, int, int]:
     """(occupied, attack, health) of board cell (side, lane, pos); 0, 0 when empty (numpy reads
-    the cells a legal entry looks at into zero arrays)."""
+    the cells a legal entry looks at into zero arrays). ``sources``: the board's aura sources
+    (``aura_sources``, read once per decision)."""
     s = np.int64(f.board[b, side, lane, pos])
     if s < 0:
         return False, 0, 0
-    return True, attack_of(st, cols, b, s), np.int64(st.i16[cols[C_HEALTH], b, s])
+    return True, attack_with(st, cols, b, s, sources), np.int64(st.i16[cols[C_HEALTH], b, s])
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -171,23 +174,23 @@ def _anchor(st, cols, b, opp, lane) -> tuple[int, bool]:
 
 
 @njit(cache=False, _nrt=False, inline="always")
-def _known_cell(st, f, cols, b, side, lane, pos, memo) -> tuple[bool, int, int]:
+def _known_cell(st, f, cols, b, side, lane, pos, memo, sources) -> tuple[bool, int, int]:
     """``board_cell``, each cell read once per decision: ``memo`` (the tail of greedy's scratch,
     ``scratch_size``) holds each cell's attack (-1 not read yet), then each cell's health."""
     L, P = f.board.shape[2], f.board.shape[3]
     c = (side * L + lane) * P + pos
     n = memo.shape[0] // 2
     if n < 2 * L * P:  # a scratch of the table's width only: no memo, read the cell (no bounds check in numba)
-        return board_cell(st, f, cols, b, side, lane, pos)
+        return board_cell(st, f, cols, b, side, lane, pos, sources)
     if memo[c] < 0:
-        _, atk, hp = board_cell(st, f, cols, b, side, lane, pos)
+        _, atk, hp = board_cell(st, f, cols, b, side, lane, pos, sources)
         memo[c] = atk
         memo[n + c] = hp
     return f.board[b, side, lane, pos] >= 0, np.int64(memo[c]), np.int64(memo[n + c])
 
 
 @njit(cache=False, _nrt=False, inline="always")
-def _score(st, f, cols, b, seat, legal_row, a, memo) -> float:
+def _score(st, f, cols, b, seat, legal_row, a, memo, sources) -> float:
     """``GreedyAgent.legal_scores`` of legal entry ``a`` of game b (seat ``seat`` to act)."""
     L, P = f.board.shape[2], f.board.shape[3]
     cat = st.cat
@@ -202,15 +205,15 @@ def _score(st, f, cols, b, seat, legal_row, a, memo) -> float:
         cost = float(cat[cols[C_COST], card])
         ua, uh = cat[cols[C_CARD_ATTACK], card], cat[cols[C_CARD_HEALTH], card]
         if kind == cols[K_UNIT]:
-            eo, ea, eh = _known_cell(st, f, cols, b, 1 - seat, lane, pos, memo)
+            eo, ea, eh = _known_cell(st, f, cols, b, 1 - seat, lane, pos, memo, sources)
             ahp, ruined = _anchor(st, cols, b, 1 - seat, lane)
-            oo, oa, oh = _known_cell(st, f, cols, b, seat, lane, pos, memo)
+            oo, oa, oh = _known_cell(st, f, cols, b, seat, lane, pos, memo, sources)
             bounce = (5.0 + 2.0 * float(oa + oh)) if oo else 0.0
             return ((((1.0 + ua) + uh) + 0.5 * cost) + _unit_value(ua, uh, eo, ea, eh, ahp, ruined)) - bounce
         if kind == cols[K_SPELL] or kind == cols[K_IMPROVEMENT]:
             return 2.0 + cost
         if kind == cols[K_EQUIPMENT]:
-            oo, oa, oh = _known_cell(st, f, cols, b, seat, lane, pos, memo)
+            oo, oa, oh = _known_cell(st, f, cols, b, seat, lane, pos, memo, sources)
             return ((2.0 + ua) + uh) + 0.5 * float(oa + oh)
         return 0.0
     if cols[DEPLOY_BASE] <= a < cols[TARGET_BASE]:  # roster hero k at lane l, position p
@@ -218,13 +221,13 @@ def _score(st, f, cols, b, seat, legal_row, a, memo) -> float:
         k, lane, pos = i // (L * P), (i // P) % L, i % P
         hc = max(np.int64(f.hero_card[b, seat, k]), 0)
         ha, hh = cat[cols[C_CARD_ATTACK], hc], cat[cols[C_CARD_HEALTH], hc]
-        eo, ea, eh = _known_cell(st, f, cols, b, 1 - seat, lane, pos, memo)
+        eo, ea, eh = _known_cell(st, f, cols, b, 1 - seat, lane, pos, memo, sources)
         ahp, ruined = _anchor(st, cols, b, 1 - seat, lane)
         return ((1.0 + ha) + hh) + _unit_value(ha, hh, eo, ea, eh, ahp, ruined)
     if cols[TARGET_BASE] <= a < cols[ABILITY_BASE]:  # the cell a pending card or ability aims at
         i = a - cols[TARGET_BASE]
         side, lane, pos = i // (L * P), (i // P) % L, i % P
-        _, atk, hp = _known_cell(st, f, cols, b, side, lane, pos, memo)
+        _, atk, hp = _known_cell(st, f, cols, b, side, lane, pos, memo, sources)
         if f.pending_kind[b] == cols[P_CASTER]:  # the hero that hits hardest casts
             return (1.0 + atk) + 0.1 * hp
         pc = max(np.int64(f.pending_card[b]), 0)
@@ -259,9 +262,10 @@ def greedy_scores(st, f, cols, rng, b: int, seat: int, legal_row: np.ndarray, ou
     A = legal_row.shape[0]
     memo = out[A:]
     memo[: memo.shape[0] // 2] = -1.0  # (``_known_cell`` ignores a memo too short for the board)
+    sources = aura_sources(st, b, cols)  # the board does not change while it is scored
     for a in range(A):
         if legal_row[a]:
-            out[a] = (_score(st, f, cols, b, seat, legal_row, a, memo)
+            out[a] = (_score(st, f, cols, b, seat, legal_row, a, memo, sources)
                       + NOISE * to_unit(bits_at(rng, b, a, cols[STREAM])))
         else:
             out[a] = -np.inf

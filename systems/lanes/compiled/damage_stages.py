@@ -53,12 +53,41 @@ def shield(w: WorldState, b: int, queue: np.ndarray, qlen: np.ndarray, i: int, c
         w.i16[cols[0], b, t] -= 1
 
 
+@njit(cache=False, inline="always")
+def _reach(w: WorldState, b: int, t: int, s: int, cols: np.ndarray, q_side: int, q_lane: int, q_pos: int,
+           q_unit: bool, q_ally_ok: bool, n_slots: int) -> int:
+    """What the aura source in slot s adds to unit t (lanes.md "Aura System": each aura effect of
+    its card once, by its reach: self, allies or enemies, same lane or any, a distance band)."""
+    card = w.i16[cols[6], b, s]
+    same_side = w.i8[cols[7], b, s] == q_side
+    ally = same_side and q_ally_ok
+    enemy = (not same_side) and q_unit
+    same_lane = w.i8[cols[8], b, s] == q_lane
+    dist = abs(np.int16(w.i8[cols[9], b, s]) - q_pos)
+    is_self = s == t
+    bonus = 0
+    for j in range(n_slots):
+        row = cols[13] + j * NAF
+        side = w.cat[row, card]
+        if side == 3:
+            reach = is_self
+        elif side > 0:
+            reach = (ally if side == 1 else enemy) and (same_lane or w.cat[row + 1, card] == 0)
+            reach = reach and w.cat[row + 2, card] <= dist <= w.cat[row + 3, card]
+            reach = reach and not (w.cat[row + 4, card] != 0 and is_self)
+        else:
+            reach = False
+        if reach:
+            bonus += w.cat[row + 5, card]
+    return bonus
+
+
 @njit(cache=False)
 def armor_aura(w: WorldState, b: int, t: int, cols: np.ndarray) -> int:
     """What the armor auras standing in game b add to unit t's armor (lanes.md "Aura System":
     each source once per aura effect, by its reach; ``auras.aura_bonus``). cols[5..14]: aura,
     card_id, owner, lane, pos, anchor, improvement, creep, the first aura_armor row, the number
-    of aura slots."""
+    of aura slots. Every slot is looked at: a damage row may follow a death or a summon."""
     n_slots = w.params[cols[14]]
     if n_slots == 0:
         return 0
@@ -67,31 +96,52 @@ def armor_aura(w: WorldState, b: int, t: int, cols: np.ndarray) -> int:
     q_pos = np.int16(w.i8[cols[9], b, t])
     q_unit = not w.flags[cols[10], b, t] and not w.flags[cols[11], b, t]
     q_ally_ok = q_unit and not w.flags[cols[12], b, t]
-    base = cols[13]
     bonus = 0
     for s in range(w.alive.shape[1]):
-        if not (w.alive[b, s] and w.flags[cols[5], b, s]):
-            continue
-        card = w.i16[cols[6], b, s]
-        same_side = w.i8[cols[7], b, s] == q_side
-        ally = same_side and q_ally_ok
-        enemy = (not same_side) and q_unit
-        same_lane = w.i8[cols[8], b, s] == q_lane
-        dist = abs(np.int16(w.i8[cols[9], b, s]) - q_pos)
-        is_self = s == t
-        for j in range(n_slots):
-            row = base + j * NAF
-            side = w.cat[row, card]
-            if side == 3:
-                reach = is_self
-            elif side > 0:
-                reach = (ally if side == 1 else enemy) and (same_lane or w.cat[row + 1, card] == 0)
-                reach = reach and w.cat[row + 2, card] <= dist <= w.cat[row + 3, card]
-                reach = reach and not (w.cat[row + 4, card] != 0 and is_self)
-            else:
-                reach = False
-            if reach:
-                bonus += w.cat[row + 5, card]
+        if w.alive[b, s] and w.flags[cols[5], b, s]:
+            bonus += _reach(w, b, t, s, cols, q_side, q_lane, q_pos, q_unit, q_ally_ok, n_slots)
+    return bonus
+
+
+EVERY_SLOT = -1  # ``aura_sources`` of a World with more slots than bits: ``aura_bonus`` looks at every slot
+
+
+@njit(cache=False)
+def aura_sources(w: WorldState, b: int, cols: np.ndarray) -> int:
+    """The slots of game b holding a live aura source, as bits (slot s: bit s), read once for the
+    many ``aura_bonus`` reads of one board that does not change meanwhile (an agent scoring a
+    decision reads up to every cell's attack): the walk over every slot, done once instead of per
+    unit. ``EVERY_SLOT`` when the World has more slots than an int64 has bits. cols as ``armor_aura``."""
+    S = w.alive.shape[1]
+    if S > 62:
+        return EVERY_SLOT
+    bits = 0
+    for s in range(S):
+        if w.alive[b, s] and w.flags[cols[5], b, s]:
+            bits |= np.int64(1) << s
+    return bits
+
+
+@njit(cache=False)
+def aura_bonus(w: WorldState, b: int, t: int, cols: np.ndarray, sources: int) -> int:
+    """``armor_aura`` over the sources ``aura_sources`` found (in slot order, as ``armor_aura``)."""
+    if sources == EVERY_SLOT:
+        return armor_aura(w, b, t, cols)
+    n_slots = w.params[cols[14]]
+    if n_slots == 0:
+        return 0
+    q_side = w.i8[cols[7], b, t]
+    q_lane = w.i8[cols[8], b, t]
+    q_pos = np.int16(w.i8[cols[9], b, t])
+    q_unit = not w.flags[cols[10], b, t] and not w.flags[cols[11], b, t]
+    q_ally_ok = q_unit and not w.flags[cols[12], b, t]
+    bonus = 0
+    s = 0
+    while sources != 0:
+        if sources & 1:
+            bonus += _reach(w, b, t, s, cols, q_side, q_lane, q_pos, q_unit, q_ally_ok, n_slots)
+        sources >>= 1
+        s += 1
     return bonus
 
 

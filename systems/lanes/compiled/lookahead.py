@@ -23,6 +23,7 @@ from numba import njit
 
 from battlesim.systems.lanes.compiled.agents import board_cell
 from battlesim.systems.lanes.compiled.combat_layout import C_HEALTH, C_RUINED
+from battlesim.systems.lanes.compiled.damage_stages import aura_sources
 
 
 @njit(cache=True, _nrt=False)
@@ -72,12 +73,13 @@ def position_value(st, f, cols, b: int, seat: int) -> float:
         return -1e4
     L, P = f.board.shape[2], f.board.shape[3]
     mine = theirs = 0.0
+    sources = aura_sources(st, b, cols)
     for side in range(2):
         board = 0.0
         anchor = 0.0
         for lane in range(L):
             for pos in range(P):
-                occ, atk, hp = board_cell(st, f, cols, b, side, lane, pos)
+                occ, atk, hp = board_cell(st, f, cols, b, side, lane, pos, sources)
                 if occ:
                     board += atk + hp
             slot = side * L + lane

@@ -28,7 +28,7 @@ from battlesim.systems.lanes.compiled.combat_layout import (
     C_OWNER,
     C_TEMP_ATTACK,
 )
-from battlesim.systems.lanes.compiled.damage_stages import armor_aura
+from battlesim.systems.lanes.compiled.damage_stages import EVERY_SLOT, aura_bonus
 
 N_STATS = C_KW_FIRST_STRIKE + 1  # the positions of combat_layout.READS these functions read
 
@@ -37,10 +37,17 @@ N_STATS = C_KW_FIRST_STRIKE + 1  # the positions of combat_layout.READS these fu
 def attack_of(st: WorldState, cols: np.ndarray, b: int, s: int) -> int:
     """``stats.attack``: base + temporary + the held item's + auras (sources, and the lane aura
     of the unit's own anchor), 0 while enfeebled ("Enfeebled - Attack reduced to 0"), never below 0."""
+    return attack_with(st, cols, b, s, EVERY_SLOT)
+
+
+@njit(cache=False)
+def attack_with(st: WorldState, cols: np.ndarray, b: int, s: int, sources: int) -> int:
+    """``attack_of``, the aura sources given (``damage_stages.aura_sources``: an agent reads many
+    units' attack on one board; ``EVERY_SLOT``: look at every slot)."""
     val = (np.int64(st.i16[cols[C_ATTACK], b, s]) + st.i16x2[cols[C_TEMP_ATTACK], b, s, 0]
            + st.i16x2[cols[C_TEMP_ATTACK], b, s, 1] + st.cat[cols[C_CARD_ATTACK], st.i16[cols[C_EQUIPMENT], b, s]])
     if st.params[cols[C_AURAS_POSSIBLE]] != 0:
-        val += armor_aura(st, b, s, cols)  # the reach walk, over the attack-aura rows (combat_layout.READS)
+        val += aura_bonus(st, b, s, cols, sources)  # the reach walk, over the attack-aura rows (combat_layout.READS)
         lane = np.int64(st.i8[cols[C_LANE], b, s])
         unit = not st.flags[cols[C_ANCHOR], b, s] and not st.flags[cols[C_IMPROVEMENT], b, s]
         if unit and not st.flags[cols[C_CREEP], b, s] and lane >= 0:
