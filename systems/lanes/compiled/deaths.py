@@ -178,8 +178,10 @@ def settle(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, g: Any, rn
             for j in range(n):
                 d = wave[j, 0]
                 for s in range(S):
+                    if not st.alive[b, s]:  # most slots: empty
+                        continue
                     card = st.i16[cols[C_CARD_ID], b, s]
-                    if (st.cat[cols[C_LISTENS + T_ON_ENEMY_DEATH], card] != 0 and st.alive[b, s]
+                    if (st.cat[cols[C_LISTENS + T_ON_ENEMY_DEATH], card] != 0
                             and not st.flags[cols[C_DYING], b, s] and st.i8[cols[C_OWNER], b, s] != wave[j, 1]):
                         push_event(st.events, st.nevents, b, st.params[cols[C_TRIGGER + T_ON_ENEMY_DEATH]], card, s,
                                    st.serial[b, s], d, st.i8[cols[C_OWNER], b, s], st.i8[cols[C_LANE], b, s],

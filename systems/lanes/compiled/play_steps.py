@@ -136,12 +136,14 @@ def notify(st, cols, b, side, other, first, last, listens, triggers, g, rng, m) 
     found = m.work[W_LISTENERS]  # slot, card, of ``side`` (machine.Resolution.work: nothing allocated)
     n = 0
     for s in range(S):
+        if not st.alive[b, s] or st.flags[cols[C_ANCHOR], b, s] or s == other:  # most slots: empty
+            continue
         card = st.i16[cols[C_CARD_ID], b, s]
         hears = False
         for k in range(first, last):
             if st.cat[cols[listens + k], card] != 0:
                 hears = True
-        if not hears or not st.alive[b, s] or st.flags[cols[C_ANCHOR], b, s] or s == other:
+        if not hears:
             continue
         found[n, 0], found[n, 1], found[n, 2] = s, card, st.i8[cols[C_OWNER], b, s] == side
         n += 1
