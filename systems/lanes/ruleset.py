@@ -81,8 +81,9 @@ def make_schedule(game: "LanesGame") -> Schedule:
     return Schedule(phases)
 
 
-# Worlds kept for restarting (``LanesGame._batch_world``): one per batch shape, the newest few
-SPARE_WORLDS = 4
+# Worlds kept for restarting (``LanesGame._batch_world``): one per batch shape, the newest two (a
+# World of 4,096 games holds ~100 MB; consecutive batches of a run share one shape)
+SPARE_WORLDS = 2
 
 
 @dataclass
