@@ -23,10 +23,10 @@ from battlesim.systems.hex.battle import (
     U,
     V,
     acting_slot,
-    legal_actions,
 )
 from battlesim.systems.hex.board import N_HEXES
 from battlesim.systems.hex.kernel_cache import kernel
+from battlesim.systems.hex.legal import GAME, kept_actions, kept_is_fresh, legal_actions
 from battlesim.systems.hex.lookahead import lookahead_action
 from battlesim.systems.hex.state import (
     ACTIONS,
@@ -67,7 +67,8 @@ from battlesim.systems.hex.turn import early_end, round_end, seat_can_act
 # invariant codes (``violation``): 0 = none
 INVARIANTS = ("", "two units on one hex at a turn's end", "health above max health", "a negative counter or mana",
               "negative actions", "an exhausted unit acted", "a winner before round 7's end or the early end",
-              "a unit off the board")
+              "a unit off the board", "the kept legal table differs from one built whole")
+KEPT_STALE = 8  # the INVARIANTS entry ``play_game`` checks before each decision (``legal.kept_is_fresh``)
 
 
 @kernel
@@ -82,6 +83,7 @@ def setup_game(w, cols, f, k, rng, b):
     f_g[b, LAST_ACTOR] = -1
     f_g[b, WINNER] = -1
     f_g[b, END_REASON] = 0
+    k.kept[:, GAME] = -1  # the thread's kept tables are another game's
     early_end(w, cols, f, b)
     if f_g[b, WINNER] >= 0:
         f_g[b, TO_ACT] = -1
@@ -105,15 +107,18 @@ def pass_action(w, cols, b, seat):
 @kernel
 def agent_action(w, cols, f, k, rng, b, seat, agent, mask):
     """Spec §6: the decision of the seat to act, by its agent's code: random (uniform over the
-    legal entries of the battle table), pass, greedy (``agents.py``) or lookahead (``lookahead.py``)."""
+    legal entries of the battle table), pass, greedy (``agents.py``) or lookahead (``lookahead.py``).
+    Random and greedy read the seat's kept table (``legal.kept_actions``); the lookahead builds
+    it whole into ``mask``, which it then reuses for the replies it plays ahead."""
     if agent == PASS_AGENT:
         return pass_action(w, cols, b, seat)
-    units = legal_actions(w, cols, f, k, b, seat, mask)
-    if agent == GREEDY:
-        return greedy_action(w, cols, f, k, rng, b, seat, mask, units, RNG_GREEDY)
     if agent == LOOKAHEAD:
+        units = legal_actions(w, cols, f, k, b, seat, mask)
         return lookahead_action(w, cols, f, k, rng, b, seat, mask, units)
-    return choice_in_blocks(rng, b, mask, units, k.counts, RNG_AGENT)
+    units = kept_actions(w, cols, f, k, b, seat)
+    if agent == GREEDY:
+        return greedy_action(w, cols, f, k, rng, b, seat, k.tables[seat], units, RNG_GREEDY)
+    return choice_in_blocks(rng, b, k.tables[seat], units, k.tcounts[seat], RNG_AGENT)
 
 
 @kernel
@@ -208,6 +213,8 @@ def play_game(w, cols, f, k, rng, b, mask, agents, max_steps, check):
         if seat < 0:
             ended = between_turns(w, cols, f, k, b)
         else:
+            if check and not kept_is_fresh(w, cols, f, k, b, seat, mask):
+                return n, KEPT_STALE
             a = agent_action(w, cols, f, k, rng, b, seat, agents[seat], mask)
             if check and acting_slot(w, cols, b, seat, (a // N_HEXES) // V) < 0:
                 return n, 5  # hex.md "A unit that has no actions remaining is considered exhausted."

@@ -18,10 +18,10 @@ from battlesim.systems.hex.battle import (
     U,
     V,
     acting_slot,
-    legal_actions,
     legal_charge,
 )
 from battlesim.systems.hex.board import N_HEXES, hex_id
+from battlesim.systems.hex.legal import legal_actions
 from battlesim.systems.hex.state import (
     ACTIONS,
     CONTROLLER,
