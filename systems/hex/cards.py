@@ -38,7 +38,7 @@ TYPE_PATTERN = r"^#?[a-z][a-z_]*$"
 
 def type_tag(t: str) -> str:
     """``"#undead"`` and ``"undead"`` are one type (hex.md "denoted by a hash tag"); stored bare."""
-    return t.removeprefix("#")
+    return t[1:] if t.startswith("#") else t
 
 
 class UnitCard(BaseModel):
@@ -64,7 +64,7 @@ class UnitCard(BaseModel):
     text: str = ""
 
     @model_validator(mode="after")
-    def _shape(self) -> UnitCard:
+    def _shape(self) -> "UnitCard":
         if self.type == "unit" and self.gold is None:
             raise ValueError("field 'gold': a unit needs a gold cost")
         if self.type == "hero" and self.gold is not None:
@@ -104,7 +104,7 @@ class AbilityCard(BaseModel):
     text: str = ""
 
     @model_validator(mode="after")
-    def _active_or_passive(self) -> AbilityCard:
+    def _active_or_passive(self) -> "AbilityCard":
         if not self.effects and self.passive is None:
             raise ValueError("field 'effects': an ability needs effects (active) or a passive")
         if not self.effects and (self.cost or self.cast_range is not None or self.target != "none"
@@ -138,7 +138,7 @@ class ItemCard(BaseModel):
     text: str = ""
 
     @model_validator(mode="after")
-    def _does_something(self) -> ItemCard:
+    def _does_something(self) -> "ItemCard":
         if self.passive is None and self.ability is None:
             raise ValueError("field 'passive': an item needs a passive or an ability")
         return self
@@ -154,7 +154,7 @@ def card_key_of(name: str, level: int = 1) -> str:
     return name if level == 1 else f"{name} (level {level})"
 
 
-def card_key(card: Card) -> str:
+def card_key(card: "Card") -> str:
     return card_key_of(card.name, card.level if isinstance(card, AbilityCard) else 1)
 _MODELS: dict[str, type[BaseModel]] = {"unit": UnitCard, "hero": UnitCard, "summon": UnitCard,
                                        "ability": AbilityCard, "item": ItemCard}

@@ -77,7 +77,7 @@ class EffectSpec(BaseModel):
     card: Name | None = None
 
     @model_validator(mode="after")
-    def _fields_of_its_op(self) -> EffectSpec:
+    def _fields_of_its_op(self) -> "EffectSpec":
         op = OPS.get(self.op)
         if op is None:
             raise ValueError(f"unknown op {self.op!r}{did_you_mean(self.op, OPS)}; ops: {', '.join(OPS)}")
@@ -156,7 +156,7 @@ class PassiveModifier(BaseModel):
     only: str | None = None
 
     @model_validator(mode="after")
-    def _one_change(self) -> PassiveModifier:
+    def _one_change(self) -> "PassiveModifier":
         check_modifier(self.stat, self.keyword, self.amount, self.set, self.only)
         return self
 
@@ -172,7 +172,7 @@ class PassiveSpec(BaseModel):
     modifiers: list[PassiveModifier] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _known(self) -> PassiveSpec:
+    def _known(self) -> "PassiveSpec":
         check_keywords(self.keywords, "passive.keywords")
         if not self.keywords and not self.modifiers:
             raise ValueError("an empty passive: give keywords or modifiers, or leave it out")
@@ -197,7 +197,7 @@ class ActiveSpec(BaseModel):
     text: str = ""
 
     @model_validator(mode="after")
-    def _targets(self) -> ActiveSpec:
+    def _targets(self) -> "ActiveSpec":
         assert self.target in TARGETS
         if self.target == "self" and self.cast_range is not None:
             raise ValueError("target 'self' has no cast_range")

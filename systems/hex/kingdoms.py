@@ -40,7 +40,7 @@ class PlacedUnit(BaseModel):
     hex: HexSpec
 
     @model_validator(mode="after")
-    def _a_deployment_hex(self) -> PlacedUnit:
+    def _a_deployment_hex(self) -> "PlacedUnit":
         _check_hex(self.hex)
         return self
 
@@ -66,7 +66,7 @@ class KingdomSpec(BaseModel):
     units: list[PlacedUnit] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _shape_by_format(self) -> KingdomSpec:
+    def _shape_by_format(self) -> "KingdomSpec":
         if self.format == "blitz":
             if self.hero_hex is None:
                 raise ValueError("a blitz kingdom places its hero: give hero_hex = [col, rank]")

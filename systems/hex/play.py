@@ -26,7 +26,7 @@ from battlesim.systems.hex.battle import (
 )
 from battlesim.systems.hex.board import N_HEXES
 from battlesim.systems.hex.kernel_cache import kernel
-from battlesim.systems.hex.legal import GAME, kept_actions, kept_is_fresh, legal_actions
+from battlesim.systems.hex.legal import legal_actions
 from battlesim.systems.hex.lookahead import lookahead_action
 from battlesim.systems.hex.state import (
     A_PENDING_HEX,
@@ -69,9 +69,8 @@ from battlesim.systems.hex.turn import early_end, round_end, seat_can_act
 # invariant codes (``violation``): 0 = none
 INVARIANTS = ("", "two units on one hex at a turn's end", "health above max health", "a negative counter or mana",
               "negative actions", "an exhausted unit acted", "a winner before round 7's end or the early end",
-              "a unit off the board", "the kept legal table differs from one built whole",
+              "a unit off the board",
               "a channelled cast pending on a unit without Channel counters")
-KEPT_STALE = 8  # the INVARIANTS entry ``play_game`` checks before each decision (``legal.kept_is_fresh``)
 
 
 @kernel
@@ -86,7 +85,6 @@ def setup_game(w, cols, f, k, rng, b):
     f_g[b, LAST_ACTOR] = -1
     f_g[b, WINNER] = -1
     f_g[b, END_REASON] = 0
-    k.kept[:, GAME] = -1  # the thread's kept tables are another game's
     early_end(w, cols, f, b)
     if f_g[b, WINNER] >= 0:
         f_g[b, TO_ACT] = -1
@@ -110,18 +108,15 @@ def pass_action(w, cols, b, seat):
 @kernel
 def agent_action(w, cols, f, k, rng, b, seat, agent, mask):
     """Spec §6: the decision of the seat to act, by its agent's code: random (uniform over the
-    legal entries of the battle table), pass, greedy (``agents.py``) or lookahead (``lookahead.py``).
-    Random and greedy read the seat's kept table (``legal.kept_actions``); the lookahead builds
-    it whole into ``mask``, which it then reuses for the replies it plays ahead."""
+    legal entries of the battle table), pass, greedy (``agents.py``) or lookahead (``lookahead.py``)."""
     if agent == PASS_AGENT:
         return pass_action(w, cols, b, seat)
-    if agent == LOOKAHEAD:
-        units = legal_actions(w, cols, f, k, b, seat, mask)
-        return lookahead_action(w, cols, f, k, rng, b, seat, mask, units)
-    units = kept_actions(w, cols, f, k, b, seat)
+    units = legal_actions(w, cols, f, k, b, seat, mask)
     if agent == GREEDY:
-        return greedy_action(w, cols, f, k, rng, b, seat, k.tables[seat], units, RNG_GREEDY)
-    return choice_in_blocks(rng, b, k.tables[seat], units, k.tcounts[seat], RNG_AGENT)
+        return greedy_action(w, cols, f, k, rng, b, seat, mask, units, RNG_GREEDY)
+    if agent == LOOKAHEAD:
+        return lookahead_action(w, cols, f, k, rng, b, seat, mask, units)
+    return choice_in_blocks(rng, b, mask, units, k.counts, RNG_AGENT)
 
 
 @kernel
@@ -193,7 +188,7 @@ def violation(w, cols, f, b, ended):
         if w_i16[cols[CHANNEL_C], b, s] <= 0:
             for kk in range(f_abil.shape[2]):
                 if f_abil[b, s, kk, A_PENDING_HEX] != 0:
-                    return 9
+                    return 8
     if f_g[b, WINNER] >= 0:
         reason = f_g[b, END_REASON]
         if reason == END_CENTRE and not ended:
@@ -222,8 +217,6 @@ def play_game(w, cols, f, k, rng, b, mask, agents, max_steps, check):
         if seat < 0:
             ended = between_turns(w, cols, f, k, b)
         else:
-            if check and not kept_is_fresh(w, cols, f, k, b, seat, mask):
-                return n, KEPT_STALE
             a = agent_action(w, cols, f, k, rng, b, seat, agents[seat], mask)
             if check and acting_slot(w, cols, b, seat, (a // N_HEXES) // V) < 0:
                 return n, 5  # hex.md "A unit that has no actions remaining is considered exhausted."

@@ -59,7 +59,7 @@ class ModifierSpec(BaseModel):
     rounds: Round | None = None
 
     @model_validator(mode="after")
-    def _one_change(self) -> ModifierSpec:
+    def _one_change(self) -> "ModifierSpec":
         check_modifier(self.stat, self.keyword, self.amount, self.set, None)
         return self
 
@@ -110,7 +110,7 @@ class UnitSpec(BaseModel):
     abilities: list[AbilitySpec] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _a_unit_a_game_could_hold(self) -> UnitSpec:
+    def _a_unit_a_game_could_hold(self) -> "UnitSpec":
         _hex([self.col, self.row], "hex")
         if self.max_health is None:
             self.max_health = self.health
@@ -212,7 +212,7 @@ class ExpectUnit(BaseModel):
     actions: int | None = None
 
     @model_validator(mode="after")
-    def _on_board(self) -> ExpectUnit:
+    def _on_board(self) -> "ExpectUnit":
         _hex([self.col, self.row], "hex")
         return self
 
@@ -252,7 +252,7 @@ class HexScenario(BaseModel):
     expect_error: str | None = None
 
     @model_validator(mode="after")
-    def _one_unit_per_hex(self) -> HexScenario:
+    def _one_unit_per_hex(self) -> "HexScenario":
         seen: dict[tuple[int, int], int] = {}
         for i, u in enumerate(self.units):
             if (u.col, u.row) in seen:

@@ -20,7 +20,6 @@ from battlesim.systems.hex.battle import FAR, U, has, number, occupancy, reach_w
 from battlesim.systems.hex.board import AWAY, DIST, LINE, N_HEXES, TOWARD
 from battlesim.systems.hex.damage_stages import PHYSICAL
 from battlesim.systems.hex.kernel_cache import kernel
-from battlesim.systems.hex.legal import N_KEYS, WIDTH
 from battlesim.systems.hex.pipeline import run_damage
 from battlesim.systems.hex.state import (
     ACTIONS,
@@ -28,8 +27,6 @@ from battlesim.systems.hex.state import (
     FLYING,
     HEALTH,
     MAX_HEALTH,
-    MOD_FIELDS,
-    MODS,
     OVERHEATED,
     POS,
     ROOTED,
@@ -61,10 +58,7 @@ class Work(NamedTuple):
     entries found, best first: the lookahead's candidates) and ``pick`` (greedy's one entry, apart
     from ``cand`` because the lookahead asks greedy for replies while it walks its candidates);
     the legal table's: ``frontier`` (a search's queue), ``approach`` (a charger's approach hexes)
-    and ``counts`` (legal entries per unit, the random agent's); each seat's kept table
-    (``legal.kept_actions``): ``tables[seat]``, its ``tcounts[seat]``, what it read of the game
-    (``keys[seat]``: ``legal.KEY_COLUMNS`` per slot; ``kmods[seat]``: the modifiers), ``kept[seat]``
-    (the game and round it was kept for) and ``changed`` (the hexes whose occupant changed)."""
+    and ``counts`` (legal entries per unit, the random agent's)."""
 
     queue: np.ndarray
     qlen: np.ndarray
@@ -89,12 +83,6 @@ class Work(NamedTuple):
     frontier: np.ndarray
     approach: np.ndarray
     counts: np.ndarray
-    tables: np.ndarray
-    tcounts: np.ndarray
-    keys: np.ndarray
-    kmods: np.ndarray
-    kept: np.ndarray
-    changed: np.ndarray
 
 
 def new_work(n_games: int, n_slots: int, dcols: np.ndarray, shared: Work | None = None, log: int = 0) -> Work:
@@ -112,9 +100,7 @@ def new_work(n_games: int, n_slots: int, dcols: np.ndarray, shared: Work | None 
                 np.full(n_slots, -1, dtype=np.int64), np.zeros(n_slots, dtype=np.int64), stats,
                 np.zeros(N_HEXES, dtype=np.float64), np.zeros(n_slots, dtype=np.int64), np.zeros(TOP, dtype=np.float64),
                 np.zeros(TOP, dtype=np.int64), np.zeros(1, dtype=np.int64), e(), np.zeros(N_HEXES, dtype=np.bool_),
-                np.zeros(U, dtype=np.int64), np.zeros((2, WIDTH), dtype=np.bool_), np.zeros((2, U), dtype=np.int64),
-                np.zeros((2, N_KEYS, n_slots), dtype=np.int16), np.zeros((2, MODS, len(MOD_FIELDS)), dtype=np.int16),
-                np.full((2, 2), -1, dtype=np.int64), np.zeros(2 * n_slots, dtype=np.int64))
+                np.zeros(U, dtype=np.int64))
 
 
 @kernel
