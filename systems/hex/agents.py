@@ -29,7 +29,7 @@ from battlesim.systems.hex.battle import (
     occupancy,
     prop,
 )
-from battlesim.systems.hex.board import CENTRE_ID, DIST, N_HEXES
+from battlesim.systems.hex.board import BY_DISTANCE, CENTRE_ID, DIST, MAX_DISTANCE, N_HEXES, WITHIN
 from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.select import select_units
 from battlesim.systems.hex.state import (
@@ -116,9 +116,8 @@ def threat_map(w, cols, f, b, seat, out):
         rng = prop(w, cols, f, b, o, S_RANGE)
         reach_ = mv + (1 if rng == NULL else rng)
         here = w_i16[cols[POS], b, o]
-        for h in range(N_HEXES):
-            if DIST[here, h] <= reach_:
-                out[h] += p
+        for i in range(WITHIN[here, min(reach_, MAX_DISTANCE)]):  # the hexes in reach only, not all 59
+            out[BY_DISTANCE[here, i]] += p
 
 
 @kernel

@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from battlesim.systems.hex import kernel_cache
-from battlesim.systems.hex.board import DIST, N_HEXES, NEIGHBOURS
+from battlesim.systems.hex.board import DIST, NEIGHBOURS
 from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.state import (
     A_CAST_RANGE,
@@ -409,12 +409,20 @@ def target_ok(w, cols, b, s, target, reach_, here, t, occ):
         return t == here  # no target: the one entry is the acting unit's own hex
     if DIST[here, t] > reach_:
         return False
+    return target_entry(w, cols, b, w_i16[cols[CONTROLLER], b, s], target, False, occ[t])
+
+
+@njit(cache=True, inline='always')
+def target_entry(w, cols, b, seat, target, empty, o):
+    """An ability's entry on a hex within its cast range whose occupant is ``o`` (-1: none), for a
+    unit of ``seat`` (``target_ok``'s test of the hex; ``empty``: a relocation needs an
+    empty hex)."""
+    w_i16 = w.i16
     if target == T_HEX:
-        return True
-    o = occ[t]
+        return not empty or o < 0
     if o < 0:
         return False
-    ally = w_i16[cols[CONTROLLER], b, o] == w_i16[cols[CONTROLLER], b, s]
+    ally = w_i16[cols[CONTROLLER], b, o] == seat
     if target == T_ENEMY:
         return not ally
     if target == T_ALLY:
@@ -425,110 +433,6 @@ def target_ok(w, cols, b, s, target, reach_, here, t, occ):
 V = 10  # SKIP, MOVE, ATTACK, CHARGE, ABILITY_0..5 (spec §6)
 SKIP, MOVE, ATTACK, CHARGE, ABILITY_0 = 0, 1, 2, 3, 4
 U = 16  # a side's unit slots
-
-
-@kernel
-def legal_actions(w, cols, f, k, b, seat, out):
-    """The battle turn's flat action table (spec §6): ``out[(u * V + v) * 59 + h]`` for unit u
-    of ``seat`` (``acting_slot``: slot ``seat * 16 + u``, or a unit the seat controls), verb v, hex h. CHARGE marks the target hexes that some
-    approach hex makes legal (the approach is the follow-up decision). Skip is always legal
-    (H10.4). Returns a bit per unit u of ``seat`` that can act (the blocks of the others are all
-    False: agents read only the acting units' blocks); ``k.counts[u]``: unit u's legal entries.
-    ``k``: the thread's scratch (``work.Work``: occupancy, the search's arrays, the approach
-    hexes), so a decision allocates nothing.
-
-    Why it walks lists, not the 59 hexes: a decision's cost was this table. Moves are read off
-    the hexes the search reached; attacks, charges and unit-targeted abilities off the units on
-    the board (each occupied hex once: the unit ``occ`` names there); only hex-targeted
-    abilities scan the hexes in cast range. Every entry is set at most once, True only."""
-    w_i16 = w.i16
-    w_alive = w.alive
-    f_abil = f.abil
-    occ = k.occ
-    steps = k.steps
-    prev = k.prev
-    frontier = k.frontier
-    approach = k.approach
-    counts = k.counts
-    out[:] = False
-    active = 0
-    occupancy(w, cols, b, occ)
-    for u in range(U):
-        counts[u] = 0
-        s = acting_slot(w, cols, b, seat, u)
-        if s < 0:
-            continue
-        base = u * V * N_HEXES
-        active |= 1 << u
-        out[base + SKIP * N_HEXES] = True
-        n = 1
-        mv = prop(w, cols, f, b, s, S_MOVEMENT)
-        moves = mv >= 1 and w_i16[cols[ROOTED], b, s] == 0
-        if moves:
-            reached = reach_within(w, cols, f, b, s, occ, steps, prev, frontier, mv, -1)
-            for i in range(reached):
-                h = frontier[i]
-                if occ[h] < 0 and steps[h] <= mv:
-                    out[base + MOVE * N_HEXES + h] = True
-                    n += 1
-        charges = moves and has(w, cols, f, b, s, CHARGING)
-        # legal_attack and charge_from, with what depends only on the unit read once
-        # (T/test_hex_turns.py checks the two agree on every entry)
-        attacks = may_attack(w, cols, f, b, s)
-        rng = prop(w, cols, f, b, s, S_RANGE)
-        here = w_i16[cols[POS], b, s]
-        if charges:  # the approach hexes once per unit: empty, >= 1 step, and the attack still reachable
-            last = mv - 1 if rng == NULL else mv
-            for a in range(N_HEXES):
-                approach[a] = occ[a] < 0 and 1 <= steps[a] <= last
-        for o in range(w_alive.shape[1]):
-            h = w_i16[cols[POS], b, o]
-            if not attacks or not w_alive[b, o] or h < 0 or occ[h] != o or w_i16[cols[CONTROLLER], b, o] == seat:
-                continue
-            if (DIST[here, h] == 1 and moves) if rng == NULL else DIST[here, h] <= rng:
-                out[base + ATTACK * N_HEXES + h] = True
-                n += 1
-            if charges and not has(w, cols, f, b, o, STEADFAST):
-                if rng == NULL:  # melee: an approach hex among the target's 6 neighbours
-                    for j in range(6):
-                        a = NEIGHBOURS[h, j]
-                        if a >= 0 and approach[a]:
-                            out[base + CHARGE * N_HEXES + h] = True
-                            n += 1
-                            break
-                else:
-                    for a in range(N_HEXES):
-                        if approach[a] and DIST[a, h] <= rng:
-                            out[base + CHARGE * N_HEXES + h] = True
-                            n += 1
-                            break
-        for ab in range(f_abil.shape[2]):
-            # legal_ability, with what depends only on the unit and ability read once
-            if not ability_ready(w, cols, f, b, s, ab):
-                continue
-            target = f_abil[b, s, ab, A_TARGET]
-            reach_ = ability_reach(w, cols, f, b, s, ab)
-            at = base + (ABILITY_0 + ab) * N_HEXES
-            if target == T_SELF or target == T_NONE:
-                out[at + here] = True  # no target: one entry (the hex it does not read is the unit's own)
-                n += 1
-            elif target == T_HEX:  # target_ok, inline (a call per hex costs more than the test)
-                empty = f_abil[b, s, ab, A_EMPTY_HEX] != 0
-                for h in range(N_HEXES):
-                    if DIST[here, h] <= reach_ and (not empty or occ[h] < 0):
-                        out[at + h] = True
-                        n += 1
-            else:
-                for o in range(w_alive.shape[1]):
-                    h = w_i16[cols[POS], b, o]
-                    if not w_alive[b, o] or h < 0 or occ[h] != o or DIST[here, h] > reach_:
-                        continue
-                    ally = w_i16[cols[CONTROLLER], b, o] == seat
-                    if (not ally) if target == T_ENEMY else (ally if target == T_ALLY else True):
-                        out[at + h] = True
-                        n += 1
-        counts[u] = n
-    return active
 
 
 kernel_cache.check("battle", [v for v in list(globals().values()) if hasattr(v, "py_func") and v.__module__ == __name__])

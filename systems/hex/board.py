@@ -169,7 +169,15 @@ DEPLOY = RANK <= 1
 # MIRROR[h]: the same hex seen from the other side.
 MIRROR = np.array([hex_id(*mirror(*h)) for h in HEXES], dtype=np.int8)
 
-for _t in (NEIGHBOURS, DIST, LINE, AWAY, TOWARD, RANK, DEPLOY, MIRROR):
+# BY_DISTANCE[h]: every hex, the nearest to h first (ids ascending at one distance); WITHIN[h, r]:
+# how many lie within r of h. A kernel that visits "the hexes within r" reads
+# BY_DISTANCE[h, :WITHIN[h, r]] instead of testing all 59 (r capped at MAX_DISTANCE).
+BY_DISTANCE = np.argsort(DIST, axis=1, kind="stable").astype(np.int8)
+WITHIN = np.array([[np.count_nonzero(DIST[h] <= r) for r in range(MAX_DISTANCE + 1)] for h in range(N_HEXES)],
+                  dtype=np.int8)
+assert int(DIST.max()) <= MAX_DISTANCE
+
+for _t in (NEIGHBOURS, DIST, LINE, AWAY, TOWARD, RANK, DEPLOY, MIRROR, BY_DISTANCE, WITHIN):
     _t.setflags(write=False)  # shared by every game and kernel: never written
 
 

@@ -93,7 +93,7 @@ from battlesim.systems.hex.state import (
     TURNED,
     WINNER,
 )
-from battlesim.systems.hex.turn import drop_modifier, early_end, seat_can_act, sync_modifiers
+from battlesim.systems.hex.turn import cancel_channel, drop_modifier, early_end, seat_can_act, sync_modifiers
 from battlesim.systems.hex.work import bury, deal, displace, heal
 
 
@@ -180,17 +180,6 @@ def start_channel(w, cols, f, b, s, kk, t, o):
 
 
 @kernel
-def cancel_channel(w, cols, f, b, s):
-    """hex-keywords.md "If the channeling unit becomes dead or silenced, the channeling is cancelled."."""
-    w_i16 = w.i16
-    f_abil = f.abil
-    w_i16[cols[CHANNEL_C], b, s] = 0
-    for kk in range(f_abil.shape[2]):
-        f_abil[b, s, kk, A_PENDING_HEX] = 0
-        f_abil[b, s, kk, A_PENDING_UNIT] = 0
-
-
-@kernel
 def tick_channels(w, cols, f, k, b, seat):
     """hex-keywords.md "At the start of each of your turns, remove a Channel counter. If the last
     Channel counter is removed, the ability effect occurs." (seat's units, in slot order). A
@@ -199,6 +188,8 @@ def tick_channels(w, cols, f, k, b, seat):
     w_alive = w.alive
     f_abil = f.abil
     for s in range(w_alive.shape[1]):
+        if w_i16[cols[CHANNEL_C], b, s] <= 0:
+            continue  # no counters, no pending cast (``play.violation`` checks it)
         for kk in range(f_abil.shape[2]):
             if f_abil[b, s, kk, A_PENDING_HEX] == 0:
                 continue

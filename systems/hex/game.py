@@ -75,7 +75,7 @@ class HexBatch:
         works = [bt.k] + [new_work(len(games), bt.w.n_slots, bt.k.dcols, shared=bt.k) for _ in range(n - 1)]
         over_threads(lambda part, t: play_batch(bt.st, bt.cols, bt.f, works[t], self.rng, part, agents, MAX_STEPS,
                                                 check, PLAY, self.out), games, n)
-        running = np.flatnonzero(bt.f.g[:, WINNER] < 0)
+        running = np.flatnonzero((bt.f.g[:, WINNER] < 0) & (self.out[:, 1] == 0))  # a broken invariant stops its game
         if running.size:
             raise RuntimeError(f"seed {int(self.seeds[running[0]])}: the hex game did not end in {MAX_STEPS:,} steps")
 

@@ -18,9 +18,9 @@ from numba import njit
 from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.agents import best_entries, greedy_action, unit_value
 from battlesim.systems.hex.apply import round_start
-from battlesim.systems.hex.battle import legal_actions
 from battlesim.systems.hex.board import CENTRE_ID, DIST, N_HEXES
 from battlesim.systems.hex.kernel_cache import kernel
+from battlesim.systems.hex.legal import legal_actions
 from battlesim.systems.hex.state import CONTROLLER, HEALTH, POS, ROUND, TO_ACT, WINNER
 from battlesim.systems.hex.step import LOOKAHEAD, RNG_LOOKAHEAD, apply_action
 from battlesim.systems.hex.turn import round_end

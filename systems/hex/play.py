@@ -23,13 +23,15 @@ from battlesim.systems.hex.battle import (
     U,
     V,
     acting_slot,
-    legal_actions,
 )
 from battlesim.systems.hex.board import N_HEXES
 from battlesim.systems.hex.kernel_cache import kernel
+from battlesim.systems.hex.legal import legal_actions
 from battlesim.systems.hex.lookahead import lookahead_action
 from battlesim.systems.hex.state import (
+    A_PENDING_HEX,
     ACTIONS,
+    CHANNEL_C,
     CONTROLLER,
     END_CENTRE,
     END_NO_UNITS,
@@ -67,7 +69,8 @@ from battlesim.systems.hex.turn import early_end, round_end, seat_can_act
 # invariant codes (``violation``): 0 = none
 INVARIANTS = ("", "two units on one hex at a turn's end", "health above max health", "a negative counter or mana",
               "negative actions", "an exhausted unit acted", "a winner before round 7's end or the early end",
-              "a unit off the board")
+              "a unit off the board",
+              "a channelled cast pending on a unit without Channel counters")
 
 
 @kernel
@@ -161,6 +164,7 @@ def violation(w, cols, f, b, ended):
     w_i16 = w.i16
     w_alive = w.alive
     f_g = f.g
+    f_abil = f.abil
     seen = np.uint64(0)  # a bit per hex (59 < 64)
     for s in range(w_alive.shape[1]):
         if not w_alive[b, s]:
@@ -180,6 +184,11 @@ def violation(w, cols, f, b, ended):
             return 3
         if w_i16[cols[ACTIONS], b, s] < 0:
             return 4
+    for s in range(w_alive.shape[1]):  # dead units too: ``cast.tick_channels`` skips units without counters
+        if w_i16[cols[CHANNEL_C], b, s] <= 0:
+            for kk in range(f_abil.shape[2]):
+                if f_abil[b, s, kk, A_PENDING_HEX] != 0:
+                    return 8
     if f_g[b, WINNER] >= 0:
         reason = f_g[b, END_REASON]
         if reason == END_CENTRE and not ended:

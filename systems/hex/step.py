@@ -14,7 +14,6 @@ from battlesim.systems.hex.battle import (
     CHARGE,
     MOVE,
     SKIP,
-    U,
     V,
     acting_slot,
     charge_from,
@@ -23,6 +22,7 @@ from battlesim.systems.hex.battle import (
 )
 from battlesim.systems.hex.board import N_HEXES
 from battlesim.systems.hex.kernel_cache import kernel
+from battlesim.systems.hex.legal import WIDTH  # noqa: F401 - the battle action table's width, play's public name
 
 RNG_FIRST = 1  # stream: who plays first (spec §2.3 "drawn per game from the game's RNG")
 RNG_AGENT = 2  # stream: the random agent's choices
@@ -33,7 +33,6 @@ RNG_LOOKAHEAD = 5  # stream: the lookahead agent's tie-breaking noise (and its g
 # the compiled agents, by code (``--agents``): each seat's code is an argument of the game loop
 AGENTS = ("random", "pass", "greedy", "lookahead")
 RANDOM, PASS_AGENT, GREEDY, LOOKAHEAD = range(len(AGENTS))
-WIDTH = U * V * N_HEXES  # the battle action table (spec §6): 9,440
 
 
 @kernel

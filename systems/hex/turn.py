@@ -13,6 +13,8 @@ from battlesim.systems.hex.board import CENTRE_ID
 from battlesim.systems.hex.damage_stages import MAGICAL, STATUS
 from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.state import (
+    A_PENDING_HEX,
+    A_PENDING_UNIT,
     ACTIONS,
     ARMOR_ADD,
     ARMOR_SET,
@@ -68,6 +70,19 @@ TIMED_FIRST = OVERHEATED - 4  # rooted, disarmed, silenced, broken, overheated: 
 
 
 @kernel
+def cancel_channel(w, cols, f, b, s):
+    """hex-keywords.md "If the channeling unit becomes dead or silenced, the channeling is cancelled.":
+    its counters and its pending cast gone (a cast is pending only while counters are on it:
+    ``cast.tick_channels`` walks only the units with counters)."""
+    w_i16 = w.i16
+    f_abil = f.abil
+    w_i16[cols[CHANNEL_C], b, s] = 0
+    for kk in range(f_abil.shape[2]):
+        f_abil[b, s, kk, A_PENDING_HEX] = 0
+        f_abil[b, s, kk, A_PENDING_UNIT] = 0
+
+
+@kernel
 def settle(w, cols, f, b, returned):
     """Deaths: hex.md "If a unit's health is reduced to less than 1, it dies and is removed";
     hex-keywords.md "Undying – When this unit dies, if it is not #undead, return it to the
@@ -89,6 +104,7 @@ def settle(w, cols, f, b, returned):
             w_i16[cols[HEALTH], b, s] = w_i16[cols[MAX_HEALTH], b, s]
             if w_i16[cols[MANA], b, s] != NULL:
                 w_i16[cols[MANA], b, s] = 0
+            cancel_channel(w, cols, f, b, s)  # it died: hex-keywords.md "If the channeling unit becomes dead"
             for k in range(FIRST_STATUS, LAST_STATUS + 1):
                 w_i16[cols[k], b, s] = 0
             w_i16[cols[ACTIONS], b, s] = 0

@@ -169,3 +169,11 @@ def test_a_shortest_path_enters_distance_hexes_each_adjacent_to_the_last():
             assert len(path) == B.DIST[a, b] and (not path or path[-1] == B.HEXES[b])
             assert B.is_chain([B.HEXES[a], *path])
     assert B.shortest_path((0, 5), (0, 1)) == [(0, 4), (0, 3), (0, 2), (0, 1)]
+
+
+def test_the_hexes_within_r_are_a_prefix_of_the_hexes_by_distance():
+    # kernels visit "the hexes within r" of h as BY_DISTANCE[h, :WITHIN[h, r]] (the threat map)
+    for h in range(B.N_HEXES):
+        assert sorted(B.BY_DISTANCE[h]) == list(range(B.N_HEXES))
+        for r in range(B.MAX_DISTANCE + 1):
+            assert set(B.BY_DISTANCE[h, : B.WITHIN[h, r]]) == {x for x in range(B.N_HEXES) if B.DIST[h, x] <= r}

@@ -18,10 +18,10 @@ from battlesim.systems.hex.battle import (
     U,
     V,
     acting_slot,
-    legal_actions,
     legal_charge,
 )
 from battlesim.systems.hex.board import N_HEXES, hex_id
+from battlesim.systems.hex.legal import legal_actions
 from battlesim.systems.hex.state import (
     ACTIONS,
     CONTROLLER,
@@ -271,3 +271,26 @@ def test_a_ranged_attack_is_not_blocked(tmp_path: Path) -> None:
                           '{ side = 1, col = 2, row = 1, name = "Wall", health = 3 }',
                           '{ side = 1, col = 2, row = 3, name = "E", health = 3 }'])
     assert mask(sc, 0).reshape(U, V, N_HEXES)[0, ATTACK, hex_id(2, 3)]
+
+
+def test_a_channelling_unit_that_dies_and_returns_by_undying_has_its_channel_cancelled(tmp_path: Path) -> None:
+    # hex-keywords.md "If the channeling unit becomes dead or silenced, the channeling is cancelled." - also
+    # when Undying returns it: no counters and no pending cast from the moment it dies (a turn's channel
+    # tick walks only units with counters, so a cast must never wait on a unit without them)
+    from battlesim.systems.hex.state import A_PENDING_HEX, A_PENDING_UNIT, CHANNEL_C
+
+    sc = board(tmp_path, [
+        ('{ side = 0, col = 4, row = 0, name = "Zephra", hero = true, movement = 2, health = 8, mana = 3, '
+         'keywords = { undying = true }, abilities = [{ name = "Mind Theft", cost = 3, cast_range = 3, '
+         'target = "enemy", channel = 2, effects = [{ op = "control", rounds = 1 }] }] }'),
+        '{ side = 1, col = 4, row = 2, name = "Knight", power = 2, movement = 1, health = 5 }'],
+        steps='[[steps]]\ndo = "ability"\nunit = [4, 0]\nability = "Mind Theft"\ntarget = [4, 2]\n\n'
+              '[[steps]]\ndo = "damage"\ntarget = [4, 0]\namount = 20\ntype = "pure"\n')
+    bt = sc.battle
+    s = int(np.flatnonzero(bt.st.alive[0] & (bt.st.i16[bt.cols[POS], 0] == hex_id(4, 0)))[0])
+    sc._step(sc.spec.steps[0])
+    assert bt.st.i16[bt.cols[CHANNEL_C], 0, s] == 2 and bt.f.abil[0, s, :, A_PENDING_HEX].any()
+    sc._step(sc.spec.steps[1])
+    assert bt.alive(0, s) and bt.i(HEALTH, 0, s) == bt.i(MAX_HEALTH, 0, s)  # returned by Undying
+    assert bt.st.i16[bt.cols[CHANNEL_C], 0, s] == 0
+    assert not bt.f.abil[0, s, :, A_PENDING_HEX].any() and not bt.f.abil[0, s, :, A_PENDING_UNIT].any()

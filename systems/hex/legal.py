@@ -1,0 +1,164 @@
+"""The battle turn's legal action table (spec §6: the agent's mask), built whole for each decision
+(``legal_actions``), a unit's block at a time (``unit_entries``).
+
+Why it is not kept between decisions: a kept table, rebuilding only the blocks a change could
+alter (a unit's own change, or an occupant changed within its Movement + Range), was built and
+checked equal to a fresh table at every decision of thousands of games, and measured slower
+(docs/hex-speed.md step 5): on a 59-hex board a move changes hexes within reach of most units, so
+most blocks were rebuilt anyway, and finding what changed cost more than it saved.
+
+Every function takes ``(w, cols, f, k, b, ...)`` as ``battle.py``'s do.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from battlesim.systems.hex import kernel_cache
+from battlesim.systems.hex.battle import (
+    ABILITY_0,
+    ATTACK,
+    CHARGE,
+    MOVE,
+    SKIP,
+    U,
+    V,
+    ability_reach,
+    ability_ready,
+    acting_slot,
+    has,
+    may_attack,
+    occupancy,
+    prop,
+    reach_within,
+    target_entry,
+)
+from battlesim.systems.hex.board import DIST, N_HEXES, NEIGHBOURS
+from battlesim.systems.hex.kernel_cache import kernel
+from battlesim.systems.hex.state import (
+    A_EMPTY_HEX,
+    A_TARGET,
+    CHARGING,
+    CONTROLLER,
+    NULL,
+    POS,
+    ROOTED,
+    S_MOVEMENT,
+    S_RANGE,
+    STEADFAST,
+    T_HEX,
+    T_NONE,
+    T_SELF,
+)
+
+WIDTH = U * V * N_HEXES  # the battle action table (spec §6): 9,440
+BLOCK = V * N_HEXES  # one unit's entries
+
+@njit(cache=True, inline='always')
+def unit_entries(w, cols, f, k, b, seat, s, base, out):
+    """Unit s's legal entries into its block ``out[base:base + BLOCK]`` (all False before): skip,
+    its moves, attacks, charges and abilities (spec §2.7). Returns how many it set.
+
+    Why it walks lists, not the 59 hexes: a decision's cost was this table. Moves are read off
+    the hexes the search reached; attacks, charges and unit-targeted abilities off the units on
+    the board (each occupied hex once: the unit ``k.occ`` names there); only hex-targeted
+    abilities scan the hexes in cast range. Every entry is set at most once, True only."""
+    w_i16 = w.i16
+    w_alive = w.alive
+    f_abil = f.abil
+    occ = k.occ
+    steps = k.steps
+    frontier = k.frontier
+    approach = k.approach
+    out[base + SKIP * N_HEXES] = True
+    n = 1
+    mv = prop(w, cols, f, b, s, S_MOVEMENT)
+    moves = mv >= 1 and w_i16[cols[ROOTED], b, s] == 0
+    if moves:
+        reached = reach_within(w, cols, f, b, s, occ, steps, k.prev, frontier, mv, -1)
+        for i in range(reached):
+            h = frontier[i]
+            if occ[h] < 0 and steps[h] <= mv:
+                out[base + MOVE * N_HEXES + h] = True
+                n += 1
+    charges = moves and has(w, cols, f, b, s, CHARGING)
+    # legal_attack and charge_from, with what depends only on the unit read once
+    # (T/test_hex_turns.py checks the two agree on every entry)
+    attacks = may_attack(w, cols, f, b, s)
+    rng = prop(w, cols, f, b, s, S_RANGE)
+    here = w_i16[cols[POS], b, s]
+    if charges:  # the approach hexes once per unit: empty, >= 1 step, and the attack still reachable
+        last = mv - 1 if rng == NULL else mv
+        for a in range(N_HEXES):
+            approach[a] = occ[a] < 0 and 1 <= steps[a] <= last
+    for o in range(w_alive.shape[1]):
+        h = w_i16[cols[POS], b, o]
+        if not attacks or not w_alive[b, o] or h < 0 or occ[h] != o or w_i16[cols[CONTROLLER], b, o] == seat:
+            continue
+        if (DIST[here, h] == 1 and moves) if rng == NULL else DIST[here, h] <= rng:
+            out[base + ATTACK * N_HEXES + h] = True
+            n += 1
+        if charges and not has(w, cols, f, b, o, STEADFAST):
+            if rng == NULL:  # melee: an approach hex among the target's 6 neighbours
+                for j in range(6):
+                    a = NEIGHBOURS[h, j]
+                    if a >= 0 and approach[a]:
+                        out[base + CHARGE * N_HEXES + h] = True
+                        n += 1
+                        break
+            else:
+                for a in range(N_HEXES):
+                    if approach[a] and DIST[a, h] <= rng:
+                        out[base + CHARGE * N_HEXES + h] = True
+                        n += 1
+                        break
+    for ab in range(f_abil.shape[2]):
+        # legal_ability, with what depends only on the unit and ability read once
+        if not ability_ready(w, cols, f, b, s, ab):
+            continue
+        target = f_abil[b, s, ab, A_TARGET]
+        empty = f_abil[b, s, ab, A_EMPTY_HEX] != 0
+        reach_ = ability_reach(w, cols, f, b, s, ab)
+        at = base + (ABILITY_0 + ab) * N_HEXES
+        if target == T_SELF or target == T_NONE:
+            out[at + here] = True  # no target: one entry (the hex it does not read is the unit's own)
+            n += 1
+        elif target == T_HEX:
+            for h in range(N_HEXES):
+                if DIST[here, h] <= reach_ and target_entry(w, cols, b, seat, target, empty, occ[h]):
+                    out[at + h] = True
+                    n += 1
+        else:
+            for o in range(w_alive.shape[1]):
+                h = w_i16[cols[POS], b, o]
+                if not w_alive[b, o] or h < 0 or occ[h] != o or DIST[here, h] > reach_:
+                    continue
+                if target_entry(w, cols, b, seat, target, empty, o):
+                    out[at + h] = True
+                    n += 1
+    return n
+
+
+@kernel
+def legal_actions(w, cols, f, k, b, seat, out):
+    """The battle turn's flat action table (spec §6), built whole: ``out[(u * V + v) * 59 + h]``
+    for unit u of ``seat`` (``acting_slot``: slot ``seat * 16 + u``, or a unit the seat controls),
+    verb v, hex h. CHARGE marks the target hexes that some approach hex makes legal (the approach
+    is the follow-up decision). Skip is always legal (H10.4). Returns a bit per unit u of ``seat``
+    that can act (the blocks of the others are all False: agents read only the acting units'
+    blocks); ``k.counts[u]``: unit u's legal entries. ``k``: the thread's scratch
+    (``work.Work``), so a decision allocates nothing."""
+    counts = k.counts
+    out[:] = False
+    active = 0
+    occupancy(w, cols, b, k.occ)
+    for u in range(U):
+        counts[u] = 0
+        s = acting_slot(w, cols, b, seat, u)
+        if s >= 0:
+            active |= 1 << u
+            counts[u] = unit_entries(w, cols, f, k, b, seat, s, u * BLOCK, out)
+    return active
+
+
+kernel_cache.check("legal", [v for v in list(globals().values()) if hasattr(v, "py_func") and v.__module__ == __name__])
