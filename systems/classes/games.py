@@ -24,6 +24,7 @@ from battlesim.ecs.threads import over_threads
 from battlesim.systems.classes import invariants, kernel_cache, loop, progress
 from battlesim.systems.classes.board import ROWS
 from battlesim.systems.classes.cards import CardSet
+from battlesim.systems.classes.conditions import plugin_conditions
 from battlesim.systems.classes.decks import ClassDeck
 from battlesim.systems.classes.effects import run_jobs
 from battlesim.systems.classes.params import ClassesParams
@@ -61,6 +62,7 @@ class ClassesGame(Protocol):
     boards: dict[str, ClassBoard]
     decks: dict[str, ClassDeck]
     params: ClassesParams
+    compiled_by_decks: dict[tuple[str, str], tuple[tuple[Any, ...], Compiled]]
 
 
 def agent_codes(names: Sequence[str]) -> np.ndarray:
@@ -69,9 +71,19 @@ def agent_codes(names: Sequence[str]) -> np.ndarray:
 
 
 def compile_for(game: ClassesGame, decks: tuple[str, str]) -> Compiled:
-    """The card set and both decks' class boards as tables."""
+    """The card set and both decks' class boards as tables, built once per deck pair and the
+    plugin conditions declared at the time: building them took about half of a one-game call
+    (~0.7 ms), and a loaded game's cards and boards do not change (a plugin condition declared
+    or forgotten later gets new tables)."""
+    decks = (decks[0], decks[1])
+    declared = tuple(plugin_conditions().values())
+    kept = game.compiled_by_decks.get(decks)
+    if kept is not None and len(kept[0]) == len(declared) and all(a is b for a, b in zip(kept[0], declared)):
+        return kept[1]
     powers = [p for d in decks for p in game.boards[game.decks[d].class_name].powers]
-    return compile_rules(game.cards, powers)
+    compiled = compile_rules(game.cards, powers)
+    game.compiled_by_decks[decks] = (declared, compiled)
+    return compiled
 
 
 def threshold(max_experience: int, offset: int) -> int:
