@@ -156,7 +156,7 @@ def legal_actions(G, R, b, side, out):
         seen = False
         for j in range(k):
             seen = seen or G.hand[b, side, j] == c
-        if seen or not can_pay(G, b, side, R.cards[c, C_COST:C_COST + NCOST], pay):
+        if seen or not can_pay(G.pl, b, side, R.cards[c, C_COST:C_COST + NCOST], pay):
             continue  # neither castable nor preparable: skip its targets
         m = targets_of(R.cards[c, C_TARGET], t)
         ok = first_target(u, b, side, R.cards[c, C_TARGET], True, t, m)
@@ -172,7 +172,7 @@ def legal_actions(G, R, b, side, out):
             continue
         for a in range(R.powers[pid, PW_NAB]):
             base = PW_AB + a * NAB
-            if not can_pay(G, b, side, R.powers[pid, base + AB_COST:base + AB_COST + NCOST], pay):
+            if not can_pay(G.pl, b, side, R.powers[pid, base + AB_COST:base + AB_COST + NCOST], pay):
                 continue  # no target makes it payable: skip them
             kind = R.powers[pid, base + AB_TARGET]
             m = targets_of(kind, t)
@@ -227,7 +227,7 @@ def random_act(G, R, b, f, rng, rows):
     if advance_first:
         f = advance(G, b, f)
     n = 0
-    if G.u[b, f, U_HAS_ATTACK] and find_target(G, b, f) != NONE:
+    if G.u[b, f, U_HAS_ATTACK] and find_target(G.u, b, f) != NONE:
         rows[n, 0], rows[n, 1] = ACT_ATTACK, NONE
         n += 1
     rows[n, 0], rows[n, 1] = ACT_DEFEND, NONE
@@ -241,7 +241,7 @@ def random_act(G, R, b, f, rng, rows):
     pick = integers(rng, b, n, STREAM)
     err = action(G, R, b, f, rows[pick, 0], rows[pick, 1], pay)
     if not advance_first:
-        f = find_uid(G, b, uid)
+        f = find_uid(G.u, b, uid)
         if f >= 0 and not G.g[b, G_ENDED]:
             advance(G, b, f)
     act_end(G, b, uid)

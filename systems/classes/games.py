@@ -21,12 +21,11 @@ from battlesim.ecs.compiled.rng import rng_state
 from battlesim.ecs.datafiles import DataError
 from battlesim.ecs.decisions import compiled_agent_codes
 from battlesim.ecs.threads import over_threads
-from battlesim.systems.classes import invariants, kernel_cache, loop, progress
+from battlesim.systems.classes import kernel_cache, loop
 from battlesim.systems.classes.board import ROWS
 from battlesim.systems.classes.cards import CardSet
 from battlesim.systems.classes.conditions import plugin_conditions
 from battlesim.systems.classes.decks import ClassDeck
-from battlesim.systems.classes.effects import run_jobs
 from battlesim.systems.classes.params import ClassesParams
 from battlesim.systems.classes.powers import EXPERIENCE_MAX, ClassBoard
 from battlesim.systems.classes.rules import Compiled, compile_rules
@@ -42,7 +41,6 @@ from battlesim.systems.classes.state import (
     L_BONUS,
     L_MAX,
     P_EXP,
-    P_GAINED,
     P_LEVEL,
     P_LIFE,
     P_NLEVELS,
@@ -115,14 +113,7 @@ def set_up(game: ClassesGame, decks: tuple[str, str], n_games: int) -> tuple[Gam
             for j, bonus in enumerate(lv.bonus):
                 G.lv[:, s, k, L_BONUS + j] = BONUS_MANA if bonus == "mana" else BONUS_TOKEN
     start = np.zeros((n_games, 2, 3), np.int64)
-    for b in range(n_games):
-        for s in (0, 1):
-            progress.take_bonus(G, R, b, s, 1)  # "take its bonus (power token, ...)"
-        run_jobs(G, R, b)
-        for s in (0, 1):
-            # mana conserved from here: what it holds, less what it gained (the tally keeps counting)
-            start[b, s] = (invariants.mana_total(G, b, s) - G.pl[b, s, P_GAINED], invariants.card_total(G, b, s),
-                           G.pl[b, s, P_LIFE])
+    loop.take_level_one(G, R, start)  # "take its bonus (power token, ...)"
     return G, compiled, start
 
 

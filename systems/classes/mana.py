@@ -54,10 +54,10 @@ def payment(G, b, side, cost, pay, out):
     return wild == 0
 
 
-@njit(cache=True, _nrt=False)
-def can_pay(G, b, side, cost, pay):
-    """``payment``'s answer without its colours (no array: the legality checks call it often)."""
-    pl = G.pl
+@njit(cache=True, _nrt=False, inline="always")
+def can_pay(pl, b, side, cost, pay):
+    """``payment``'s answer without its colours (no array: the legality checks call it often);
+    on the player array ``pl`` (``G.pl``) and inlined, as ``units.team`` is."""
     total = 0
     for c in range(NCOL + 1):
         total += cost[c]
