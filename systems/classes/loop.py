@@ -212,7 +212,7 @@ def begin_step(G, R, b, rng, rows, agents, S, L, snap):
     return 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def main_one(G, R, b, rng, rows, agents, S, L, snap, chosen):
     """One Main Phase decision of the active player (classes.md "Main Phase": actions "until the
     player passes"): 0 it passed, 1 it took the action written to ``chosen``; then the
@@ -247,7 +247,7 @@ def main_one(G, R, b, rng, rows, agents, S, L, snap, chosen):
     return 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def act_one(G, R, b, uid, rng, rows, agents, S, L, snap):
     """The act of unit ``uid`` if it is still there and has not acted (choice 5), chosen by its
     owner's agent; its kills credited to its card; then both windows (choice 14)."""
