@@ -1,5 +1,6 @@
 """Mana: the pool, the 3-slot cooldown track and its pointer (classes.md "Mana", "Mana Step",
-"Mana Cooldown Tracker"; spec §3). Compiled; every function takes the ``Game`` (``G``) and game ``b``.
+"Mana Cooldown Tracker"; spec §3). Compiled; every function takes the ``Game`` (``G``) and game ``b``,
+except ``can_pay`` (inlined), which takes the player array ``G.pl``.
 """
 
 from __future__ import annotations

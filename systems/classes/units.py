@@ -1,7 +1,9 @@
 """Units on the battlefield, read and changed over one game (compiled): who is a foe, Attack with
 auras and Momentum, the valid-target search, moving, damage, death, the cards in hand, Nether
 and play area. Every function takes the ``Game`` (``G``), the ``Rules`` (``R``) where it reads
-cards, and the game ``b``; a unit is named by its field (one unit per field).
+cards, and the game ``b``, except the small inlined readers (``team``, ``hostile``, ``find_uid``,
+``find_target``), which take the unit array ``G.u``; a unit is named by its field (one unit per
+field).
 """
 
 from __future__ import annotations
