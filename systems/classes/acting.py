@@ -99,7 +99,7 @@ def flankers(G, b, t, attacker):
     n = 0
     for i in range(ADJACENT.shape[1]):
         a = ADJACENT[t, i]
-        if a < 0 or not G.u[b, a, U_PRESENT] or not hostile(G, b, a, t) or not G.u[b, a, U_HAS_ATTACK]:
+        if a < 0 or not G.u[b, a, U_PRESENT] or not hostile(G.u, b, a, t) or not G.u[b, a, U_HAS_ATTACK]:
             continue
         fierce = G.u[b, a, U_FEROCIOUS] > 0
         if G.u[b, a, U_DEFENDING] and not fierce:
@@ -171,7 +171,7 @@ def ability_error(G, R, b, f, target, pay):
     err = check_target(G, b, owner, R.cards[card, C_AB_TARGET], target, True)
     if err != E_OK:
         return err
-    if not can_pay(G, b, owner, R.cards[card, C_AB_COST:C_AB_COST + NCOST], pay):
+    if not can_pay(G.pl, b, owner, R.cards[card, C_AB_COST:C_AB_COST + NCOST], pay):
         return E_PAY
     return E_OK
 
@@ -204,7 +204,7 @@ def action(G, R, b, f, kind, target, pay):
     if kind == ACT_ATTACK:
         if not G.u[b, f, U_HAS_ATTACK]:
             return E_NO_ATTACK  # "A unit can only attack if it has an Attack value"
-        t = find_target(G, b, f)
+        t = find_target(G.u, b, f)
         if t == NONE:
             return E_NO_VALID  # "It also needs a valid target within its range."
         attack(G, R, b, f, t)
@@ -241,7 +241,7 @@ def act_begin(G, b, f):
 @njit(cache=True, _nrt=False)
 def act_end(G, b, uid):
     """The act is over: Momentum's gain ends ("for as long as it is still acting")."""
-    f = find_uid(G, b, uid)
+    f = find_uid(G.u, b, uid)
     if f >= 0:
         G.u[b, f, U_MOVES] = 0
         G.u[b, f, U_ACTED] = 1
@@ -259,23 +259,23 @@ def act(G, R, b, f, first, kind, target, pay):
         return err
     uid = act_begin(G, b, f)
     if first == FIRST_DEFAULT and kind == ACT_DEFAULT:
-        if find_target(G, b, f) != NONE:
+        if find_target(G.u, b, f) != NONE:
             err = action(G, R, b, f, ACT_ATTACK, target, pay)
-            f = find_uid(G, b, uid)
+            f = find_uid(G.u, b, uid)
             if f >= 0 and not G.g[b, G_ENDED]:
                 f = advance(G, b, f)
         else:
             f = advance(G, b, f)
-            err = action(G, R, b, f, ACT_ATTACK if find_target(G, b, f) != NONE else ACT_DEFEND, target, pay)
+            err = action(G, R, b, f, ACT_ATTACK if find_target(G.u, b, f) != NONE else ACT_DEFEND, target, pay)
     else:
         if kind == ACT_DEFAULT:
-            kind = ACT_ATTACK if find_target(G, b, f) != NONE else ACT_DEFEND
+            kind = ACT_ATTACK if find_target(G.u, b, f) != NONE else ACT_DEFEND
         if first == FIRST_ADVANCE:
             f = advance(G, b, f)
             err = action(G, R, b, f, kind, target, pay)
         else:
             err = action(G, R, b, f, kind, target, pay)
-            f = find_uid(G, b, uid)
+            f = find_uid(G.u, b, uid)
             if err == E_OK and f >= 0 and not G.g[b, G_ENDED]:
                 f = advance(G, b, f)
     act_end(G, b, uid)
@@ -312,7 +312,7 @@ def act_step(G, R, b, orders, n_orders):
     for i in range(m):
         if G.g[b, G_ENDED]:
             return E_OK
-        f = find_uid(G, b, uids[i])
+        f = find_uid(G.u, b, uids[i])
         if f < 0 or G.u[b, f, U_ACTED]:
             continue
         first, kind, target = FIRST_DEFAULT, ACT_DEFAULT, NONE
@@ -362,18 +362,18 @@ def haste(G, R, b):
     for i in range(n):
         uids[i] = G.u[b, fields[i], U_UID]
     for i in range(n):
-        f = find_uid(G, b, uids[i])
+        f = find_uid(G.u, b, uids[i])
         if f < 0 or G.u[b, f, U_SIDE] != p:
             continue
         for _ in range(G.u[b, f, U_HASTE]):
             if G.g[b, G_ENDED] or f < 0:
                 break
-            t = find_target(G, b, f)
+            t = find_target(G.u, b, f)
             if t != NONE:
                 attack(G, R, b, f, t)
             else:
                 f = advance(G, b, f)
-            f = find_uid(G, b, uids[i])
+            f = find_uid(G.u, b, uids[i])
         if f >= 0:
             G.u[b, f, U_HASTE] = 0
             G.u[b, f, U_MOVES] = 0

@@ -191,7 +191,7 @@ def cast_error(G, R, b, side, card, prepared, target, choice, pay):
         return err
     if R.cards[card, C_DURATION] >= 0 and free_shape(G, b, side) < 0:
         return E_SHAPE  # choice 18: no free shape, no cast
-    if not prepared and not can_pay(G, b, side, R.cards[card, C_COST:C_COST + NCOST], pay):
+    if not prepared and not can_pay(G.pl, b, side, R.cards[card, C_COST:C_COST + NCOST], pay):
         return E_PAY
     return E_OK
 
@@ -236,7 +236,7 @@ def prepare_error(G, R, b, side, card, pay):
         return E_HAND
     if R.cards[card, C_SPELL] == 0:
         return E_NOT_SPELL
-    if not can_pay(G, b, side, R.cards[card, C_COST:C_COST + NCOST], pay):
+    if not can_pay(G.pl, b, side, R.cards[card, C_COST:C_COST + NCOST], pay):
         return E_PAY
     return E_OK
 
@@ -274,7 +274,7 @@ def ability_error(G, R, b, side, p, a, target, choice, pay):
     pid = G.pw[b, side, p, W_ID]
     if pid < 0 or a >= R.powers[pid, PW_NAB]:
         return E_TARGET
-    if not unlocked(G, R, b, side, p):
+    if not unlocked(G.pw, R.powers, b, side, p):
         return E_LOCKED
     base = PW_AB + a * NAB
     if R.powers[pid, base + AB_CLOCK] == 1 and G.pw[b, side, p, W_CLOCK + a]:
@@ -291,7 +291,7 @@ def ability_error(G, R, b, side, p, a, target, choice, pay):
     for e in range(start, start + n):
         if R.effects[e, F_OP] == OP_ADD_TOKEN and G.pw[b, side, p, W_TOKENS] >= R.powers[pid, PW_SLOTS]:
             return E_FULL_POWER  # "Place 1 token on this power up to number of [slots]"
-    if not can_pay(G, b, side, R.powers[pid, base + AB_COST:base + AB_COST + NCOST], pay):
+    if not can_pay(G.pl, b, side, R.powers[pid, base + AB_COST:base + AB_COST + NCOST], pay):
         return E_PAY
     return E_OK
 

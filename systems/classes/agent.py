@@ -37,6 +37,7 @@ from battlesim.systems.classes.actions import (
 from battlesim.systems.classes.board import FIELDS, INTERSECTIONS, LANES
 from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER, check_target_u
 from battlesim.systems.classes.mana import can_pay
+from battlesim.systems.classes.progress import unlocked
 from battlesim.systems.classes.rules import (
     AB_COST,
     AB_TARGET,
@@ -66,6 +67,7 @@ from battlesim.systems.classes.state import (
     T_PLAYER,
     U_CARD,
     U_HAS_ATTACK,
+    U_SIDE,
     W_ID,
 )
 from battlesim.systems.classes.units import advance, find_target, find_uid
@@ -156,7 +158,7 @@ def legal_actions(G, R, b, side, out):
         seen = False
         for j in range(k):
             seen = seen or G.hand[b, side, j] == c
-        if seen or not can_pay(G, b, side, R.cards[c, C_COST:C_COST + NCOST], pay):
+        if seen or not can_pay(G.pl, b, side, R.cards[c, C_COST:C_COST + NCOST], pay):
             continue  # neither castable nor preparable: skip its targets
         m = targets_of(R.cards[c, C_TARGET], t)
         ok = first_target(u, b, side, R.cards[c, C_TARGET], True, t, m)
@@ -168,11 +170,11 @@ def legal_actions(G, R, b, side, out):
     n = list_prepared(G, R, b, side, t, pay, out, n)
     for p in range(POWERS):
         pid = G.pw[b, side, p, W_ID]
-        if pid < 0:
-            continue
+        if pid < 0 or not unlocked(G.pw, R.powers, b, side, p):
+            continue  # a locked power's abilities are refused whatever the target (``ability_error``)
         for a in range(R.powers[pid, PW_NAB]):
             base = PW_AB + a * NAB
-            if not can_pay(G, b, side, R.powers[pid, base + AB_COST:base + AB_COST + NCOST], pay):
+            if not can_pay(G.pl, b, side, R.powers[pid, base + AB_COST:base + AB_COST + NCOST], pay):
                 continue  # no target makes it payable: skip them
             kind = R.powers[pid, base + AB_TARGET]
             m = targets_of(kind, t)
@@ -214,6 +216,30 @@ def window(G, R, b, rng, rows, side):
     return cast(G, R, b, side, c, True, rows[pick, 3], NONE, pay)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def unit_actions(G, R, b, f, t, pay, rows):
+    """The acts the unit on ``f`` may take now, as rows (kind, card, 0, target); returns the
+    count: Attack if it has a valid target, Defend, its ability on each legal target. The ability
+    is checked by ``acting.ability_error`` once, on the first target ``legal.check_target``
+    accepts, and the other targets by ``check_target`` alone: nothing else it checks depends on
+    the target (A4's reason, for a unit's ability; ``ability_error`` per target was most of a
+    random act)."""
+    card = G.u[b, f, U_CARD]
+    n = 0
+    if G.u[b, f, U_HAS_ATTACK] and find_target(G.u, b, f) != NONE:
+        rows[n, 0], rows[n, 1], rows[n, 2], rows[n, 3] = ACT_ATTACK, card, 0, NONE
+        n += 1
+    rows[n, 0], rows[n, 1], rows[n, 2], rows[n, 3] = ACT_DEFEND, card, 0, NONE
+    n += 1
+    if card >= 0 and R.cards[card, C_HAS_ABILITY] == 1:
+        kind, owner = R.cards[card, C_AB_TARGET], G.u[b, f, U_SIDE]
+        m = targets_of(kind, t)
+        ok = first_target(G.u, b, owner, kind, True, t, m)
+        if ok >= 0 and unit_ability_error(G, R, b, f, t[ok], pay) == E_OK:
+            n = add_targets(G.u, b, owner, kind, True, t, ok, m, rows, n, ACT_ABILITY, card, 0)
+    return n
+
+
 @njit(cache=True, _nrt=False)
 def random_act(G, R, b, f, rng, rows):
     """One unit's act with random choices (classes.md "The unit can choose to advance before or
@@ -226,22 +252,11 @@ def random_act(G, R, b, f, rng, rows):
     advance_first = integers(rng, b, 2, STREAM) == 1
     if advance_first:
         f = advance(G, b, f)
-    n = 0
-    if G.u[b, f, U_HAS_ATTACK] and find_target(G, b, f) != NONE:
-        rows[n, 0], rows[n, 1] = ACT_ATTACK, NONE
-        n += 1
-    rows[n, 0], rows[n, 1] = ACT_DEFEND, NONE
-    n += 1
-    card = G.u[b, f, U_CARD]
-    if card >= 0 and R.cards[card, C_HAS_ABILITY] == 1:
-        for i in range(targets_of(R.cards[card, C_AB_TARGET], t)):
-            if unit_ability_error(G, R, b, f, t[i], pay) == E_OK:
-                rows[n, 0], rows[n, 1] = ACT_ABILITY, t[i]
-                n += 1
+    n = unit_actions(G, R, b, f, t, pay, rows)
     pick = integers(rng, b, n, STREAM)
-    err = action(G, R, b, f, rows[pick, 0], rows[pick, 1], pay)
+    err = action(G, R, b, f, rows[pick, 0], rows[pick, 3], pay)
     if not advance_first:
-        f = find_uid(G, b, uid)
+        f = find_uid(G.u, b, uid)
         if f >= 0 and not G.g[b, G_ENDED]:
             advance(G, b, f)
     act_end(G, b, uid)

@@ -180,7 +180,7 @@ def targets(G, b, job, sel, reach, out):
         if not G.u[b, f, U_PRESENT]:
             continue
         if sel == SEL_IN_RANGE:
-            ok = team(G, b, f) != owner and in_range(f, job[J_TARGET], reach)
+            ok = team(G.u, b, f) != owner and in_range(f, job[J_TARGET], reach)
         else:
             ok = selects(G, b, f, sel, owner, job[J_SRC], job[J_SHAPE])
         if ok:
@@ -196,7 +196,7 @@ def summon_target(G, b, owner):
     the first foe in the owner's acting order that cards may target (ledger E3)."""
     for i in range(FIELDS):
         f = ACTING_ORDER[owner, i]
-        if G.u[b, f, U_PRESENT] and team(G, b, f) != owner and G.u[b, f, U_ANTIMAGIC] == 0:
+        if G.u[b, f, U_PRESENT] and team(G.u, b, f) != owner and G.u[b, f, U_ANTIMAGIC] == 0:
             return f
     return T_NONE
 
@@ -434,9 +434,9 @@ def tick_conditions(G, R, b, p):
                 push(G, b, R.conditions[k, CD_START], R.conditions[k, CD_N], TR_CAST, p, G.u[b, f, U_CARD], uid,
                      NONE, f, NONE, 0, 0, NONE, AFTER_NOTHING)
                 run_jobs(G, R, b)
-                if G.g[b, G_ENDED] or find_uid(G, b, uid) != f:
+                if G.g[b, G_ENDED] or find_uid(G.u, b, uid) != f:
                     break
-            g = find_uid(G, b, uid)
+            g = find_uid(G.u, b, uid)
             if g >= 0 and R.conditions[k, CD_DISCARD] == DISCARD_ONE:
                 G.u[b, g, col] = max(G.u[b, g, col] - 1, 0)
             elif g >= 0 and R.conditions[k, CD_DISCARD] == DISCARD_ALL:

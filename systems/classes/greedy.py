@@ -125,7 +125,7 @@ def evaluate(G, b, side):
     for f in range(FIELDS):
         if not G.u[b, f, U_PRESENT]:
             continue
-        k = team(G, b, f)
+        k = team(G.u, b, f)
         row = f // LANES
         ahead = row if k == 0 else ROWS - 1 - row
         v = 10 * max(np.int64(G.u[b, f, U_HEALTH]), 0) + 6 * G.u[b, f, U_SHIELD] + 2 * ahead
@@ -183,7 +183,7 @@ def play_act(G, R, b, f, first, kind, target):
         f = advance(G, b, f)
     err = action(G, R, b, f, kind, target, pay)
     if not first:
-        f = find_uid(G, b, uid)
+        f = find_uid(G.u, b, uid)
         if f >= 0 and not G.g[b, G_ENDED]:
             advance(G, b, f)
     act_end(G, b, uid)
@@ -210,7 +210,7 @@ def greedy_act(G, R, b, f, rng, S):
         kinds = G.scr[b, SC_ACT_KINDS:SC_ACT_KINDS + FIELDS + 4]
         tgts = G.scr[b, SC_ACT_TARGETS:SC_ACT_TARGETS + FIELDS + 4]
         n = 0
-        if S.u[0, g, U_HAS_ATTACK] and find_target(S, 0, g) != NONE:
+        if S.u[0, g, U_HAS_ATTACK] and find_target(S.u, 0, g) != NONE:
             kinds[n], tgts[n] = ACT_ATTACK, NONE
             n += 1
         kinds[n], tgts[n] = ACT_DEFEND, NONE

@@ -1,5 +1,6 @@
 """Mana: the pool, the 3-slot cooldown track and its pointer (classes.md "Mana", "Mana Step",
-"Mana Cooldown Tracker"; spec §3). Compiled; every function takes the ``Game`` (``G``) and game ``b``.
+"Mana Cooldown Tracker"; spec §3). Compiled; every function takes the ``Game`` (``G``) and game ``b``,
+except ``can_pay`` (inlined), which takes the player array ``G.pl``.
 """
 
 from __future__ import annotations
@@ -54,10 +55,10 @@ def payment(G, b, side, cost, pay, out):
     return wild == 0
 
 
-@njit(cache=True, _nrt=False)
-def can_pay(G, b, side, cost, pay):
-    """``payment``'s answer without its colours (no array: the legality checks call it often)."""
-    pl = G.pl
+@njit(cache=True, _nrt=False, inline="always")
+def can_pay(pl, b, side, cost, pay):
+    """``payment``'s answer without its colours (no array: the legality checks call it often);
+    on the player array ``pl`` (``G.pl``) and inlined, as ``units.team`` is."""
     total = 0
     for c in range(NCOL + 1):
         total += cost[c]

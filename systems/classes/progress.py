@@ -102,12 +102,13 @@ def take_bonus(G, R, b, side, level):
                 fail(G, b, E_ANSWER)
 
 
-@njit(cache=True, _nrt=False)
-def unlocked(G, R, b, side, p):
+@njit(cache=True, _nrt=False, inline="always")
+def unlocked(pw, powers, b, side, p):
     """classes.md "Innate powers are unlocked from the start. To unlock a non-innate power, you
-    need to spend a power token." """
-    pid = G.pw[b, side, p, W_ID]
-    return pid >= 0 and (R.powers[pid, PW_INNATE] == 1 or G.pw[b, side, p, W_TOKENS] > 0)
+    need to spend a power token." On the side's power slots ``pw`` (``G.pw``) and the power table
+    ``powers`` (``R.powers``), inlined, as ``units.team`` is."""
+    pid = pw[b, side, p, W_ID]
+    return pid >= 0 and (powers[pid, PW_INNATE] == 1 or pw[b, side, p, W_TOKENS] > 0)
 
 
 @njit(cache=True, _nrt=False)

@@ -280,10 +280,10 @@ def play_narrated(bt: Batch, codes: np.ndarray, S: Game, n: Narrator, decks: Seq
         for i in range(m):
             if G.g[0, G_ENDED]:
                 break
-            f = find_uid(G, 0, uids[i])
+            f = find_uid(G.u, 0, uids[i])
             if f < 0 or G.u[0, f, U_ACTED]:
                 continue
-            t = int(find_target(G, 0, f))
+            t = int(find_target(G.u, 0, f))
             seen = "no valid target" if t < 0 else "target" + n.target(G, t).replace(" on ", " ", 1)
             step(f"{n.unit(G, f)} acts (search rule: {seen})",
                  lambda uid=uids[i]: loop.act_one(G, R, 0, uid, *args))

@@ -5,7 +5,7 @@ cards, boards and decks loaded, scenarios, and batches of games through the runn
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,9 @@ class ClassesGame:
     decks: dict[str, ClassDeck]
     params: ClassesParams
     ruleset: str = "classes"
+    # a deck pair's tables (``games.compile_for``), with the plugin conditions they were built with
+    compiled_by_decks: dict[tuple[str, str], tuple[tuple[Any, ...], Any]] = field(
+        default_factory=dict, repr=False, compare=False)
 
     def deck_ids(self) -> list[str]:
         return sorted(self.decks)

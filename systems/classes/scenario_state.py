@@ -68,7 +68,7 @@ def json_state(G: Game, R: Rules, compiled: Compiled, sc: Scenario, names: dict[
                  "shape": SHAPES[G.area[b, s, k, A_SHAPE]] if G.area[b, s, k, A_SHAPE] >= 0 else None,
                  "tokens": int(G.area[b, s, k, A_TOKENS])} for k in range(AREA) if G.area[b, s, k, A_CARD] >= 0]
         powers = [{"name": compiled.power_names[G.pw[b, s, k, W_ID]], "tokens": int(G.pw[b, s, k, W_TOKENS]),
-                   "unlocked": bool(progress.unlocked(G, R, b, s, k))} for k in range(POWERS) if G.pw[b, s, k, W_ID] >= 0]
+                   "unlocked": bool(progress.unlocked(G.pw, R.powers, b, s, k))} for k in range(POWERS) if G.pw[b, s, k, W_ID] >= 0]
         players.append({
             "side": s, "class": sc.sides[s].class_name, "life": int(pl[P_LIFE]), "level": int(pl[P_LEVEL]),
             "experience": int(pl[P_EXP]), "pool": _colours(pl, P_POOL),

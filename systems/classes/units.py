@@ -1,7 +1,9 @@
 """Units on the battlefield, read and changed over one game (compiled): who is a foe, Attack with
 auras and Momentum, the valid-target search, moving, damage, death, the cards in hand, Nether
 and play area. Every function takes the ``Game`` (``G``), the ``Rules`` (``R``) where it reads
-cards, and the game ``b``; a unit is named by its field (one unit per field).
+cards, and the game ``b``, except the small inlined readers (``team``, ``hostile``, ``find_uid``,
+``find_target``), which take the unit array ``G.u``; a unit is named by its field (one unit per
+field).
 """
 
 from __future__ import annotations
@@ -71,25 +73,29 @@ SEL_ALL, SEL_ENEMY, SEL_ALLIED, SEL_OTHER, SEL_ENCHANTED = (SEL["all_units"], SE
 END_LIFE = END_REASONS.index("life")
 
 
-@njit(cache=True, _nrt=False)
-def team(G, b, f):
+@njit(cache=True, _nrt=False, inline="always")
+def team(u, b, f):
     """The side a unit fights for: its owner, or the opponent while it has Turnover (classes.md
     "A unit with a Turnover is considered a foe to its owner and an ally to its owner's
-    opponents"). Also its facing index (board.facing_of: "it moves towards its owner")."""
-    return G.u[b, f, U_SIDE] ^ (1 if G.u[b, f, U_TURNOVER] > 0 else 0)
+    opponents"). Also its facing index (board.facing_of: "it moves towards its owner").
+
+    This and the other small helpers read the unit array ``u`` (``G.u``), not all of ``Game``,
+    and are inlined: a call handing over ``Game`` passes ~7 scalars per array, far more than
+    their work."""
+    return u[b, f, U_SIDE] ^ (1 if u[b, f, U_TURNOVER] > 0 else 0)
 
 
-@njit(cache=True, _nrt=False)
-def hostile(G, b, f, g):
+@njit(cache=True, _nrt=False, inline="always")
+def hostile(u, b, f, g):
     """Two units are foes."""
-    return team(G, b, f) != team(G, b, g)
+    return team(u, b, f) != team(u, b, g)
 
 
-@njit(cache=True, _nrt=False)
-def find_uid(G, b, uid):
+@njit(cache=True, _nrt=False, inline="always")
+def find_uid(u, b, uid):
     """The field of the unit ``uid``, NONE if it is gone."""
     for f in range(FIELDS):
-        if G.u[b, f, U_PRESENT] and G.u[b, f, U_UID] == uid:
+        if u[b, f, U_PRESENT] and u[b, f, U_UID] == uid:
             return f
     return NONE
 
@@ -101,11 +107,11 @@ def selects(G, b, f, sel, owner, src_uid, shape):
     if sel == SEL_ALL:
         return True
     if sel == SEL_ENEMY:
-        return team(G, b, f) != owner
+        return team(G.u, b, f) != owner
     if sel == SEL_ALLIED:
-        return team(G, b, f) == owner
+        return team(G.u, b, f) == owner
     if sel == SEL_OTHER:
-        return team(G, b, f) == owner and G.u[b, f, U_UID] != src_uid
+        return team(G.u, b, f) == owner and G.u[b, f, U_UID] != src_uid
     if sel == SEL_ENCHANTED:
         return shape >= 0 and G.u[b, f, U_ENCH + owner * NSHAPES + shape] > 0
     return False
@@ -178,8 +184,8 @@ def attack_value(G, R, b, f):
     return G.u[b, f, U_ATTACK] + G.u[b, f, U_MOVES] + aura_gain(G, R, b, f, ST_ATTACK)
 
 
-@njit(cache=True, _nrt=False)
-def find_target(G, b, f):
+@njit(cache=True, _nrt=False, inline="always")
+def find_target(u, b, f):
     """The unit's valid Attack target now: a field, ``T_PLAYER + side``, or NONE.
 
     classes.md "Finding a Valid Attack Target": "Start searching for the closest enemy in the same
@@ -188,10 +194,10 @@ def find_target(G, b, f):
     "If a unit attacks the far edge of its lane ... the attack targets the enemy player directly";
     "A unit can only attack if it has an Attack value". The order is board.SEARCH (spec choices
     3, 4, 28); the first foe within range wins."""
-    if not G.u[b, f, U_HAS_ATTACK]:
+    if not u[b, f, U_HAS_ATTACK]:
         return NONE
-    k = team(G, b, f)
-    reach = G.u[b, f, U_RANGE]
+    k = team(u, b, f)
+    reach = u[b, f, U_RANGE]
     for i in range(SEARCH.shape[2]):
         c = SEARCH[k, f, i]
         if c < 0:
@@ -200,7 +206,7 @@ def find_target(G, b, f):
             continue
         if c == PLAYER:
             return T_PLAYER + (1 - k)
-        if G.u[b, c, U_PRESENT] and team(G, b, c) != k:
+        if u[b, c, U_PRESENT] and team(u, b, c) != k:
             return c
     return NONE
 
@@ -231,9 +237,9 @@ def advance(G, b, f):
     if G.u[b, f, U_SNARE] > 0:
         G.u[b, f, U_SNARE] -= 1
         return f
-    if G.u[b, f, U_GROUNDED] or find_target(G, b, f) != NONE:
+    if G.u[b, f, U_GROUNDED] or find_target(G.u, b, f) != NONE:
         return f
-    to = FRONT[team(G, b, f), f]
+    to = FRONT[team(G.u, b, f), f]
     if to < 0 or G.u[b, to, U_PRESENT]:
         return f
     if G.u[b, f, U_MOMENTUM]:

@@ -124,6 +124,49 @@ def test_the_legal_listing_is_the_per_target_one(classes):
     assert listed > 50
 
 
+def per_target_unit_acts(G, R, b: int, f: int) -> list[tuple[int, int, int, int]]:
+    """A unit's legal acts as the act functions say, one ``acting.ability_error`` call per target."""
+    from battlesim.systems.classes.acting import ACT_ABILITY, ACT_ATTACK, ACT_DEFEND, ability_error
+    from battlesim.systems.classes.agent import targets_of
+    from battlesim.systems.classes.rules import C_AB_TARGET, C_HAS_ABILITY
+    from battlesim.systems.classes.state import U_CARD, U_HAS_ATTACK
+    from battlesim.systems.classes.units import find_target
+
+    card = int(G.u[b, f, U_CARD])
+    rows = [(ACT_ATTACK, card, 0, -1)] if G.u[b, f, U_HAS_ATTACK] and find_target(G.u, b, f) != -1 else []
+    rows.append((ACT_DEFEND, card, 0, -1))
+    if card >= 0 and R.cards[card, C_HAS_ABILITY] == 1:
+        t = np.empty(32, np.int64)
+        for i in range(targets_of(R.cards[card, C_AB_TARGET], t)):
+            if ability_error(G, R, b, f, t[i], np.full(5, -1, np.int64)) == 0:
+                rows.append((ACT_ABILITY, card, 0, int(t[i])))
+    return rows
+
+
+def test_a_units_acts_are_the_per_target_ones(classes):
+    # agent.unit_actions checks a unit's ability once and its other targets with check_target
+    # alone: on mid-game boards it lists exactly what one ability_error call per target allows
+    from battlesim.systems.classes.acting import ACT_ABILITY
+    from battlesim.systems.classes.agent import CANDIDATES, unit_actions
+    from battlesim.systems.classes.state import G_DRAW, G_ENDED, U_PRESENT
+
+    short = get_ruleset("classes").load({"turn_limit": 9})
+    abilities = 0
+    for decks in (DECKS, ("paladin_vanguard", "warlock_legion")):
+        bt = play_batch(short, decks, np.arange(24), agents=(GREEDY, RANDOM))
+        G, R = bt.G, bt.compiled.rules
+        live = np.flatnonzero(G.g[:, G_DRAW] == 1)
+        G.g[live, G_ENDED] = 0
+        rows, t, pay = np.empty((CANDIDATES, 4), np.int64), np.empty(32, np.int64), np.full(5, -1, np.int64)
+        for b in live:
+            for f in np.flatnonzero(G.u[b, :, U_PRESENT]):
+                n = unit_actions(G, R, b, f, t, pay, rows)
+                want = per_target_unit_acts(G, R, b, f)
+                assert [tuple(int(x) for x in r) for r in rows[:n]] == want
+                abilities += sum(r[0] == ACT_ABILITY for r in want)
+    assert abilities > 0, "some unit's ability was listed"
+
+
 def test_greedy_level_up_takes_the_colour_its_hand_needs(classes):
     # classes.md "Experience": a Mana bonus: "Gain one colored Mana (any except Summoning)";
     # greedy picks the colour its hand's costs ask most beyond its pool and cooldown track

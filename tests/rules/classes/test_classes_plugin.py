@@ -227,3 +227,25 @@ def test_bad_condition_declarations_are_refused_in_one_line():
             classes_condition("one_more", effects=damage)
         assert condition_names() == (*CONDITIONS, *(f"c{k}" for k in range(CONDITION_SLOTS)))
     assert condition_names() == tuple(CONDITIONS), "isolated() forgets the plugin's conditions"
+
+
+def test_a_deck_pairs_tables_are_built_once_and_again_after_a_plugin_condition():
+    # games.compile_for keeps a deck pair's tables (a one-game call rebuilt them each time); a
+    # plugin condition declared or forgotten since must give tables with or without its row
+    from battlesim.systems.classes.games import compile_for
+    from battlesim.systems.classes.rules import compile_rules
+
+    game = get_ruleset("classes").load()
+    decks = game.default_decks()
+    first = compile_for(game, decks)
+    assert compile_for(game, decks) is first
+    with isolated():
+        classes_condition("burn", "Burn: 2 damage per token.", effects=[{"op": "damage", "amount": 2}])
+        burned = compile_for(game, decks)
+        assert burned is not first and len(burned.rules.conditions) == len(first.rules.conditions) + 1
+        assert compile_for(game, decks) is burned
+    again = compile_for(game, decks)
+    assert again is not burned and len(again.rules.conditions) == len(first.rules.conditions)
+    powers = [p for d in decks for p in game.boards[game.decks[d].class_name].powers]
+    fresh = compile_rules(game.cards, powers).rules
+    assert all(np.array_equal(a, c) for a, c in zip(again.rules, fresh))
