@@ -13,7 +13,7 @@ from numba import njit
 
 from battlesim.ecs.compiled.rng import choice, integers
 from battlesim.systems.grid import kernel_cache
-from battlesim.systems.grid.action_table import PASS
+from battlesim.systems.grid.action_table import PASS, decode
 from battlesim.systems.grid.agents import greedy_action
 from battlesim.systems.grid.apply import apply_action, begin_turn, shuffle_deck, spawn, take_from_deck, to_hand
 from battlesim.systems.grid.lookahead import lookahead_action
@@ -43,6 +43,7 @@ from battlesim.systems.grid.state import (
     TURN,
     TURN_STATE,
     WINNER,
+    K,
 )
 
 RNG_FIRST = 11  # stream: who plays first (spec §2 Setup "first player by seed")
@@ -82,24 +83,26 @@ def setup_game(w, cols, f, bd, ct, pr, b, decks, deck_n, heroes, hero_cells, sta
 
 
 @njit(cache=True, _nrt=False)
-def random_action(w, cols, f, bd, ct, pr, b, k, mask):
-    """spec §4: one decision maker, a legal action of the table. The random agent: one legal action, uniformly (DESIGN "Decisions and agents": a compiled agent)."""
-    legal_mask(w, cols, f, bd, ct, pr, b, k, mask)
+def random_action(w, cols, f, bd, ct, pr, b, k, mask, since=-1):
+    """spec §4: one decision maker, a legal action of the table. The random agent: one legal action, uniformly (DESIGN "Decisions and agents": a compiled agent).
+    ``since``: the kind of the action applied since ``mask`` was this game's mask, -1 if it is not
+    (``rules.legal_mask`` then keeps what that action cannot change)."""
+    legal_mask(w, cols, f, bd, ct, pr, b, k, mask, since)
     return choice(f.rng, b, mask, RNG_AGENT)
 
 
 @njit(cache=True)
-def agent_action(w, cols, f, bd, ct, pr, b, k, mask, agent):
+def agent_action(w, cols, f, bd, ct, pr, b, k, mask, agent, since=-1):
     """spec §4: one decision maker, the player whose turn it is. The action of that seat's agent, by its code: random, pass (ends every
     player turn at once: the baseline that does nothing, as lanes' pass agent), greedy or
-    lookahead (agents.py, lookahead.py)."""
+    lookahead (agents.py, lookahead.py). ``since``: ``random_action``'s."""
     if agent == PASS_AGENT:
         return PASS
     if agent == GREEDY:
         return greedy_action(w, cols, f, bd, ct, pr, b, k, mask)
     if agent == LOOKAHEAD:
         return lookahead_action(w, cols, f, bd, ct, pr, b, k, mask)
-    return random_action(w, cols, f, bd, ct, pr, b, k, mask)
+    return random_action(w, cols, f, bd, ct, pr, b, k, mask, since)
 
 
 @njit(cache=True)
@@ -148,11 +151,16 @@ def play_game(w, cols, f, bd, ct, pr, b, k, mask, agents, max_actions, check):
     decision is the agent's of the seat whose turn it is (``agents``: a code per seat). (actions
     taken, the first invariant broken or 0). ``max_actions`` only guards the test: a player turn
     always ends (each unit has one turn of bounded MV and actions; hires, items and spells spend
-    the hand)."""
+    the hand). ``mask`` keeps the random agent's legal mask from one of its decisions to the next
+    (``since``: the kind of the action taken from it); another agent's decision leaves it unknown."""
     n = 0
+    cells = bd.wall.shape[0]
+    since = -1
     while not f.g[b, GAME_OVER] and n < max_actions:
-        a = agent_action(w, cols, f, bd, ct, pr, b, k, mask, agents[f.g[b, TURN]])
+        agent = agents[f.g[b, TURN]]
+        a = agent_action(w, cols, f, bd, ct, pr, b, k, mask, agent, since)
         apply_action(w, cols, f, bd, ct, pr, b, k, a)
+        since = decode(a, cells, K, f.hand.shape[2])[0] if agent == RANDOM else -1
         n += 1
         if check:
             v = violation(w, cols, f, bd, ct, pr, b)
