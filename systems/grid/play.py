@@ -40,6 +40,7 @@ from battlesim.systems.grid.state import (
     P_SE_CAP,
     ROUND,
     SE,
+    SIDE,
     TURN,
     TURN_STATE,
     WINNER,
@@ -56,7 +57,7 @@ RANDOM, PASS_AGENT, GREEDY, LOOKAHEAD = range(len(AGENTS))
 # invariant codes (``violation``): 0 = none
 INVARIANTS = ("", "two units on one cell", "a unit on a wall it may not stand on", "HP above its maximum",
               "negative MV", "SE out of 0..se_cap", "negative gold or kill points", "a winner without the victory rule",
-              "a unit with its turn over still active")
+              "a unit with its turn over still active", "the occupancy map out of step with the units")
 
 
 @njit(cache=True)
@@ -117,6 +118,8 @@ def violation(w, cols, f, bd, ct, pr, b):
         if seen[c]:
             return 1  # grid.md 4.2.4: "cannot move to a space occupied by another unit or hero"
         seen[c] = True
+        if f.who[b, c] != s or f.occ[b, c] != w.i8[cols[SIDE], b, s]:
+            return 9  # occupancy.py: the kept map names every unit on its cell ...
         if bd.wall[c] and not passes_walls(w, cols, ct, b, s):
             return 2  # grid.md 4.2.7
         if w.i16[cols[HP], b, s] > w.i16[cols[MAX_HP], b, s]:
@@ -126,6 +129,9 @@ def violation(w, cols, f, bd, ct, pr, b):
         if w.i8[cols[TURN_STATE], b, s] != OVER and (w.flags[cols[ATTACKED], b, s]
                                                       or (w.flags[cols[ACTION_USED], b, s])):
             return 8  # grid.md 4.3.3-4.3.4: an attack or a main action ends the unit's turn
+    for c in range(cells):
+        if not seen[c] and (f.who[b, c] >= 0 or f.occ[b, c] != -1):
+            return 9  # ... and no one on the others
     for side in range(2):
         if f.g[b, SE + side] < 0 or f.g[b, SE + side] > pr[P_SE_CAP]:
             return 5

@@ -1,5 +1,5 @@
 """What a grid unit is and may do, read over one game: the values the rules read (card + item),
-the board's occupancy, and the legality of every action of the action table (spec §4: the
+and the legality of every action of the action table (spec §4: the
 agent's mask, and the scenario runner's "not legal").
 
 Every function is compiled (``@njit(cache=True)``) and takes the World as kernels see it (``w``),
@@ -177,29 +177,6 @@ def concealed(w, cols, b, s):
 
 
 @njit(cache=True, _nrt=False)
-def occupancy_into(w, cols, b, occ, who):
-    """grid.md 4.2.4, one unit per space: ``occ[c]`` (int8[C]) the side on cell c or -1, ``who[c]``
-    (int16[C]) the slot on it or -1."""
-    occ[:] = EMPTY
-    who[:] = -1
-    for s in range(w.alive.shape[1]):
-        if w.alive[b, s]:
-            c = w.i16[cols[CELL], b, s]
-            occ[c] = w.i8[cols[SIDE], b, s]
-            who[c] = s
-
-
-@njit(cache=True, _nrt=False)
-def unit_at(w, cols, b, c):
-    """The slot of the unit on cell c, -1 if none (grid.md 4.2.4: one unit per space): what an
-    action aimed at one cell needs, without the whole board's occupancy."""
-    for s in range(w.alive.shape[1]):
-        if w.alive[b, s] and w.i16[cols[CELL], b, s] == c:
-            return s
-    return -1
-
-
-@njit(cache=True, _nrt=False)
 def free_slot(w, b):
     """A free entity slot for a hire (grid.md 4.1.4 "hire more units or heroes"), -1 if the game is full."""
     for s in range(w.alive.shape[1]):
@@ -323,8 +300,8 @@ def legal_mask(w, cols, f, bd, ct, pr, b, k, out, since=-1):
     side = f.g[b, TURN]
     a = f.g[b, ACTIVE]
     kept = kept_after(since)
-    # the thread's working space (``work.GridWork``): nothing allocated per call
-    occ, who, dist = k.occ, k.who, k.dist
+    occ, who = f.occ[b], f.who[b]  # the occupancy map, kept as game state (occupancy.py)
+    dist = k.dist  # the thread's working space (``work.GridWork``): nothing allocated per call
     if kept:
         clear_active_blocks(out, cells)
         if since == SELECT:  # the selected unit is no longer ready
@@ -333,7 +310,6 @@ def legal_mask(w, cols, f, bd, ct, pr, b, k, out, since=-1):
         out[:] = False
         if f.g[b, GAME_OVER]:
             return
-    occupancy_into(w, cols, b, occ, who)
     if not kept:
         out[PASS] = True  # grid.md 4.1.4: the turn ends when the player has exhausted all desired options
         for s in range(w.alive.shape[1]):  # grid.md 4.1.3: starting another unit's turn ends the previous one's
@@ -434,8 +410,8 @@ def kept_after(since):
 
 @njit(cache=True, _nrt=False, inline="always")
 def clear_active_blocks(out, cells):
-    """Clears the active unit's entries: END_UNIT and the MOVE, ATTACK, USE and HIDE blocks (spec
-    §4: they lie one after the other)."""
+    """Clears the active unit's entries: END_UNIT and the MOVE, ATTACK, USE and HIDE blocks of the
+    action table (spec §4: they lie one after the other)."""
     out[END_UNIT] = False
     for i in range(block_start(MOVE, cells, K), block_start(PLAY, cells, K)):
         out[i] = False
