@@ -11,11 +11,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from battlesim.ecs.compiled.rng import choice, integers
+from battlesim.ecs.compiled.rng import integers
 from battlesim.systems.grid import kernel_cache
 from battlesim.systems.grid.action_table import PASS, decode
 from battlesim.systems.grid.agents import greedy_action
 from battlesim.systems.grid.apply import apply_action, begin_turn, shuffle_deck, spawn, take_from_deck, to_hand
+from battlesim.systems.grid.draw import draw_legal
 from battlesim.systems.grid.lookahead import lookahead_action
 from battlesim.systems.grid.outcome import log_card
 from battlesim.systems.grid.rules import eff_mv, legal_mask, passes_walls
@@ -89,7 +90,7 @@ def random_action(w, cols, f, bd, ct, pr, b, k, mask, since=-1):
     ``since``: the kind of the action applied since ``mask`` was this game's mask, -1 if it is not
     (``rules.legal_mask`` then keeps what that action cannot change)."""
     legal_mask(w, cols, f, bd, ct, pr, b, k, mask, since)
-    return choice(f.rng, b, mask, RNG_AGENT)
+    return draw_legal(f.rng, b, mask, RNG_AGENT)
 
 
 @njit(cache=True)
