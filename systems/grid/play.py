@@ -165,7 +165,12 @@ def play_game(w, cols, f, bd, ct, pr, b, k, mask, agents, max_actions, check):
     since = -1
     while not f.g[b, GAME_OVER] and n < max_actions:
         agent = agents[f.g[b, TURN]]
-        a = agent_action(w, cols, f, bd, ct, pr, b, k, mask, agent, since)
+        if agent == RANDOM:  # straight to the agent that allocates nothing: agent_action may (greedy,
+            # lookahead), so it keeps numba's reference counting, an atomic increment and decrement of
+            # every array of the World, fields, board and working space on each call (docs/grid-speed.md)
+            a = random_action(w, cols, f, bd, ct, pr, b, k, mask, since)
+        else:
+            a = agent_action(w, cols, f, bd, ct, pr, b, k, mask, agent, since)
         apply_action(w, cols, f, bd, ct, pr, b, k, a)
         since = decode(a, cells, K, f.hand.shape[2])[0] if agent == RANDOM else -1
         n += 1
