@@ -176,7 +176,7 @@ def concealed(w, cols, b, s):
     return w.flags[cols[HIDDEN], b, s] or w.flags[cols[INVISIBLE], b, s]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def free_slot(w, b):
     """A free entity slot for a hire (grid.md 4.1.4 "hire more units or heroes"), -1 if the game is full."""
     for s in range(w.alive.shape[1]):
@@ -185,7 +185,7 @@ def free_slot(w, b):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def deck_has(f, b, side, card):
     """grid.md 4.3.12: "search their deck to find a specific card": is a copy there?"""
     for i in range(f.g[b, DECK_N + side]):
@@ -194,7 +194,7 @@ def deck_has(f, b, side, card):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def slot_free(w, cols, b, s, bonus):
     """grid.md 4.3.3: "Each unit or hero is allowed to use only 1 action and 1 bonus action each turn."."""
     if bonus:
@@ -202,7 +202,7 @@ def slot_free(w, cols, b, s, bonus):
     return not w.flags[cols[ACTION_USED], b, s] and not w.flags[cols[ATTACKED], b, s]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def sight_limit(w, cols, f, ct, b, a, side):
     """grid.md 4.4.1: "A unit or hero must have a line of sight (LoS) before it can attack any card":
     the farthest the active unit a may need to see this decision, the longest range of its basic
@@ -218,7 +218,7 @@ def sight_limit(w, cols, f, ct, b, a, side):
     return reach
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, out, offset):
     """grid.md 4.3.1: "An “action” is defined as using an ability listed on the card": sets
     ``out[offset + c]`` for every cell c unit s may aim the ability ``row`` at (its target's cell,
