@@ -40,7 +40,6 @@ from battlesim.systems.grid.rules import (
     eff_resist,
     flies,
     legal_mask,
-    occupancy_into,
     passes_walls,
 )
 from battlesim.systems.grid.state import (
@@ -355,13 +354,12 @@ def item_gain(ct, card):
 @njit(cache=True)
 def greedy_scores(w, cols, f, bd, ct, pr, b, k, mask, scores):
     """``scores[a]`` for every legal action a: greedy's estimate of its change of the evaluation.
-    The occupancy and move costs go to the thread's working space ``k`` (``work.GridWork``)."""
+    The move costs go to the thread's working space ``k`` (``work.GridWork``)."""
     cells = bd.wall.shape[0]
     side = f.g[b, TURN]
     a = f.g[b, ACTIVE]
     ut = unit_table(w, cols, f, ct, b)
-    occ, who = k.occ, k.who
-    occupancy_into(w, cols, b, occ, who)
+    occ, who = f.occ[b], f.who[b]
     lost = 0.0  # the threat the active unit gives up when its turn ends
     mv_left = 0
     here = 0.0

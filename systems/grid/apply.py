@@ -19,6 +19,7 @@ from battlesim.systems.grid import kernel_cache
 from battlesim.systems.grid.action_table import ATTACK, END_UNIT, HIDE, MOVE, PASS, SELECT, USE, decode
 from battlesim.systems.grid.board import INF, direction_of, move_costs_into, push_destination, rush_cells, step_cost
 from battlesim.systems.grid.damage import attack_base, stun_damage
+from battlesim.systems.grid.occupancy import move_unit
 from battlesim.systems.grid.outcome import (
     finish,
     finish_with,
@@ -38,10 +39,8 @@ from battlesim.systems.grid.rules import (
     eff_resist,
     flies,
     free_slot,
-    occupancy_into,
     parry_of,
     passes_walls,
-    unit_at,
 )
 from battlesim.systems.grid.state import (
     A_AMOUNT,
@@ -154,7 +153,7 @@ def strike(w, cols, f, bd, ct, pr, b, s, c, base, mult2, bonus, dtype, area, stu
                     and bd.manhattan[c, w.i16[cols[CELL], b, t]] <= area and t != s):
                 hit(w, cols, ct, b, t, base, mult2, bonus, dtype)
         return
-    t = unit_at(w, cols, b, c)
+    t = f.who[b, c]
     if t < 0:
         return
     if w.i8[cols[PARRIED], b, t] < parry_of(w, cols, ct, b, t):
@@ -196,7 +195,7 @@ def spring_trap(w, cols, f, bd, ct, pr, b, s, c):
 def place(w, cols, f, bd, ct, pr, b, s, c):
     """Unit s is moved onto c without spending MV (jump, teleport, push, rush: grid.md 4.2.13
     "If the card that was moved still has a turn, it is allowed use of its full MV value.")."""
-    w.i16[cols[CELL], b, s] = c
+    move_unit(w, cols, f, b, s, c)
     spring_trap(w, cols, f, bd, ct, pr, b, s, c)
 
 
@@ -205,8 +204,7 @@ def walk(w, cols, f, bd, ct, pr, b, k, s, dest):
     """grid.md 4.2.1: move along the cheapest legal path, spending its MV; a trap on the way stops
     the unit on its cell (the MV spent so far stays spent)."""
     side = w.i8[cols[SIDE], b, s]
-    occ, cost, path = k.occ, k.cost, k.path
-    occupancy_into(w, cols, b, occ, k.who)
+    occ, cost, path = f.occ[b], k.cost, k.path
     start = w.i16[cols[CELL], b, s]
     fl = flies(w, cols, ct, b, s)
     move_costs_into(bd.neighbours, bd.wall, bd.web, occ, start, side, passes_walls(w, cols, ct, b, s), fl,
@@ -227,8 +225,9 @@ def walk(w, cols, f, bd, ct, pr, b, k, s, dest):
     for i in range(n - 1, -1, -1):
         c = np.int64(path[i])
         spent = cost[c]
-        w.i16[cols[CELL], b, s] = c
-        if occ[c] == -1 and spring_trap(w, cols, f, bd, ct, pr, b, s, c):
+        empty = occ[c] == -1  # a friend's cell passed through has no trap to spring
+        move_unit(w, cols, f, b, s, c)
+        if empty and spring_trap(w, cols, f, bd, ct, pr, b, s, c):
             break
     w.i8[cols[MV_LEFT], b, s] -= spent
 
@@ -254,10 +253,8 @@ def use(w, cols, f, bd, ct, pr, b, k, s, row, c):
     bonus = row[A_BONUS] > 0
     side = w.i8[cols[SIDE], b, s]
     start = w.i16[cols[CELL], b, s]
-    t = unit_at(w, cols, b, c)  # the unit aimed at, before anything moves (-1: a cell)
-    occ = k.occ
-    if op == OP_PUSH or op == OP_RUSH:  # the cells on the way must be empty
-        occupancy_into(w, cols, b, occ, k.who)
+    t = f.who[b, c]  # the unit aimed at, before anything moves (-1: a cell)
+    occ = f.occ[b]  # the cells a push or a rush passes must be empty
     if bonus:
         w.flags[cols[BONUS_USED], b, s] = True
     else:
@@ -319,7 +316,6 @@ def spawn(w, cols, f, ct, pr, b, side, card, c):
     s = free_slot(w, b)
     w.alive[b, s] = True
     cd = ct.card[card]
-    w.i16[cols[CELL], b, s] = c
     w.i16[cols[CARD], b, s] = card
     w.i16[cols[HP], b, s] = cd[C_HP]
     w.i16[cols[MAX_HP], b, s] = cd[C_HP]
@@ -328,6 +324,7 @@ def spawn(w, cols, f, ct, pr, b, side, card, c):
         w.i16[cols[RES0 + t], b, s] = cd[C_RES + t]
     w.i16[cols[ITEM], b, s] = -1
     w.i8[cols[SIDE], b, s] = side
+    move_unit(w, cols, f, b, s, c)  # a free slot's cell is its last unit's, vacated when it died
     w.i8[cols[CLS], b, s] = cd[C_CLS]
     w.i8[cols[MV], b, s] = cd[C_MV]
     w.i8[cols[MV_LEFT], b, s] = 0
@@ -368,7 +365,7 @@ def play_card(w, cols, f, bd, ct, pr, b, k, h, c):
     log_played(f, b, side, card, -1)
     if typ == T_ITEM:
         f.g[b, GOLD + side] -= cost
-        t = unit_at(w, cols, b, c)
+        t = f.who[b, c]
         old = w.i16[cols[ITEM], b, t]
         gain = np.int64(ct.card[card, G_MV]) - (np.int64(ct.card[old, G_MV]) if old >= 0 else 0)
         to_cemetery(f, b, side, old)  # one item per unit: the old one goes (ledger: Spells, items)
@@ -456,7 +453,7 @@ def apply_action(w, cols, f, bd, ct, pr, b, k, a):
         end_unit_turn(w, cols, f, b)
     elif kind == SELECT:
         end_unit_turn(w, cols, f, b)
-        t = unit_at(w, cols, b, c)
+        t = f.who[b, c]
         w.i8[cols[TURN_STATE], b, t] = ACTIVE_TURN
         f.g[b, ACTIVE] = t
     elif kind == MOVE:

@@ -1,6 +1,6 @@
 """Keep numba's cache of the grid kernels honest about the layout they were compiled against.
 
-The kernels (``rules.py``, ``outcome.py``, ``apply.py``, ``play.py``) index the column table, the game fields,
+The kernels (``occupancy.py``, ``rules.py``, ``outcome.py``, ``apply.py``, ``play.py``) index the column table, the game fields,
 the ability and card rows with positions that are constants of ``state.py`` and call one
 another and ``board.py``/``damage.py``; numba re-checks only a kernel's own file. ``check``
 records a digest of those tables and files beside the cache and flushes stale code (the shared
@@ -17,8 +17,8 @@ from battlesim.ecs import kernel_stamp
 from battlesim.ecs.kernel_stamp import kernels_of  # noqa: F401  (the kernel files call it through here)
 from battlesim.systems.grid import state
 
-KERNEL_FILES = ("state.py", "board.py", "damage.py", "action_table.py", "rules.py", "outcome.py", "apply.py",
-                "agents.py", "lookahead.py", "play.py")
+KERNEL_FILES = ("state.py", "board.py", "damage.py", "action_table.py", "draw.py", "occupancy.py", "rules.py",
+                "outcome.py", "apply.py", "agents.py", "lookahead.py", "play.py")
 
 
 def layout_digest() -> str:

@@ -39,10 +39,10 @@ REPLY_W = 1.0  # the other player's reply: each of its units' best reachable hit
 @njit(cache=True)
 def save(w, f, b):
     """Every row of game b an action may change (units, game fields, piles, abilities, traps,
-    RNG, card log): a game touches only its own rows (play.py ``play_batch``)."""
+    RNG, card log, occupancy): a game touches only its own rows (play.py ``play_batch``)."""
     return (w.i16[:, b, :].copy(), w.i8[:, b, :].copy(), w.flags[:, b, :].copy(), w.alive[b].copy(),
             f.g[b].copy(), f.hand[b].copy(), f.deck[b].copy(), f.cem[b].copy(), f.abil[b].copy(), f.trap[b].copy(),
-            f.rng[b].copy(), f.log[b].copy(), f.slot_row[b].copy())
+            f.rng[b].copy(), f.log[b].copy(), f.slot_row[b].copy(), f.occ[b].copy(), f.who[b].copy())
 
 
 @njit(cache=True)
@@ -61,6 +61,8 @@ def restore(w, f, b, sv):
     f.rng[b] = sv[10]
     f.log[b] = sv[11]
     f.slot_row[b] = sv[12]
+    f.occ[b] = sv[13]
+    f.who[b] = sv[14]
 
 
 @njit(cache=True)

@@ -10,10 +10,12 @@ from numba import njit
 from battlesim.ecs.compiled.rng import integers
 from battlesim.systems.grid import kernel_cache
 from battlesim.systems.grid.damage import hit_damage
+from battlesim.systems.grid.occupancy import vacate
 from battlesim.systems.grid.rules import eff_resist
 from battlesim.systems.grid.state import (
     ACTIVE,
     CARD,
+    CELL,
     CEM_N,
     DECK_N,
     DRAW,
@@ -169,6 +171,7 @@ def settle(w, cols, f, pr, b):
         if w.alive[b, s] and w.i16[cols[HP], b, s] <= 0:
             side = w.i8[cols[SIDE], b, s]
             w.alive[b, s] = False
+            vacate(f, b, s, w.i16[cols[CELL], b, s])
             r = f.slot_row[b, s]
             if r >= 0:
                 f.log[b, r, L_DIED] = f.g[b, ROUND]

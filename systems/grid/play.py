@@ -11,11 +11,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from battlesim.ecs.compiled.rng import choice, integers
+from battlesim.ecs.compiled.rng import integers
 from battlesim.systems.grid import kernel_cache
-from battlesim.systems.grid.action_table import PASS
+from battlesim.systems.grid.action_table import PASS, decode
 from battlesim.systems.grid.agents import greedy_action
 from battlesim.systems.grid.apply import apply_action, begin_turn, shuffle_deck, spawn, take_from_deck, to_hand
+from battlesim.systems.grid.draw import draw_legal
 from battlesim.systems.grid.lookahead import lookahead_action
 from battlesim.systems.grid.outcome import log_card
 from battlesim.systems.grid.rules import eff_mv, legal_mask, passes_walls
@@ -40,9 +41,11 @@ from battlesim.systems.grid.state import (
     P_SE_CAP,
     ROUND,
     SE,
+    SIDE,
     TURN,
     TURN_STATE,
     WINNER,
+    K,
 )
 
 RNG_FIRST = 11  # stream: who plays first (spec §2 Setup "first player by seed")
@@ -55,7 +58,7 @@ RANDOM, PASS_AGENT, GREEDY, LOOKAHEAD = range(len(AGENTS))
 # invariant codes (``violation``): 0 = none
 INVARIANTS = ("", "two units on one cell", "a unit on a wall it may not stand on", "HP above its maximum",
               "negative MV", "SE out of 0..se_cap", "negative gold or kill points", "a winner without the victory rule",
-              "a unit with its turn over still active")
+              "a unit with its turn over still active", "the occupancy map out of step with the units")
 
 
 @njit(cache=True)
@@ -82,24 +85,26 @@ def setup_game(w, cols, f, bd, ct, pr, b, decks, deck_n, heroes, hero_cells, sta
 
 
 @njit(cache=True, _nrt=False)
-def random_action(w, cols, f, bd, ct, pr, b, k, mask):
-    """spec §4: one decision maker, a legal action of the table. The random agent: one legal action, uniformly (DESIGN "Decisions and agents": a compiled agent)."""
-    legal_mask(w, cols, f, bd, ct, pr, b, k, mask)
-    return choice(f.rng, b, mask, RNG_AGENT)
+def random_action(w, cols, f, bd, ct, pr, b, k, mask, since=-1):
+    """spec §4: one decision maker, a legal action of the table. The random agent: one legal action, uniformly (DESIGN "Decisions and agents": a compiled agent).
+    ``since``: the kind of the action applied since ``mask`` was this game's mask, -1 if it is not
+    (``rules.legal_mask`` then keeps what that action cannot change)."""
+    legal_mask(w, cols, f, bd, ct, pr, b, k, mask, since)
+    return draw_legal(f.rng, b, mask, RNG_AGENT)
 
 
 @njit(cache=True)
-def agent_action(w, cols, f, bd, ct, pr, b, k, mask, agent):
+def agent_action(w, cols, f, bd, ct, pr, b, k, mask, agent, since=-1):
     """spec §4: one decision maker, the player whose turn it is. The action of that seat's agent, by its code: random, pass (ends every
     player turn at once: the baseline that does nothing, as lanes' pass agent), greedy or
-    lookahead (agents.py, lookahead.py)."""
+    lookahead (agents.py, lookahead.py). ``since``: ``random_action``'s."""
     if agent == PASS_AGENT:
         return PASS
     if agent == GREEDY:
         return greedy_action(w, cols, f, bd, ct, pr, b, k, mask)
     if agent == LOOKAHEAD:
         return lookahead_action(w, cols, f, bd, ct, pr, b, k, mask)
-    return random_action(w, cols, f, bd, ct, pr, b, k, mask)
+    return random_action(w, cols, f, bd, ct, pr, b, k, mask, since)
 
 
 @njit(cache=True)
@@ -114,6 +119,8 @@ def violation(w, cols, f, bd, ct, pr, b):
         if seen[c]:
             return 1  # grid.md 4.2.4: "cannot move to a space occupied by another unit or hero"
         seen[c] = True
+        if f.who[b, c] != s or f.occ[b, c] != w.i8[cols[SIDE], b, s]:
+            return 9  # occupancy.py: the kept map names every unit on its cell ...
         if bd.wall[c] and not passes_walls(w, cols, ct, b, s):
             return 2  # grid.md 4.2.7
         if w.i16[cols[HP], b, s] > w.i16[cols[MAX_HP], b, s]:
@@ -123,6 +130,9 @@ def violation(w, cols, f, bd, ct, pr, b):
         if w.i8[cols[TURN_STATE], b, s] != OVER and (w.flags[cols[ATTACKED], b, s]
                                                       or (w.flags[cols[ACTION_USED], b, s])):
             return 8  # grid.md 4.3.3-4.3.4: an attack or a main action ends the unit's turn
+    for c in range(cells):
+        if not seen[c] and (f.who[b, c] >= 0 or f.occ[b, c] != -1):
+            return 9  # ... and no one on the others
     for side in range(2):
         if f.g[b, SE + side] < 0 or f.g[b, SE + side] > pr[P_SE_CAP]:
             return 5
@@ -148,11 +158,21 @@ def play_game(w, cols, f, bd, ct, pr, b, k, mask, agents, max_actions, check):
     decision is the agent's of the seat whose turn it is (``agents``: a code per seat). (actions
     taken, the first invariant broken or 0). ``max_actions`` only guards the test: a player turn
     always ends (each unit has one turn of bounded MV and actions; hires, items and spells spend
-    the hand)."""
+    the hand). ``mask`` keeps the random agent's legal mask from one of its decisions to the next
+    (``since``: the kind of the action taken from it); another agent's decision leaves it unknown."""
     n = 0
+    cells = bd.wall.shape[0]
+    since = -1
     while not f.g[b, GAME_OVER] and n < max_actions:
-        a = agent_action(w, cols, f, bd, ct, pr, b, k, mask, agents[f.g[b, TURN]])
+        agent = agents[f.g[b, TURN]]
+        if agent == RANDOM:  # straight to the agent that allocates nothing: agent_action may (greedy,
+            # lookahead), so it keeps numba's reference counting, an atomic increment and decrement of
+            # every array of the World, fields, board and working space on each call (docs/grid-speed.md)
+            a = random_action(w, cols, f, bd, ct, pr, b, k, mask, since)
+        else:
+            a = agent_action(w, cols, f, bd, ct, pr, b, k, mask, agent, since)
         apply_action(w, cols, f, bd, ct, pr, b, k, a)
+        since = decode(a, cells, K, f.hand.shape[2])[0] if agent == RANDOM else -1
         n += 1
         if check:
             v = violation(w, cols, f, bd, ct, pr, b)

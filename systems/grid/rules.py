@@ -1,5 +1,5 @@
 """What a grid unit is and may do, read over one game: the values the rules read (card + item),
-the board's occupancy, and the legality of every action of the action table (spec §4: the
+and the legality of every action of the action table (spec §4: the
 agent's mask, and the scenario runner's "not legal").
 
 Every function is compiled (``@njit(cache=True)``) and takes the World as kernels see it (``w``),
@@ -15,7 +15,18 @@ import numpy as np
 from numba import njit
 
 from battlesim.systems.grid import kernel_cache
-from battlesim.systems.grid.action_table import ATTACK, END_UNIT, HIDE, MOVE, PASS, PLAY, SELECT, USE, encode
+from battlesim.systems.grid.action_table import (
+    ATTACK,
+    END_UNIT,
+    HIDE,
+    MOVE,
+    PASS,
+    PLAY,
+    SELECT,
+    USE,
+    block_start,
+    encode,
+)
 from battlesim.systems.grid.board import (
     EMPTY,
     can_stop,
@@ -165,30 +176,7 @@ def concealed(w, cols, b, s):
     return w.flags[cols[HIDDEN], b, s] or w.flags[cols[INVISIBLE], b, s]
 
 
-@njit(cache=True, _nrt=False)
-def occupancy_into(w, cols, b, occ, who):
-    """grid.md 4.2.4, one unit per space: ``occ[c]`` (int8[C]) the side on cell c or -1, ``who[c]``
-    (int16[C]) the slot on it or -1."""
-    occ[:] = EMPTY
-    who[:] = -1
-    for s in range(w.alive.shape[1]):
-        if w.alive[b, s]:
-            c = w.i16[cols[CELL], b, s]
-            occ[c] = w.i8[cols[SIDE], b, s]
-            who[c] = s
-
-
-@njit(cache=True, _nrt=False)
-def unit_at(w, cols, b, c):
-    """The slot of the unit on cell c, -1 if none (grid.md 4.2.4: one unit per space): what an
-    action aimed at one cell needs, without the whole board's occupancy."""
-    for s in range(w.alive.shape[1]):
-        if w.alive[b, s] and w.i16[cols[CELL], b, s] == c:
-            return s
-    return -1
-
-
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def free_slot(w, b):
     """A free entity slot for a hire (grid.md 4.1.4 "hire more units or heroes"), -1 if the game is full."""
     for s in range(w.alive.shape[1]):
@@ -197,7 +185,7 @@ def free_slot(w, b):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def deck_has(f, b, side, card):
     """grid.md 4.3.12: "search their deck to find a specific card": is a copy there?"""
     for i in range(f.g[b, DECK_N + side]):
@@ -206,7 +194,7 @@ def deck_has(f, b, side, card):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def slot_free(w, cols, b, s, bonus):
     """grid.md 4.3.3: "Each unit or hero is allowed to use only 1 action and 1 bonus action each turn."."""
     if bonus:
@@ -214,7 +202,7 @@ def slot_free(w, cols, b, s, bonus):
     return not w.flags[cols[ACTION_USED], b, s] and not w.flags[cols[ATTACKED], b, s]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def sight_limit(w, cols, f, ct, b, a, side):
     """grid.md 4.4.1: "A unit or hero must have a line of sight (LoS) before it can attack any card":
     the farthest the active unit a may need to see this decision, the longest range of its basic
@@ -230,7 +218,7 @@ def sight_limit(w, cols, f, ct, b, a, side):
     return reach
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, out, offset):
     """grid.md 4.3.1: "An “action” is defined as using an ability listed on the card": sets
     ``out[offset + c]`` for every cell c unit s may aim the ability ``row`` at (its target's cell,
@@ -300,27 +288,37 @@ def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, out, offset):
 
 
 @njit(cache=True, _nrt=False)
-def legal_mask(w, cols, f, bd, ct, pr, b, k, out):
+def legal_mask(w, cols, f, bd, ct, pr, b, k, out, since=-1):
     """``out[a]`` (bool[A], the action table of spec §4) = action a is legal now for the player
     whose turn it is. grid.md 4.4.1: "combat can only be initiated during a player's turn": only
-    that player's units appear in it."""
-    out[:] = False
-    if f.g[b, GAME_OVER]:
-        return
+    that player's units appear in it.
+
+    ``since``: the kind of the one action applied to the game since ``out`` was last filled for
+    it (-1, the default: ``out`` holds nothing of this game). After a SELECT or an END_UNIT only
+    the blocks those can change are recomputed (``kept_after``); the whole mask otherwise."""
     cells = bd.wall.shape[0]
     side = f.g[b, TURN]
-    # the thread's working space (``work.GridWork``): nothing allocated per call
-    occ, who, dist = k.occ, k.who, k.dist
-    occupancy_into(w, cols, b, occ, who)
     a = f.g[b, ACTIVE]
-    out[PASS] = True  # grid.md 4.1.4: the turn ends when the player has exhausted all desired options
-    for s in range(w.alive.shape[1]):  # grid.md 4.1.3: starting another unit's turn ends the previous one's
-        if w.alive[b, s] and w.i8[cols[SIDE], b, s] == side and w.i8[cols[TURN_STATE], b, s] == READY:
-            out[encode(SELECT, -1, w.i16[cols[CELL], b, s], cells, K)] = True
+    kept = kept_after(since)
+    occ, who = f.occ[b], f.who[b]  # the occupancy map, kept as game state (occupancy.py)
+    dist = k.dist  # the thread's working space (``work.GridWork``): nothing allocated per call
+    if kept:
+        clear_active_blocks(out, cells)
+        if since == SELECT:  # the selected unit is no longer ready
+            out[encode(SELECT, -1, w.i16[cols[CELL], b, a], cells, K)] = False
+    else:
+        out[:] = False
+        if f.g[b, GAME_OVER]:
+            return
+    if not kept:
+        out[PASS] = True  # grid.md 4.1.4: the turn ends when the player has exhausted all desired options
+        for s in range(w.alive.shape[1]):  # grid.md 4.1.3: starting another unit's turn ends the previous one's
+            if w.alive[b, s] and w.i8[cols[SIDE], b, s] == side and w.i8[cols[TURN_STATE], b, s] == READY:
+                out[encode(SELECT, -1, w.i16[cols[CELL], b, s], cells, K)] = True
     # the active unit's LoS distances, found when first needed (a spell to aim, or its own turn)
     have_dist = False
     gold = f.g[b, GOLD + side]
-    have_slot = free_slot(w, b) >= 0
+    have_slot = not kept and free_slot(w, b) >= 0  # read only when the hires are recomputed
     # the cells a hire, an item or a trap may go to depend on the board, not on the card: each is
     # found once (when a card of its kind is affordable) and copied into every such card's block
     spots = k.spots  # hire, item, trap cells
@@ -331,7 +329,9 @@ def legal_mask(w, cols, f, bd, ct, pr, b, k, out):
         cost = ct.card[card, C_COST]
         base = encode(PLAY, h, 0, cells, K)
         # each block is set only when the card is affordable (most hand cards most of the time are not)
-        if typ == T_UNIT or typ == T_HERO:  # spec §2 Deployment: own deploy rows, empty, not a wall
+        if kept:
+            pass  # hires, items and traps read gold, occupancy and free slots: a select changes none
+        elif typ == T_UNIT or typ == T_HERO:  # spec §2 Deployment: own deploy rows, empty, not a wall
             if have_slot and cost <= gold:
                 if not found_hire:
                     for c in range(cells):
@@ -351,8 +351,13 @@ def legal_mask(w, cols, f, bd, ct, pr, b, k, out):
                     spots[2, c] = bd.half[c] == side and occ[c] == EMPTY and not bd.wall[c] and f.trap[b, c, 0] < 0
                 found_trap = True
             copy_block(out, base, spots[2])
+        if typ != T_SPELL:
+            continue
+        if kept:  # a spell is cast by the active unit, who has changed
+            for c in range(cells):
+                out[base + c] = False
         row = ct.abil[card, 0]
-        if typ == T_SPELL and a >= 0 and cost <= f.g[b, SE + side] and slot_free(w, cols, b, a, row[A_BONUS] > 0):
+        if a >= 0 and cost <= f.g[b, SE + side] and slot_free(w, cols, b, a, row[A_BONUS] > 0):
             # cast by the active unit (spec §3 Spells), aimed as its own ability would be
             if not have_dist:
                 los_distance_into(bd.neighbours, bd.wall, occ, w.i16[cols[CELL], b, a], side,
@@ -391,6 +396,25 @@ def legal_mask(w, cols, f, bd, ct, pr, b, k, out):
         if row[A_OP] < 0 or row[A_SE] > f.g[b, SE + side] or not slot_free(w, cols, b, a, row[A_BONUS] > 0):
             continue
         mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, out, encode(USE, j, 0, cells, K))
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def kept_after(since):
+    """Whether the mask of the decision before may be kept after an action of kind ``since``.
+    grid.md 4.1.3: "Starting the turn of another unit or hero results in the immediate
+    termination of the previous card's turn.": a SELECT or an END_UNIT changes who is active and
+    nothing else (no cell, gold, SE, hand card or free slot), so the select entries (but the
+    selected unit's) and the hand's hire, item and trap blocks stay as they were."""
+    return since == SELECT or since == END_UNIT
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def clear_active_blocks(out, cells):
+    """Clears the active unit's entries: END_UNIT and the MOVE, ATTACK, USE and HIDE blocks of the
+    action table (spec §4: they lie one after the other)."""
+    out[END_UNIT] = False
+    for i in range(block_start(MOVE, cells, K), block_start(PLAY, cells, K)):
+        out[i] = False
 
 
 @njit(cache=True, _nrt=False, inline="always")

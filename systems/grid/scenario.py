@@ -31,6 +31,7 @@ from battlesim.systems.grid.action_table import (
 from battlesim.systems.grid.apply import apply_action
 from battlesim.systems.grid.cards import CardSpec, load_cards
 from battlesim.systems.grid.keywords import plugin_only
+from battlesim.systems.grid.occupancy import occupancy_into
 from battlesim.systems.grid.params import GridParams, load_params
 from battlesim.systems.grid.rules import (
     eff_damage,
@@ -155,6 +156,8 @@ class GridScenarioRun:
             ready = u.side == sp.turn and not u.statuses.get("stunned") and not u.turn_over
             c.grid_turn_state[B, s] = READY if ready else OVER
             c.grid_mv_left[B, s] = self._eff(eff_mv, s) if ready else 0
+        # the units were set down here, not moved by the game: its occupancy map is built from them
+        occupancy_into(self.ws, self.cols, B, self.f.occ[B], self.f.who[B])
 
     def _eff(self, fn, s: int, *args: int) -> int:
         return int(fn(self.ws, self.cols, self.ct, B, s, *args))

@@ -103,6 +103,8 @@ class GridFields(NamedTuple):
     rng: np.ndarray  # uint64[B, 2]: the counter RNG (ecs/compiled/rng.py)
     log: np.ndarray  # int16[B, LOG_MAX, LOG_FIELDS]: the card log (rounds; 0 = did not happen)
     slot_row: np.ndarray  # int16[B, SLOTS]: the card-log row of the unit in each slot, -1 none
+    occ: np.ndarray  # int8[B, C]: the side standing on each cell, -1 empty (occupancy.py)
+    who: np.ndarray  # int16[B, C]: the slot standing on each cell, -1 empty
 
 
 class BoardTables(NamedTuple):
@@ -194,7 +196,9 @@ def new_world(n_games: int, cells: int, hand_limit: int, seeds: np.ndarray) -> W
              StateField("grid_trap", np.int16, (cells, 2), NONE, "traps: card, owner"),
              StateField("grid_rng", np.uint64, (2,), 0, "counter RNG"),
              StateField("grid_log", np.int16, (LOG_MAX, len(LOG_FIELDS)), 0, "card log: drawn, played, died, kills"),
-             StateField("grid_slot_row", np.int16, (SLOTS,), NONE, "each slot's card-log row"))
+             StateField("grid_slot_row", np.int16, (SLOTS,), NONE, "each slot's card-log row"),
+             StateField("grid_occ", np.int8, (cells,), NONE, "the side on each cell, -1 empty"),
+             StateField("grid_who", np.int16, (cells,), NONE, "the slot on each cell, -1 empty"))
     seeds = np.asarray(seeds, dtype=np.int64)
     w = World(n_games, SLOTS, COLUMNS, state, seeds=seeds)
     w.g.grid[:, ACTIVE] = NONE
@@ -206,7 +210,7 @@ def new_world(n_games: int, cells: int, hand_limit: int, seeds: np.ndarray) -> W
 
 def fields(w: World) -> GridFields:
     return GridFields(w.g.grid, w.g.grid_hand, w.g.grid_deck, w.g.grid_cem, w.g.grid_abil, w.g.grid_trap,
-                      w.g.grid_rng, w.g.grid_log, w.g.grid_slot_row)
+                      w.g.grid_rng, w.g.grid_log, w.g.grid_slot_row, w.g.grid_occ, w.g.grid_who)
 
 
 def columns(view: WorldView) -> np.ndarray:

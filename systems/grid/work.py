@@ -1,6 +1,6 @@
 """A thread's working space for the grid kernels (``GridWork``): the per-cell arrays the legal
-mask and the actions fill and read within one call (occupancy, line-of-sight distances, move
-costs, the breadth-first queue, a walked path), made once per batch and thread instead of once
+mask and the actions fill and read within one call (line-of-sight distances, move costs, the
+breadth-first queue, a walked path), made once per batch and thread instead of once
 per call.
 
 Why: a kernel that allocates needs numba's reference counting, and with it every array read out
@@ -19,8 +19,6 @@ import numpy as np
 class GridWork(NamedTuple):
     """Per-cell scratch (C = the board's cells) for one thread."""
 
-    occ: np.ndarray  # int8[C]: the side standing on each cell, -1 empty (rules.occupancy_into)
-    who: np.ndarray  # int16[C]: the slot standing on each cell, -1 empty
     dist: np.ndarray  # int16[C]: the active unit's line-of-sight distances (board.los_distance_into)
     cost: np.ndarray  # int16[C]: the active unit's move costs (board.move_costs_into)
     queue: np.ndarray  # int16[C]: the breadth-first queue of either
@@ -31,6 +29,6 @@ class GridWork(NamedTuple):
 
 def new_work(cells: int) -> GridWork:
     """The working space for a board of ``cells`` cells."""
-    i16 = np.zeros((5, cells), dtype=np.int16)
-    return GridWork(np.zeros(cells, dtype=np.int8), i16[0], i16[1], i16[2], i16[3], np.zeros(cells, dtype=np.bool_),
-                    np.zeros((3, cells), dtype=np.bool_), i16[4])
+    i16 = np.zeros((4, cells), dtype=np.int16)
+    return GridWork(i16[0], i16[1], i16[2], np.zeros(cells, dtype=np.bool_), np.zeros((3, cells), dtype=np.bool_),
+                    i16[3])

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from battlesim.systems.grid import apply, kernel_cache, outcome, play, rules
+from battlesim.systems.grid import apply, kernel_cache, occupancy, outcome, play, rules
 
 
 def test_every_engine_kernel_cites_its_rule():
-    for module in (rules, outcome, apply, play):
+    for module in (occupancy, rules, outcome, apply, play):
         for fn in kernel_cache.kernels_of(vars(module), module.__name__):
             doc = fn.py_func.__doc__ or ""
             assert "grid.md" in doc or "spec §" in doc, f"{module.__name__}.{fn.__name__}"

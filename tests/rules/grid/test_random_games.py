@@ -71,3 +71,13 @@ def test_the_invariant_check_sees_a_broken_state(play, unit):
     assert violation(r.ws, r.cols, r.f, r.bd, r.ct, r.pr, 0) == 0
     r.w.c.grid_cell[0, 1] = r.w.c.grid_cell[0, 0]
     assert INVARIANTS[violation(r.ws, r.cols, r.f, r.bd, r.ct, r.pr, 0)] == "two units on one cell"
+
+
+def test_the_invariant_check_sees_a_stale_occupancy_map(play, unit):
+    # occupancy.py: the occupancy map is game state, kept where units move and die; a unit moved
+    # behind its back (its map not told) is reported
+    p = play(unit("A", 0, 3, 3, "Footman") + unit("B", 0, 5, 3, "Footman"))
+    r = p.run
+    assert violation(r.ws, r.cols, r.f, r.bd, r.ct, r.pr, 0) == 0
+    r.w.c.grid_cell[0, 1] += 1
+    assert INVARIANTS[violation(r.ws, r.cols, r.f, r.bd, r.ct, r.pr, 0)] == "the occupancy map out of step with the units"
