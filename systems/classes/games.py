@@ -169,8 +169,9 @@ def scratch(game: ClassesGame) -> Game:
 def play_batch(game: ClassesGame, decks: tuple[str, str], seeds: np.ndarray, agents: tuple[int, int] = (0, 0),
                threads: int = 1, check: bool = False) -> Batch:
     """Set up one game per seed and play each to its end, seat s by compiled agent ``agents[s]``
-    (``loop.AGENTS``); thread t plays games t, t + n, ... with its own scratch game. A game
-    depends only on its seed, decks, agents and parameters (DESIGN.md "Threads")."""
+    (``loop.AGENTS``); thread t plays the t-th block of consecutive games (``threads.blocks``)
+    with its own scratch game. A game depends only on its seed, decks, agents and parameters
+    (DESIGN.md "Threads")."""
     bt = new_batch(game, decks, seeds)
     G, compiled, L, out, rng, start = bt.G, bt.compiled, bt.L, bt.out, bt.rng, bt.start
     B = len(bt.seeds)

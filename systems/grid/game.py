@@ -83,7 +83,8 @@ class GridBatch:
         self.actions = np.zeros(len(self.seeds), dtype=np.int64)
 
     def play(self, agents: np.ndarray, threads: int = 1) -> None:
-        """Every game to its end: one compiled call per thread, thread t playing games t, t + n, ..."""
+        """Every game to its end: one compiled call per thread, thread t playing the t-th block of
+        consecutive games (``threads.blocks``)."""
         t = self.tables
         args = (self.ws, self.cols, self.f, t.bd, t.ct, t.pr)
         rest = (self.main, self.sizes, self.heroes, self.cells, self.start, agents, self.actions_size, MAX_ACTIONS,

@@ -66,8 +66,8 @@ class HexBatch:
         return self.bt.f
 
     def play(self, agents: np.ndarray, threads: int = 1, check: bool = False) -> None:
-        """Every game to its end: one compiled call per thread, thread t playing games t, t + n, ...;
-        with ``check``, the invariants after every step (``out[:, 1]``)."""
+        """Every game to its end: one compiled call per thread, thread t playing the t-th block of
+        consecutive games (``threads.blocks``); with ``check``, the invariants after every step (``out[:, 1]``)."""
         bt = self.bt
         games = np.arange(len(self.seeds), dtype=np.int64)
         n = max(1, min(threads, len(games)))
