@@ -82,28 +82,16 @@ def _reach(w: WorldState, b: int, t: int, s: int, cols: np.ndarray, q_side: int,
     return bonus
 
 
+EVERY_SLOT = -1  # ``aura_sources`` of a World with more slots than bits; ``aura_bonus`` then looks at every slot
+
+
 @njit(cache=False)
 def armor_aura(w: WorldState, b: int, t: int, cols: np.ndarray) -> int:
     """What the armor auras standing in game b add to unit t's armor (lanes.md "Aura System":
     each source once per aura effect, by its reach; ``auras.aura_bonus``). cols[5..14]: aura,
     card_id, owner, lane, pos, anchor, improvement, creep, the first aura_armor row, the number
     of aura slots. Every slot is looked at: a damage row may follow a death or a summon."""
-    n_slots = w.params[cols[14]]
-    if n_slots == 0:
-        return 0
-    q_side = w.i8[cols[7], b, t]
-    q_lane = w.i8[cols[8], b, t]
-    q_pos = np.int16(w.i8[cols[9], b, t])
-    q_unit = not w.flags[cols[10], b, t] and not w.flags[cols[11], b, t]
-    q_ally_ok = q_unit and not w.flags[cols[12], b, t]
-    bonus = 0
-    for s in range(w.alive.shape[1]):
-        if w.alive[b, s] and w.flags[cols[5], b, s]:
-            bonus += _reach(w, b, t, s, cols, q_side, q_lane, q_pos, q_unit, q_ally_ok, n_slots)
-    return bonus
-
-
-EVERY_SLOT = -1  # ``aura_sources`` of a World with more slots than bits: ``aura_bonus`` looks at every slot
+    return aura_bonus(w, b, t, cols, EVERY_SLOT)
 
 
 @njit(cache=False)
@@ -124,9 +112,8 @@ def aura_sources(w: WorldState, b: int, cols: np.ndarray) -> int:
 
 @njit(cache=False)
 def aura_bonus(w: WorldState, b: int, t: int, cols: np.ndarray, sources: int) -> int:
-    """``armor_aura`` over the sources ``aura_sources`` found (in slot order, as ``armor_aura``)."""
-    if sources == EVERY_SLOT:
-        return armor_aura(w, b, t, cols)
+    """``armor_aura`` over the sources ``aura_sources`` found, in slot order; ``EVERY_SLOT``: every
+    live slot with the aura flag, found as it walks."""
     n_slots = w.params[cols[14]]
     if n_slots == 0:
         return 0
@@ -136,6 +123,11 @@ def aura_bonus(w: WorldState, b: int, t: int, cols: np.ndarray, sources: int) ->
     q_unit = not w.flags[cols[10], b, t] and not w.flags[cols[11], b, t]
     q_ally_ok = q_unit and not w.flags[cols[12], b, t]
     bonus = 0
+    if sources == EVERY_SLOT:
+        for s in range(w.alive.shape[1]):
+            if w.alive[b, s] and w.flags[cols[5], b, s]:
+                bonus += _reach(w, b, t, s, cols, q_side, q_lane, q_pos, q_unit, q_ally_ok, n_slots)
+        return bonus
     s = 0
     while sources != 0:
         if sources & 1:
