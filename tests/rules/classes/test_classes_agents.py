@@ -101,19 +101,28 @@ def per_target_listing(G, R, b: int, side: int) -> list[tuple[int, int, int, int
     return rows
 
 
+def mid_game_boards(n_games: int):
+    """``(G, R, live)`` of greedy-against-random batches of ``n_games`` on two deck pairs, stopped by
+    a 9-turn limit: the ``live`` games are mid-game boards, reopened (not ended) to be listed."""
+    from battlesim.systems.classes.state import G_DRAW, G_ENDED
+
+    short = get_ruleset("classes").load({"turn_limit": 9})
+    for decks in (DECKS, ("paladin_vanguard", "warlock_legion")):
+        bt = play_batch(short, decks, np.arange(n_games), agents=(GREEDY, RANDOM))
+        G = bt.G
+        live = np.flatnonzero(G.g[:, G_DRAW] == 1)  # stopped by the turn limit: mid-game boards
+        G.g[live, G_ENDED] = 0
+        yield G, bt.compiled.rules, live
+
+
 def test_the_legal_listing_is_the_per_target_one(classes):
     # legal_actions checks each card once and the other targets with check_target alone: on
     # mid-game states of both seats it lists exactly what one *_error call per target allows
     from battlesim.systems.classes.agent import CANDIDATES, legal_actions
-    from battlesim.systems.classes.state import G_ACTIVE, G_DRAW, G_ENDED
+    from battlesim.systems.classes.state import G_ACTIVE
 
-    short = get_ruleset("classes").load({"turn_limit": 9})
     listed = 0
-    for decks in (DECKS, ("paladin_vanguard", "warlock_legion")):
-        bt = play_batch(short, decks, np.arange(12), agents=(GREEDY, RANDOM))
-        G, R = bt.G, bt.compiled.rules
-        live = np.flatnonzero(G.g[:, G_DRAW] == 1)  # stopped by the turn limit: mid-game boards
-        G.g[live, G_ENDED] = 0
+    for G, R, live in mid_game_boards(12):
         rows = np.empty((CANDIDATES, 4), np.int64)
         for b in live:
             for side in (0, 1):
@@ -148,15 +157,10 @@ def test_a_units_acts_are_the_per_target_ones(classes):
     # alone: on mid-game boards it lists exactly what one ability_error call per target allows
     from battlesim.systems.classes.acting import ACT_ABILITY
     from battlesim.systems.classes.agent import CANDIDATES, unit_actions
-    from battlesim.systems.classes.state import G_DRAW, G_ENDED, U_PRESENT
+    from battlesim.systems.classes.state import U_PRESENT
 
-    short = get_ruleset("classes").load({"turn_limit": 9})
     abilities = 0
-    for decks in (DECKS, ("paladin_vanguard", "warlock_legion")):
-        bt = play_batch(short, decks, np.arange(24), agents=(GREEDY, RANDOM))
-        G, R = bt.G, bt.compiled.rules
-        live = np.flatnonzero(G.g[:, G_DRAW] == 1)
-        G.g[live, G_ENDED] = 0
+    for G, R, live in mid_game_boards(24):
         rows, t, pay = np.empty((CANDIDATES, 4), np.int64), np.empty(32, np.int64), np.full(5, -1, np.int64)
         for b in live:
             for f in np.flatnonzero(G.u[b, :, U_PRESENT]):
