@@ -68,9 +68,10 @@ def blocks(rows: np.ndarray, n: int) -> list[np.ndarray]:
 
 def over_threads(play: Callable[[np.ndarray, int], Any], games: np.ndarray, n: int) -> list:
     """``play(part, t)`` on ``n`` threads at once, thread t with the t-th of ``n`` consecutive blocks
-    of ``games`` (``blocks``); one call in this thread when ``n`` is 1. ``play`` must release the GIL (``nogil=True``) and give
-    thread t its own scratch, so a game depends only on its own rows (DESIGN.md "Threads"): the
-    results are the same for any ``n``. Returns each thread's return value, in thread order."""
+    of ``games`` (``blocks``); one call in this thread when ``n`` is 1. ``play`` must release the
+    GIL (``nogil=True``) and give thread t its own scratch, so a game depends only on its own rows
+    (DESIGN.md "Threads"): the results are the same for any ``n``. Returns each thread's return
+    value, in thread order."""
     n = max(1, min(int(n), len(games)))
     if n == 1:
         return [play(games, 0)]

@@ -84,6 +84,7 @@ def make_schedule(game: "LanesGame") -> Schedule:
 # Worlds kept for restarting (``LanesGame._batch_world``): one per batch shape, the newest two (a
 # World of 4,096 games holds ~100 MB; consecutive batches of a run share one shape)
 SPARE_WORLDS = 2
+SEAT_DECKS = np.array([0, 1])  # ``new_world``'s deck index: seat s plays the pair's deck s
 
 
 @dataclass
@@ -134,12 +135,15 @@ class LanesGame:
         return DEFAULT_DECKS
 
     def new_world(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any]):
-        pair = [self.cards.deck(d) for d in decks]
-        w = new_world(self.cards, self.params, seeds, pair, np.array([0, 1]), setup=setup_world)
+        w = new_world(self.cards, self.params, seeds, self._pair(decks), SEAT_DECKS, setup=setup_world)
         w.agents = list(agents)
         w.schedule = self.schedule
         w.actions = self.actions
         return w
+
+    def _pair(self, decks: tuple[str, str]) -> list:
+        """The two seats' decks, seat 0 playing ``decks[0]`` (``SEAT_DECKS``)."""
+        return [self.cards.deck(d) for d in decks]
 
     def run(self, w) -> None:
         """Play rounds until every game of the batch has ended."""
@@ -160,14 +164,15 @@ class LanesGame:
         from battlesim.systems.lanes.compiled import loop as compiled_loop
 
         seeds = np.asarray(seeds, dtype=np.int64)
-        if any(numpy_only(p) for p in loaded_plugins()):
+        plugins = loaded_plugins()
+        if any(numpy_only(p) for p in plugins):
             # a plugin's stage, opcode or selector without a compiled twin: the compiled game would
             # not apply it, so the numpy schedule plays (said once on stderr when the plugin loaded)
             w = self.new_world(seeds, decks, agents)
             self.run(w)
             key = None
         else:
-            key, w = self._batch_world(seeds, decks, agents)
+            key, w = self._batch_world(seeds, decks, agents, plugins)
             compiled_loop.play_batch(self, w)  # every system compiled; Python agents through the step API
         out = {"games": self.results(w, decks, agents)}
         if cards:
@@ -179,20 +184,20 @@ class LanesGame:
                 self._spare.pop(next(iter(self._spare)))
         return out
 
-    def _batch_world(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any]) -> tuple[tuple, Any]:
+    def _batch_world(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any],
+                     plugins: dict[str, Any]) -> tuple[tuple, Any]:
         """A World for a batch the compiled loop plays, and its key: the last one of the same
         decks, size and plugins restarted in place (``restart_world``, ``loop.restart``), else a
         new one. Why: a one-game ``play`` spent ~2 ms building a World and the compiled views
         and tables of it (``loop_args``), more than the game itself; a restarted World keeps
         them. The tables read it after the game: ``results`` and ``card_rows`` copy out."""
-        from battlesim.ecs.plugin import loaded_plugins
         from battlesim.systems.lanes.compiled import loop as compiled_loop
 
-        key = (tuple(decks), int(seeds.shape[0]), tuple(sorted(loaded_plugins())))
+        key = (tuple(decks), int(seeds.shape[0]), tuple(sorted(plugins)))
         w = self._spare.pop(key, None)  # taken out while it plays: a failed batch leaves nothing half-played
         if w is None:
             return key, self.new_world(seeds, decks, agents)
-        restart_world(w, seeds, [self.cards.deck(d) for d in decks], np.array([0, 1]), setup=setup_world)
+        restart_world(w, seeds, self._pair(decks), SEAT_DECKS, setup=setup_world)
         compiled_loop.restart(w)
         w.agents = list(agents)
         return key, w
