@@ -111,9 +111,10 @@ def service_split(game, batch: int, agents: tuple[str, str] = ("random", "random
 
 
 def _decision_classes(game) -> list[type]:
-    """The concrete decision systems of the game's schedule (each overrides ``request``)."""
+    """The concrete decision systems of the schedule ``service_split`` plays (each overrides
+    ``request``): a compiled ruleset's reference schedule, else its own."""
     found: list[type] = []
-    for phase in game.schedule.phases:
+    for phase in getattr(game, "reference", game.schedule).phases:
         for system in phase.systems:
             cls = type(system)
             if isinstance(system, DecisionSystem) and cls not in found:

@@ -301,7 +301,7 @@ def seen(lanes, tmp_path_factory) -> Seen:
         for agent in agents:
             out.wrap(agent)
         w = lanes.new_world(np.arange(n, dtype=np.int64) + 1000 * i, pair, agents)
-        lanes.run(w)
+        lanes.run_reference(w)
         view, f, cols = out.view(w)
         out.compare_values(w, view, f, cols)  # the batch's end: won, lost and drawn games
     return out

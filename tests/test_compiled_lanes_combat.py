@@ -130,7 +130,7 @@ def test_compiled_combat_replays_every_numpy_combat_phase(lanes, engine, monkeyp
         w = lanes.new_world(seeds, pair, [make_agent("random"), make_agent("random")])
         with monkeypatch.context() as m:
             replay = Replay(w, engine, m)
-            lanes.run(w)
+            lanes.run_reference(w)
         seen += replay.seen
         failures += [f"{pair}: {f}" for f in replay.failures]
     print(f"\ncompiled combat: identical on {dict(seen)}")
@@ -188,7 +188,7 @@ def test_compiled_settle_replays_numpy_settle_on_crafted_deaths(lanes, engine, m
         w = lanes.new_world(seeds, pair, [make_agent("random"), make_agent("random")])
         with monkeypatch.context() as m:
             replay = SettleReplay(w, engine, m, seed=k)
-            lanes.run(w)
+            lanes.run_reference(w)
         seen += replay.seen
         failures += [f"{pair}: {f}" for f in replay.failures]
     print(dict(seen))

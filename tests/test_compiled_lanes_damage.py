@@ -142,7 +142,7 @@ def test_compiled_pipeline_replays_every_numpy_damage_batch(lanes, engine, monke
         w = lanes.new_world(seeds, pair, [make_agent("random"), make_agent("random")])
         with monkeypatch.context() as m:
             replay = Replay(w, engine, m)
-            lanes.run(w)
+            lanes.run_reference(w)
         seen += replay.seen
         failures += [f"{pair}: {f}" for f in replay.failures]
     assert not failures, "\n".join(failures[:10])
@@ -211,7 +211,7 @@ def _boards(lanes, monkeypatch, seed: int):
 
     with monkeypatch.context() as m:
         m.setattr(w.pipeline, "run", spy)
-        lanes.run(w)
+        lanes.run_reference(w)
     return start, boards
 
 

@@ -159,7 +159,7 @@ def run(game, engine, pairs, agents, n: int, offset: int, monkeypatch, hear_on_p
             if hear_on_play:
                 m.setitem(EXECUTOR.handlers, "on_play", [SimpleNamespace(fn=lambda world, ctx: None)])
             replay = DeployReplay(w, engine, m, game.actions)
-            game.run(w)
+            game.run_reference(w)
         seen += replay.seen
         failures += [f"{pair}: {f}" for f in replay.failures]
     return seen, failures

@@ -77,7 +77,7 @@ def capture(lanes, decks: tuple[str, str], seeds: np.ndarray, monkeypatch: pytes
         for name, op in list(EXECUTOR.opcodes.items()):
             m.setitem(EXECUTOR.opcodes, name, replace(op, fn=kernel(name, op.fn)))
         m.delattr(EXECUTOR, "_lists_cache", raising=False)
-        lanes.run(w)
+        lanes.run_reference(w)
     EXECUTOR.__dict__.pop("_lists_cache", None)  # it held the spies
     return start, fired
 

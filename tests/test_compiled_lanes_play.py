@@ -196,7 +196,7 @@ def run_games(lanes, engine, monkeypatch, runs, plant_dying: bool = False) -> tu
         w = lanes.new_world(seeds, pair, [make_agent(a) for a in agents])
         with monkeypatch.context() as m:
             replay = Replay(w, engine, m, plant_dying)
-            lanes.run(w)
+            lanes.run_reference(w)
         seen += replay.seen
         failures += [f"{pair} {agents}: {f}" for f in replay.failures]
     return seen, failures
@@ -291,7 +291,7 @@ def test_a_whole_play_phase_compiled_equals_numpy_process(lanes, engine, monkeyp
         w = lanes.new_world(np.arange(64, dtype=np.int64) + 500 * i, pair, [make_agent("random")] * 2)
         with monkeypatch.context() as m:
             replay = PhaseReplay(w, engine, m)
-            lanes.run(w)
+            lanes.run_reference(w)
         seen += replay.seen
         failures += [f"{pair}: {f}" for f in replay.failures]
     print(dict(seen))
@@ -331,7 +331,7 @@ def test_a_unit_aims_only_inside_its_lane_when_its_range_is_the_lane(lanes, engi
     w = lanes.new_world(np.arange(24, dtype=np.int64) + 7000, PAIRS[0], [make_agent("random")] * 2)
     with monkeypatch.context() as m:
         replay = LaneRangeReplay(w, engine, m)
-        lanes.run(w)
+        lanes.run_reference(w)
     seen += replay.seen
     failures += replay.failures
     assert not failures, "\n".join(failures[:10])

@@ -164,7 +164,7 @@ def play(lanes, engine, monkeypatch, craft=None, games: int = GAMES, agents=("ra
         w = lanes.new_world(seeds, pair, [make_agent(a) for a in agents])
         with monkeypatch.context() as m:
             replay = Replay(w, engine, m, lanes.actions, craft, seed=k)
-            lanes.run(w)
+            lanes.run_reference(w)
         seen += replay.seen
         failures += [f"{pair}: {f}" for f in replay.failures]
     print(dict(seen))

@@ -74,10 +74,10 @@ import numpy as np
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.runs.runner import RunConfig, load_game
 game = load_game(RunConfig())
-# the numpy schedule: the compiled loop of a fresh install compiles for minutes on its first run
+# the reference schedule (numpy twins): the compiled loop of a fresh install compiles for minutes on its first run
 # (the test's budget), and what is checked here is that the install has its code and data
 w = game.new_world(np.arange(3, 11), ("red_vanguard", "blue_tide"), [make_agent("random"), make_agent("random")])
-game.run(w)
+game.run_reference(w)
 rows = len(game.results(w, ("red_vanguard", "blue_tide"), w.agents)["seed"])
 print(json.dumps({"init": battlesim.__file__, "data": battlesim.data.__file__, "version": battlesim.__version__,
                   "decks": list(game.deck_ids()), "rows": rows,

@@ -315,7 +315,7 @@ def test_trigger_handlers_hear_every_firing(tmp_path):
 
         game = fresh_game()
         w = game.new_world(np.arange(16), ("red_vanguard", "blue_tide"), [plugin_agent("random")] * 2)
-        game.run(w)
+        game.run_reference(w)
         assert sum(death_counter.DEATHS) > 16, "units die in every game"
         assert death_counter.ROUNDS and death_counter.ROUNDS[0] > 0
         rows = {(e["kind"], e["name"]): e for e in extend("lanes").vocabulary()}

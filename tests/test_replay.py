@@ -3,6 +3,7 @@
 import re
 
 import esper
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -129,8 +130,9 @@ effects = [{ trigger = "on_play", op = "damage", select = "chosen", amount = 4 }
 def test_replay_writes_effect_damage_and_attack_after_auras(lanes, tmp_path):
     # the log says what the rules read: Left's attack with the Banner's aura (3, not its own 2),
     # and a spell's damage as it lands, with what is left of its target
-    from battlesim.systems.lanes.scenario import Step, load_scenario
-    from battlesim.systems.lanes.scenario_steps import run_step
+    from battlesim.systems.lanes import play as reference
+    from battlesim.systems.lanes.play import PENDING_NONE
+    from battlesim.systems.lanes.scenario import load_scenario
 
     path = tmp_path / "board.toml"
     path.write_text(BOARD)
@@ -138,9 +140,13 @@ def test_replay_writes_effect_damage_and_attack_after_auras(lanes, tmp_path):
     lines: list[str] = []
     log = replay_mod.ReplayLog(sc.w, ("a", "b"), ["x", "y"], write=lines.append)
     assert log.stats(int(sc.w.g.board[0, 0, 1, 1])) == "3/3"
+    w, A, one = sc.w, lanes.actions, np.array([0])
+    w.g.hand[0, 0, 0] = w.catalog.id("Test Bolt")
+    w.g.to_act[0], w.g.pending_kind[0] = 0, PENDING_NONE
+    phase = reference.PlayPhase(A)  # the log listens to the reference twin's events (the replay's schedule)
     with log:
-        run_step(sc, 0, Step.model_validate({"do": "play", "side": 0, "card": "Test Bolt", "lane": 1,
-                                             "target": [1, 1, 3]}))
+        phase.apply(w, one, one, np.array([A.play(0, 1, 0)]))
+        phase.apply(w, one, one, np.array([A.target(1, 1, 3)]))
     text = "\n".join(lines)
     # (units written inline in a scenario are named "(scenario unit)" by the catalog)
     assert "damage  s0 *(scenario unit) (lane 1 pos 0) deals effect damage to s1 (scenario unit) (lane 1 pos 3) " \
@@ -149,8 +155,8 @@ def test_replay_writes_effect_damage_and_attack_after_auras(lanes, tmp_path):
 
 def test_replay_writes_an_attack_before_the_retaliation_it_provokes(lanes, tmp_path):
     # a batch's lines come before those of the damage it causes (retaliation is a nested run)
-    from battlesim.systems.lanes.scenario import Step, load_scenario
-    from battlesim.systems.lanes.scenario_steps import run_step
+    from battlesim.systems.lanes import combat as reference
+    from battlesim.systems.lanes.scenario import load_scenario
 
     path = tmp_path / "board.toml"
     path.write_text('ruleset = "lanes"\nrule = "test"\nunits = [\n'
@@ -160,7 +166,7 @@ def test_replay_writes_an_attack_before_the_retaliation_it_provokes(lanes, tmp_p
     sc = load_scenario(path, game=lanes)
     lines: list[str] = []
     with replay_mod.ReplayLog(sc.w, ("a", "b"), ["x", "y"], write=lines.append):
-        run_step(sc, 0, Step.model_validate({"do": "combat"}))
+        reference.Combat().process(sc.w)  # the replay's schedule: the reference twin, whose events the log reads
     hits = [i for i, line in enumerate(lines) if "s0 (scenario unit) (lane 0 pos 1) hits" in line]
     back = [i for i, line in enumerate(lines) if "retaliates on s0 (scenario unit) (lane 0 pos 1) for 2: 3 HP left" in line]
     assert hits and back and hits[0] < back[0], lines

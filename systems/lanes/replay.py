@@ -60,19 +60,16 @@ def replay_game(game: Any, seed: int, decks: Sequence[str], agents: Sequence[Any
                 write: Callable[[str], Any] = print) -> dict[str, Any]:
     """Play game ``seed`` alone with the log open; returns its games-table row.
 
-    The game runs through ``game.run`` with a copy of its schedule in which each phase starts
-    with a marker that only writes; the systems are the ruleset's own objects, so the game is
-    the one any run plays for this seed."""
+    The game runs through ``game.run`` with a copy of its reference schedule (the numpy twins of
+    the systems that fire card effects, whose esper events the log reads: the compiled loop
+    dispatches none of them yet) in which each phase starts with a marker that only writes; the
+    golden games prove it the game any run plays for this seed."""
     w = game.new_world(np.array([seed], dtype=np.int64), tuple(decks), list(agents))
     log = ReplayLog(w, decks, agents, write)
-    plain = game.schedule
-    marked = Schedule([Phase(p.name, [_PhaseMarker(p.name, log), *p.systems]) for p in plain.phases])
-    game.schedule = w.schedule = marked
-    try:
-        with log:
-            game.run(w)
-    finally:
-        game.schedule = w.schedule = plain
+    marked = Schedule([Phase(p.name, [_PhaseMarker(p.name, log), *p.systems]) for p in game.reference.phases])
+    w.schedule = marked
+    with log:
+        game.run(w, marked)
     cols = game.results(w, tuple(decks), list(agents))
     return {k: v[:1].tolist()[0] for k, v in cols.items()}  # plain Python values; a masked one is None, as in Parquet
 

@@ -13,26 +13,27 @@ from battlesim.ecs.npx import nonzero
 from battlesim.ecs.plugin import extend
 from battlesim.ecs.schedule import Phase, Schedule
 from battlesim.systems.lanes import agents as _agents  # noqa: F401  (registers greedy and lookahead)
+from battlesim.systems.lanes import combat, deploy, play, round_end, round_start
 from battlesim.systems.lanes.actions import ActionTable
 from battlesim.systems.lanes.cards import CardSet, load_card_set
-from battlesim.systems.lanes.combat import Combat
 from battlesim.systems.lanes.compiled.processors import (
+    Combat,
     CreepSpawn,
     DrawPhase,
+    EndOfRound,
     HeroAvailability,
+    HeroDeployment,
     ObjectiveSnapshot,
     PlayPhase,
     RefreshResources,
     RoundEnd,
     ShopPhase,
+    StartOfRound,
     VictoryCheck,
     setup_world,
 )
-from battlesim.systems.lanes.deploy import HeroDeployment
 from battlesim.systems.lanes.measures import snapshot_columns
 from battlesim.systems.lanes.params import LanesParams, load_params
-from battlesim.systems.lanes.round_end import EndOfRound
-from battlesim.systems.lanes.round_start import StartOfRound
 from battlesim.systems.lanes.state import END_REASONS, MAX_IMPROVEMENTS, new_world, restart_world
 
 DEFAULT_DECKS = ("red_vanguard", "blue_tide")
@@ -44,9 +45,9 @@ lanes = extend("lanes")
 lanes.declare_phases(PHASES)
 
 # The built-in systems, declared through the public API as a plugin declares its own
-# (``factory(game) -> processor``; higher priority runs first inside a phase). Those imported from
-# ``compiled.processors`` run compiled kernels (issue 13, docs/compiled-core.md "Wiring"); the
-# others fire card effects and stay numpy until the compiled effect machine drains them.
+# (``factory(game) -> processor``; higher priority runs first inside a phase). Every one runs
+# compiled code (``compiled.processors``; issue 13, docs/compiled-core.md "Wiring"): a batch
+# driver, or, for the systems that fire card effects, the game loop's own step.
 _BUILT_IN_SYSTEMS = [
     ("creep_spawn", 0, CreepSpawn, None),
     ("start_of_round", 0, StartOfRound, None),
@@ -66,15 +67,30 @@ for _phase, _priority, _cls, _factory in _BUILT_IN_SYSTEMS:
     lanes.system(_phase, _priority, name=_cls.__name__, doc=_cls.__doc__ or "")(_factory or _cls)
 
 
-def make_schedule(game: "LanesGame") -> Schedule:
+# The numpy twins of the systems that fire card effects: the reference schedule
+# (``make_schedule(game, reference=True)``) the compiled systems were proved against, still played
+# by ``battlesim replay`` (its log listens to their esper events), the differential tests and a
+# plugin whose stage has no compiled twin (issue 13's "One engine": what is left of numpy).
+REFERENCE_SYSTEMS = {
+    "StartOfRound": lambda game: round_start.StartOfRound(),
+    "HeroDeployment": lambda game: deploy.HeroDeployment(game.actions),
+    "PlayPhase": lambda game: play.PlayPhase(game.actions),
+    "Combat": lambda game: combat.Combat(),
+    "EndOfRound": lambda game: round_end.EndOfRound(),
+}
+
+
+def make_schedule(game: "LanesGame", reference: bool = False) -> Schedule:
     """lanes.md "Game Phases": creep spawn, start of round (status tick, start-of-round effects),
     hero deployment, draw, resources, play, combat (win check), shop, end of round; with every
-    system a plugin declared, in the documented order (ecs/plugin.py)."""
+    system a plugin declared, in the documented order (ecs/plugin.py). ``reference``: the systems
+    that fire card effects are their numpy twins (``REFERENCE_SYSTEMS``)."""
     phases = []
     for name, specs in lanes.schedule_specs():
         systems = []
         for spec in specs:
-            proc = spec.factory(game)
+            twin = REFERENCE_SYSTEMS.get(spec.name) if reference else None
+            proc = (twin or spec.factory)(game)
             proc.priority = spec.priority
             systems.append(proc)
         phases.append(Phase(name, systems))
@@ -99,6 +115,7 @@ class LanesGame:
         p = self.params
         self.actions = ActionTable(p.hand_limit, p.lanes, p.positions, p.heroes, MAX_IMPROVEMENTS, p.shop_offers)
         self.schedule = make_schedule(self)
+        self.reference = make_schedule(self, reference=True)
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_spare": {}}  # a copy or a pickle carries no spare World
@@ -111,7 +128,7 @@ class LanesGame:
         reference every compiled system was proved against. The differential tests capture its
         calls; runs play the compiled loop (``play``)."""
         w = self.new_world(np.asarray(seeds, dtype=np.int64), decks, agents)
-        self.run(w)
+        self.run_reference(w)
         return self.results(w, decks, agents)
 
     def system_split(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any]) -> dict[str, float]:
@@ -145,13 +162,20 @@ class LanesGame:
         """The two seats' decks, seat 0 playing ``decks[0]`` (``SEAT_DECKS``)."""
         return [self.cards.deck(d) for d in decks]
 
-    def run(self, w) -> None:
-        """Play rounds until every game of the batch has ended."""
+    def run(self, w, schedule: Schedule | None = None) -> None:
+        """Play rounds until every game of the batch has ended, system by system through the
+        schedule's Processors (``schedule``: the game's own by default)."""
+        schedule = schedule or self.schedule
         for _ in range(self.params.round_limit + 1):
             if not w.active.any():
                 return
-            self.schedule.run(w)
+            schedule.run(w)
         raise RuntimeError("games still running past the round limit")  # pragma: no cover
+
+    def run_reference(self, w) -> None:
+        """``run`` through the reference schedule (``make_schedule(reference=True)``)."""
+        w.schedule = self.reference
+        self.run(w, self.reference)
 
     def play(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any]) -> dict[str, np.ndarray]:
         """Play one batch; the games-table columns."""
@@ -169,7 +193,7 @@ class LanesGame:
             # a plugin's stage, opcode or selector without a compiled twin: the compiled game would
             # not apply it, so the numpy schedule plays (said once on stderr when the plugin loaded)
             w = self.new_world(seeds, decks, agents)
-            self.run(w)
+            self.run_reference(w)
             key = None
         else:
             key, w = self._batch_world(seeds, decks, agents, plugins)

@@ -1,15 +1,21 @@
-"""The steps a scenario can run, each through the same systems a real game runs."""
+"""The steps a scenario can run, each through the same compiled systems a real game runs (the
+Processors of ``compiled/processors.py``; an action through the game loop's own ``apply``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from battlesim.systems.lanes.combat import Combat
-from battlesim.systems.lanes.compiled.processors import CreepSpawn, PlayPhase, RoundEnd, ShopPhase, VictoryCheck
-from battlesim.systems.lanes.deaths import settle
+from battlesim.systems.lanes.compiled.processors import (
+    Combat,
+    CreepSpawn,
+    EndOfRound,
+    PlayPhase,
+    RoundEnd,
+    ShopPhase,
+    StartOfRound,
+    VictoryCheck,
+)
 from battlesim.systems.lanes.play import PENDING_CASTER, PENDING_NONE
-from battlesim.systems.lanes.round_end import EndOfRound
-from battlesim.systems.lanes.round_start import StartOfRound
 from battlesim.systems.lanes.scenario_error import ScenarioError
 
 G = np.array([0])
@@ -42,7 +48,8 @@ def _need(step, where: str, *fields: str) -> None:
 
 
 def act(sc, step, where: str) -> None:
-    """play / ability / activate: the action must be legal, as an agent would see it."""
+    """play / ability / activate: the action must be legal, as an agent would see it; the play
+    phase's ``apply`` settles deaths after it ("Deaths are processed immediately")."""
     w, game = sc.w, sc.game
     A = game.actions
     _need(step, where, "side", "lane")
@@ -81,7 +88,6 @@ def act(sc, step, where: str) -> None:
         _legal_apply(w, phase, A.target(*step.target), side, where + " target", A)
     elif step.target is not None:
         raise ScenarioError(f"{where}: a target was given but nothing asks for one")
-    settle(w)
 
 
 def _legal_apply(w, phase, action: int, side: int, where: str, A) -> None:

@@ -335,6 +335,38 @@ def run_system(w: Any, k: int) -> None:
     _bookkeeping(w)
 
 
+def system_index(name: str) -> int:
+    """The position of the system called ``name`` in the lanes schedule (plugins' systems
+    included), the ``k`` of ``run_system`` and of ``L.pc[b, PC_SYSTEM]``."""
+    from battlesim.ecs.plugin import extend
+
+    names = [s.name for _, specs in extend("lanes").schedule_specs() for s in specs]
+    return names.index(name)
+
+
+def apply_answers(w: Any, k: int, games: np.ndarray, actor: np.ndarray, actions: np.ndarray) -> None:
+    """A decision system's ``apply``, compiled: game ``games[i]``'s seat ``actor[i]`` answers
+    ``actions[i]`` to system k's decision, exactly as the loop applies an agent's answer (the same
+    ``apply`` step, deaths settled). Why through the loop: the apply fires card effects, and only
+    the engine module's ``advance`` reaches the resolution machine. Every seat is asked in
+    Python meanwhile, so the loop stops at the next decision (or at the end of system k) instead
+    of playing on with the World's compiled agents; system k is taken as begun (its sub-step
+    past its start), as an ``apply`` after a ``request`` finds it."""
+    L = loop_args(w)
+    games = np.asarray(games, dtype=np.int64)
+    codes = L.agents.copy()
+    L.agents[:] = lg.PYTHON
+    try:
+        L.pc[games, cl.PC_SYSTEM] = k
+        L.pc[games, cl.PC_SUB] = 1
+        L.pc[games, cl.PC_ACTOR] = np.asarray(actor, dtype=np.int64)
+        L.pc[games, cl.PC_STATUS] = cl.PENDING
+        advance(w, games, k + 1, np.asarray(actions, dtype=np.int64))
+    finally:
+        L.agents[:] = codes
+    _bookkeeping(w)
+
+
 def compiled_flags(n_systems: int) -> list[bool]:
     """Which systems of the schedule (in order) the engine's loop runs compiled."""
     from battlesim.ecs.compiled.loop import systems_of

@@ -14,9 +14,13 @@ Python side is done here from the kernels' returns:
   ``World.changes`` counter of a tracked component it writes, as ``World.allocate``/``add`` do);
 - ``SlotsExhausted`` naming the seed of a game with no free slot.
 
-The arguments come from ``bundle(w)`` (bundle.py), built once per World. Nothing here fires a card
-trigger: the systems that do (start and end of round, combat, the play phase's apply) stay numpy
-until the compiled effect machine drains them.
+The arguments come from ``bundle(w)`` (bundle.py), built once per World. The systems that fire card
+effects (start and end of round, hero deployment, the play phase, combat) have no batch driver:
+only the engine module's ``advance`` reaches the resolution machine, so their Processors run the
+game loop's own step over the batch (``InLoop``: ``loop.run_system``), and the play phase's
+``apply`` is the loop's (``loop.apply_answers``). They dispatch none of their numpy twins' esper
+events (``lanes.combat``, ``lanes.deaths``, ``lanes.play``...): ``battlesim replay``, which reads
+them, plays the reference schedule (``ruleset.make_schedule(reference=True)``).
 """
 
 from __future__ import annotations
@@ -25,8 +29,9 @@ import esper
 import numpy as np
 
 from battlesim.ecs.world import SlotsExhausted
-from battlesim.systems.lanes import measures, play, round_start, shop, victory
+from battlesim.systems.lanes import combat, deploy, measures, play, round_end, round_start, shop, victory
 from battlesim.systems.lanes.compiled import drivers
+from battlesim.systems.lanes.compiled import loop as compiled_loop
 from battlesim.systems.lanes.compiled.bundle import bundle
 from battlesim.systems.lanes.compiled.legal import legal_rows
 from battlesim.systems.lanes.compiled.setup import setup_tables
@@ -172,12 +177,42 @@ class ShopPhase(shop.ShopPhase):
             esper.dispatch_event("lanes.upgrade", w, games[sel], seat[sel], value[sel].astype(np.int8))
 
 
-class PlayPhase(play.PlayPhase):
+class InLoop:
+    """A system that fires card effects, run by the game loop itself: ``process`` is the loop's
+    system k over the batch (``loop.run_system``; Python agents asked through the step API), k
+    found by the system's name in the schedule. Only the engine module's ``advance`` reaches the
+    resolution machine, so these systems have no batch driver of their own."""
+
+    def process(self, w) -> None:
+        compiled_loop.run_system(w, compiled_loop.system_index(type(self).__name__))
+
+
+class StartOfRound(InLoop, round_start.StartOfRound):
+    __doc__ = round_start.StartOfRound.__doc__
+
+
+class HeroDeployment(InLoop, deploy.HeroDeployment):
+    __doc__ = deploy.HeroDeployment.__doc__
+
+
+class Combat(InLoop, combat.Combat):
+    __doc__ = combat.Combat.__doc__
+
+
+class EndOfRound(InLoop, round_end.EndOfRound):
+    __doc__ = round_end.EndOfRound.__doc__
+
+
+class PlayPhase(InLoop, play.PlayPhase):
     __doc__ = play.PlayPhase.__doc__
 
+    def apply(self, w, games: np.ndarray, actor: np.ndarray, actions: np.ndarray) -> None:
+        """Each game's answer applied by the loop's own ``apply`` step (``loop.apply_answers``):
+        a scenario's or a test's single action, played as in a game."""
+        compiled_loop.apply_answers(w, compiled_loop.system_index("PlayPhase"), games, actor, actions)
+
     def request(self, w, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The legal rows from the compiled request (``legal_rows``); the apply stays numpy (it
-        fires card effects)."""
+        """The legal rows from the compiled request (``legal_rows``)."""
         k = bundle(w)
         _, cols = k.columns_for(self.actions)
         games = np.asarray(games, dtype=np.int64)

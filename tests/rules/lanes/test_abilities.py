@@ -15,8 +15,8 @@ import textwrap
 import numpy as np
 import pytest
 
+from battlesim.systems.lanes.compiled.processors import StartOfRound
 from battlesim.systems.lanes.legal import legal_abilities, legal_activations
-from battlesim.systems.lanes.round_start import StartOfRound
 from battlesim.systems.lanes.scenario import ScenarioError, Step, load_scenario
 from battlesim.systems.lanes.scenario_steps import run_step
 

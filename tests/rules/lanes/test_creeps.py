@@ -6,8 +6,7 @@ import numpy as np
 
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.ruleset import get_ruleset
-from battlesim.systems.lanes.combat import Combat
-from battlesim.systems.lanes.compiled.processors import CreepSpawn
+from battlesim.systems.lanes.compiled.processors import Combat, CreepSpawn
 
 
 def creeps_of(w, b, side):

@@ -15,8 +15,12 @@ import pytest
 from battlesim.data import data_dir
 from battlesim.ecs.datafiles import DataError
 from battlesim.systems.lanes.cards import CARD_TYPES, load_card_set, load_deck
-from battlesim.systems.lanes.compiled.processors import CreepSpawn, DrawPhase, HeroAvailability
-from battlesim.systems.lanes.deploy import HeroDeployment
+from battlesim.systems.lanes.compiled.processors import (
+    CreepSpawn,
+    DrawPhase,
+    HeroAvailability,
+    HeroDeployment,
+)
 
 SHIPPED = data_dir() / "decks" / "lanes"
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from battlesim.ecs.decisions import make_agent
-from battlesim.systems.lanes.combat import Combat
-from battlesim.systems.lanes.compiled.processors import CreepSpawn, HeroAvailability
-from battlesim.systems.lanes.deploy import HeroDeployment
+from battlesim.systems.lanes import deploy as reference
+from battlesim.systems.lanes.compiled.processors import Combat, CreepSpawn, HeroAvailability, HeroDeployment
 from battlesim.systems.lanes.state import DEAD, LOCKED, ON_BOARD, READY
 
 
@@ -34,10 +33,10 @@ def heroes_on_board(w, b, side):
     return {int(w.c.hero_index[b, x]): (int(w.c.lane[b, x]), int(w.c.pos[b, x])) for x in s}
 
 
-def start_round(w):
+def start_round(w, deployment=HeroDeployment):
     CreepSpawn().process(w)
     HeroAvailability().process(w)
-    HeroDeployment(w.actions).process(w)
+    deployment(w.actions).process(w)
 
 
 # -- round 1 -------------------------------------------------------------------------------
@@ -87,7 +86,7 @@ def test_round_one_side_assignment_is_random_per_game(new_world, events):
     start_round(w2)
     w = new_world(64)
     log = events("lanes.deploy")
-    start_round(w)
+    start_round(w, reference.HeroDeployment)  # the steps are read from the reference twin's events
     left = w.g.left_side.copy()
     assert set(left.tolist()) == {0, 1}
     assert 16 <= int(left.sum()) <= 48

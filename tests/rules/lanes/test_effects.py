@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 
-from battlesim.systems.lanes.deploy import HeroDeployment
+from battlesim.systems.lanes.compiled.processors import HeroDeployment
 from battlesim.systems.lanes.scenario import Step, load_scenario
 from battlesim.systems.lanes.scenario_steps import run_step
 from battlesim.systems.lanes.state import ON_BOARD, READY
