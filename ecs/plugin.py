@@ -236,6 +236,12 @@ def numpy_only(source: str) -> list[str]:
     return out
 
 
+def reference_needed() -> bool:
+    """A loaded plugin declared a part for the numpy engine only: its games must be played by the
+    ruleset's reference schedule (the numpy twins), since compiled code would not apply it."""
+    return any(numpy_only(source) for source in _LOADED)
+
+
 def _say_numpy_only(source: str) -> None:
     """One line on stderr when a plugin has numpy-only parts: games with it loaded are played by
     the numpy schedule (the compiled loop would not apply them), which is several times slower."""

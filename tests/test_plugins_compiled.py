@@ -181,6 +181,44 @@ def test_a_numpy_only_plugin_part_is_named_in_one_line(tmp_path: Path, capsys: p
                    "by the numpy engine (slower) until each has one (docs/plugins.md \"The compiled parts\")"]
 
 
+def test_a_numpy_only_plugin_part_is_applied_by_the_processors_too(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    # The compiled Processors (scenarios, tests, ``LanesGame.run``) play the numpy twin while a
+    # plugin part has no compiled twin, as ``play_tables`` does: the part is applied, never skipped.
+    path = _plugin(tmp_path, "sting_plugin", '''
+        from battlesim.ecs.plugin import extend
+
+        STUNG = []
+
+        @extend("lanes").damage_stage("sting", 150)
+        def sting(world, batch):
+            STUNG.append(len(batch))
+            batch.amount[:] += 1  # one more damage on every row
+    ''')
+    from battlesim.ecs.esper_bridge import C, load, snapshot
+    from battlesim.ecs.decisions import make_agent
+    from battlesim.systems.lanes.compiled.processors import Combat
+
+    with isolated():
+        get_ruleset("lanes")
+        load_plugins([str(path)])
+        game = get_ruleset("lanes").load()
+        import sting_plugin
+
+        w = game.new_world(np.arange(1), ("red_vanguard", "blue_tide"), [make_agent("pass")] * 2)
+        for side, attack in ((0, 3), (1, 1)):
+            name = snapshot(w, 0)
+            import esper
+
+            esper.create_entity(C.CardId(int(w.catalog.id("Cinder Recruit"))), C.Owner(side), C.Faction(0),
+                                C.Lane(1), C.Pos(2), C.Attack(attack), C.Health(9), C.MaxHealth(9))
+            load(w, 0, name)
+        Combat().process(w)
+        assert sting_plugin.STUNG, "the numpy-only stage ran"
+        hp = sorted(int(w.c.health[0, w.g.board[0, side, 1, 2]]) for side in (0, 1))
+        assert hp == [5, 7]  # 9 - (3 + 1) and 9 - (1 + 1): the stage's extra damage landed
+    capsys.readouterr()
+
+
 def test_the_example_plugin_declares_both_parts_of_each_keyword() -> None:
     with isolated():
         get_ruleset("lanes", [str(FROST_THORNS)])

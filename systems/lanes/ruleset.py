@@ -184,12 +184,12 @@ class LanesGame:
     def play_tables(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any],
                     cards: bool = True) -> dict[str, dict[str, np.ndarray]]:
         """Play one batch; ``{"games": columns, "cards": columns}`` (cards only if asked)."""
-        from battlesim.ecs.plugin import loaded_plugins, numpy_only
+        from battlesim.ecs.plugin import loaded_plugins, reference_needed
         from battlesim.systems.lanes.compiled import loop as compiled_loop
 
         seeds = np.asarray(seeds, dtype=np.int64)
         plugins = loaded_plugins()
-        if any(numpy_only(p) for p in plugins):
+        if reference_needed():
             # a plugin's stage, opcode or selector without a compiled twin: the compiled game would
             # not apply it, so the numpy schedule plays (said once on stderr when the plugin loaded)
             w = self.new_world(seeds, decks, agents)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import esper
 import numpy as np
 
+from battlesim.ecs.plugin import reference_needed
 from battlesim.ecs.world import SlotsExhausted
 from battlesim.systems.lanes import combat, deploy, measures, play, round_end, round_start, shop, victory
 from battlesim.systems.lanes.compiled import drivers
@@ -36,6 +37,7 @@ from battlesim.systems.lanes.compiled.bundle import bundle
 from battlesim.systems.lanes.compiled.legal import legal_rows
 from battlesim.systems.lanes.compiled.setup import setup_tables
 from battlesim.systems.lanes.compiled.shop import BUY, SKIP, UPGRADED
+from battlesim.systems.lanes.deaths import settle
 
 # what a spawned creep is given through ``World.add`` in numpy (``board.spawn``)
 CREEP_COMPONENTS = ("card_id", "owner", "faction", "attack", "health", "max_health")
@@ -181,9 +183,14 @@ class InLoop:
     """A system that fires card effects, run by the game loop itself: ``process`` is the loop's
     system k over the batch (``loop.run_system``; Python agents asked through the step API), k
     found by the system's name in the schedule. Only the engine module's ``advance`` reaches the
-    resolution machine, so these systems have no batch driver of their own."""
+    resolution machine, so these systems have no batch driver of their own. While a plugin with
+    a numpy-only part is loaded, the numpy twin runs instead (the compiled step would not apply
+    that part: ``ecs.plugin.reference_needed``), as ``LanesGame.play_tables`` plays such games."""
 
     def process(self, w) -> None:
+        if reference_needed():
+            super().process(w)
+            return
         compiled_loop.run_system(w, compiled_loop.system_index(type(self).__name__))
 
 
@@ -208,7 +215,12 @@ class PlayPhase(InLoop, play.PlayPhase):
 
     def apply(self, w, games: np.ndarray, actor: np.ndarray, actions: np.ndarray) -> None:
         """Each game's answer applied by the loop's own ``apply`` step (``loop.apply_answers``):
-        a scenario's or a test's single action, played as in a game."""
+        a scenario's or a test's single action, played as in a game (the numpy twin's while a
+        numpy-only plugin part is loaded, deaths settled after it as the loop's apply does)."""
+        if reference_needed():
+            super().apply(w, games, actor, actions)
+            settle(w)
+            return
         compiled_loop.apply_answers(w, compiled_loop.system_index("PlayPhase"), games, actor, actions)
 
     def request(self, w, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
