@@ -161,6 +161,7 @@ def test_compiled_pipeline_replays_every_damage_batch_of_the_scenarios(lanes, en
     death, no carry-over into the essence, a destroyed lane absorbing nothing...): the edge cases
     random games may reach rarely. Their own expectations are tests/test_scenarios.py's; here each
     damage batch they deal is replayed by the compiled machine, its effects included."""
+    from battlesim.systems.lanes.compiled.processors import reference_twins
     from battlesim.systems.lanes.scenario import load_scenario
 
     seen: Counter = Counter()
@@ -172,7 +173,8 @@ def test_compiled_pipeline_replays_every_damage_batch_of_the_scenarios(lanes, en
         with monkeypatch.context() as m:
             replay = Replay(sc.w, engine, m)
             try:
-                sc.run()
+                with reference_twins():  # the scenario's steps through the numpy twins the replay captures
+                    sc.run()
             except Exception:  # noqa: BLE001  (a scenario's own outcome is not this test's business)
                 pass
         seen += replay.seen

@@ -25,6 +25,9 @@ them, plays the reference schedule (``ruleset.make_schedule(reference=True)``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import esper
 import numpy as np
 
@@ -179,16 +182,37 @@ class ShopPhase(shop.ShopPhase):
             esper.dispatch_event("lanes.upgrade", w, games[sel], seat[sel], value[sel].astype(np.int8))
 
 
+_TWINS = [False]  # ``reference_twins`` is open
+
+
+@contextmanager
+def reference_twins() -> Iterator[None]:
+    """Inside, the ``InLoop`` Processors play their numpy twins: what the differential tests
+    capture of a scenario (the twins' calls, replayed by the compiled kernels)."""
+    before = _TWINS[0]
+    _TWINS[0] = True
+    try:
+        yield
+    finally:
+        _TWINS[0] = before
+
+
+def twins_play() -> bool:
+    """The numpy twins play: inside ``reference_twins``, or while a loaded plugin has a part for
+    the numpy engine only (the compiled step would not apply it: ``ecs.plugin.reference_needed``)."""
+    return _TWINS[0] or reference_needed()
+
+
 class InLoop:
     """A system that fires card effects, run by the game loop itself: ``process`` is the loop's
     system k over the batch (``loop.run_system``; Python agents asked through the step API), k
     found by the system's name in the schedule. Only the engine module's ``advance`` reaches the
     resolution machine, so these systems have no batch driver of their own. While a plugin with
-    a numpy-only part is loaded, the numpy twin runs instead (the compiled step would not apply
-    that part: ``ecs.plugin.reference_needed``), as ``LanesGame.play_tables`` plays such games."""
+    a numpy-only part is loaded, the numpy twin runs instead (``twins_play``), as
+    ``LanesGame.play_tables`` plays such games."""
 
     def process(self, w) -> None:
-        if reference_needed():
+        if twins_play():
             super().process(w)
             return
         compiled_loop.run_system(w, compiled_loop.system_index(type(self).__name__))
@@ -217,7 +241,7 @@ class PlayPhase(InLoop, play.PlayPhase):
         """Each game's answer applied by the loop's own ``apply`` step (``loop.apply_answers``):
         a scenario's or a test's single action, played as in a game (the numpy twin's while a
         numpy-only plugin part is loaded, deaths settled after it as the loop's apply does)."""
-        if reference_needed():
+        if twins_play():
             super().apply(w, games, actor, actions)
             settle(w)
             return
