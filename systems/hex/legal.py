@@ -1,5 +1,8 @@
 """The battle turn's legal action table (spec §6: the agent's mask), built whole for each decision
-(``legal_actions``), a unit's block at a time (``unit_entries``).
+(``legal_rows``), a unit's block at a time (``unit_entries``), as one hex set per unit and verb
+(``hexset``: bit h of ``k.rows[u, v]`` is entry ``(u * V + v) * 59 + h``); ``legal_actions``
+writes the same entries out as the flat boolean table, ``nth_entry`` names the j-th legal entry
+in the table's order (the random agent's draw) without it.
 
 Why it is not kept between decisions: a kept table, rebuilding only the blocks a change could
 alter (a unit's own change, or an occupant changed within its Movement + Range), was built and
@@ -34,6 +37,7 @@ from battlesim.systems.hex.battle import (
     target_entry,
 )
 from battlesim.systems.hex.board import DIST, N_HEXES, NEIGHBOURS
+from battlesim.systems.hex.hexset import EMPTY, bit, lowest, nth, size, without_lowest
 from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.state import (
     A_EMPTY_HEX,
@@ -52,17 +56,17 @@ from battlesim.systems.hex.state import (
 )
 
 WIDTH = U * V * N_HEXES  # the battle action table (spec §6): 9,440
-BLOCK = V * N_HEXES  # one unit's entries
 
 @njit(cache=True, inline='always')
-def unit_entries(w, cols, f, k, b, seat, s, base, out):
-    """Unit s's legal entries into its block ``out[base:base + BLOCK]`` (all False before): skip,
-    its moves, attacks, charges and abilities (spec §2.7). Returns how many it set.
+def unit_entries(w, cols, f, k, b, seat, s, u):
+    """Unit s's legal entries into block u's hex sets ``k.rows[u]`` (empty before): skip, its
+    moves, attacks, charges and abilities (spec §2.7). Returns how many it set.
 
     Why it walks lists, not the 59 hexes: a decision's cost was this table. Moves are read off
     the hexes the search reached; attacks, charges and unit-targeted abilities off the units on
     the board (each occupied hex once: the unit ``k.occ`` names there); only hex-targeted
-    abilities scan the hexes in cast range. Every entry is set at most once, True only."""
+    abilities scan the hexes in cast range. Every entry is set at most once, so the count is the
+    sets' sizes (tests/rules/hex/test_hex_turns.py checks it)."""
     w_i16 = w.i16
     w_alive = w.alive
     f_abil = f.abil
@@ -70,7 +74,8 @@ def unit_entries(w, cols, f, k, b, seat, s, base, out):
     steps = k.steps
     frontier = k.frontier
     approach = k.approach
-    out[base + SKIP * N_HEXES] = True
+    rows = k.rows
+    rows[u, SKIP] = bit(0)
     n = 1
     mv = prop(w, cols, f, b, s, S_MOVEMENT)
     moves = mv >= 1 and w_i16[cols[ROOTED], b, s] == 0
@@ -79,7 +84,7 @@ def unit_entries(w, cols, f, k, b, seat, s, base, out):
         for i in range(reached):
             h = frontier[i]
             if occ[h] < 0 and steps[h] <= mv:
-                out[base + MOVE * N_HEXES + h] = True
+                rows[u, MOVE] |= bit(h)
                 n += 1
     charges = moves and has(w, cols, f, b, s, CHARGING)
     # legal_attack and charge_from, with what depends only on the unit read once
@@ -96,20 +101,20 @@ def unit_entries(w, cols, f, k, b, seat, s, base, out):
         if not attacks or not w_alive[b, o] or h < 0 or occ[h] != o or w_i16[cols[CONTROLLER], b, o] == seat:
             continue
         if (DIST[here, h] == 1 and moves) if rng == NULL else DIST[here, h] <= rng:
-            out[base + ATTACK * N_HEXES + h] = True
+            rows[u, ATTACK] |= bit(h)
             n += 1
         if charges and not has(w, cols, f, b, o, STEADFAST):
             if rng == NULL:  # melee: an approach hex among the target's 6 neighbours
                 for j in range(6):
                     a = NEIGHBOURS[h, j]
                     if a >= 0 and approach[a]:
-                        out[base + CHARGE * N_HEXES + h] = True
+                        rows[u, CHARGE] |= bit(h)
                         n += 1
                         break
             else:
                 for a in range(N_HEXES):
                     if approach[a] and DIST[a, h] <= rng:
-                        out[base + CHARGE * N_HEXES + h] = True
+                        rows[u, CHARGE] |= bit(h)
                         n += 1
                         break
     for ab in range(f_abil.shape[2]):
@@ -119,14 +124,14 @@ def unit_entries(w, cols, f, k, b, seat, s, base, out):
         target = f_abil[b, s, ab, A_TARGET]
         empty = f_abil[b, s, ab, A_EMPTY_HEX] != 0
         reach_ = ability_reach(w, cols, f, b, s, ab)
-        at = base + (ABILITY_0 + ab) * N_HEXES
+        v = ABILITY_0 + ab
         if target == T_SELF or target == T_NONE:
-            out[at + here] = True  # no target: one entry (the hex it does not read is the unit's own)
+            rows[u, v] |= bit(here)  # no target: one entry (the hex it does not read is the unit's own)
             n += 1
         elif target == T_HEX:
             for h in range(N_HEXES):
                 if DIST[here, h] <= reach_ and target_entry(w, cols, b, seat, target, empty, occ[h]):
-                    out[at + h] = True
+                    rows[u, v] |= bit(h)
                     n += 1
         else:
             for o in range(w_alive.shape[1]):
@@ -134,22 +139,23 @@ def unit_entries(w, cols, f, k, b, seat, s, base, out):
                 if not w_alive[b, o] or h < 0 or occ[h] != o or DIST[here, h] > reach_:
                     continue
                 if target_entry(w, cols, b, seat, target, empty, o):
-                    out[at + h] = True
+                    rows[u, v] |= bit(h)
                     n += 1
     return n
 
 
 @kernel
-def legal_actions(w, cols, f, k, b, seat, out):
-    """The battle turn's flat action table (spec §6), built whole: ``out[(u * V + v) * 59 + h]``
-    for unit u of ``seat`` (``acting_slot``: slot ``seat * 16 + u``, or a unit the seat controls),
-    verb v, hex h. CHARGE marks the target hexes that some approach hex makes legal (the approach
-    is the follow-up decision). Skip is always legal (H10.4). Returns a bit per unit u of ``seat``
-    that can act (the blocks of the others are all False: agents read only the acting units'
-    blocks); ``k.counts[u]``: unit u's legal entries. ``k``: the thread's scratch
-    (``work.Work``), so a decision allocates nothing."""
+def legal_rows(w, cols, f, k, b, seat):
+    """The battle turn's action table (spec §6) as hex sets: ``k.rows[u, v]`` holds the hexes h of
+    the legal entries ``(u * V + v) * 59 + h`` for unit u of ``seat`` (``acting_slot``: slot
+    ``seat * 16 + u``, or a unit the seat controls), verb v. CHARGE marks the target hexes that
+    some approach hex makes legal (the approach is the follow-up decision). Skip is always legal
+    (H10.4). Returns a bit per unit u of ``seat`` that can act (the others' sets are empty);
+    ``k.counts[u]``: unit u's legal entries. ``k``: the thread's scratch (``work.Work``), so a
+    decision allocates nothing."""
     counts = k.counts
-    out[:] = False
+    rows = k.rows
+    rows[:] = EMPTY
     active = 0
     occupancy(w, cols, b, k.occ)
     for u in range(U):
@@ -157,8 +163,45 @@ def legal_actions(w, cols, f, k, b, seat, out):
         s = acting_slot(w, cols, b, seat, u)
         if s >= 0:
             active |= 1 << u
-            counts[u] = unit_entries(w, cols, f, k, b, seat, s, u * BLOCK, out)
+            counts[u] = unit_entries(w, cols, f, k, b, seat, s, u)
     return active
+
+
+@kernel
+def legal_actions(w, cols, f, k, b, seat, out):
+    """``legal_rows`` written out as the flat boolean table: ``out[(u * V + v) * 59 + h]`` (the
+    agent's mask of spec §6; all False but the legal entries). Returns the acting units' bits."""
+    rows = k.rows
+    active = legal_rows(w, cols, f, k, b, seat)
+    out[:] = False
+    for u in range(U):
+        if not active >> u & 1:
+            continue
+        for v in range(V):
+            x = rows[u, v]
+            while x != EMPTY:
+                out[(u * V + v) * N_HEXES + lowest(x)] = True
+                x = without_lowest(x)
+    return active
+
+
+@kernel
+def nth_entry(rows, units, counts, j):
+    """The j-th legal entry (0-based) in the table's order, of the blocks of ``units`` (their
+    ``counts`` and hex sets ``rows``, as ``legal_rows`` left them); -1 past the last: what the
+    j-th True of the flat table is, found by counts and popcounts, not by a scan."""
+    for u in range(U):
+        if not units >> u & 1:
+            continue
+        if j >= counts[u]:
+            j -= counts[u]
+            continue
+        for v in range(V):
+            c = size(rows[u, v])
+            if j < c:
+                return (u * V + v) * N_HEXES + nth(rows[u, v], j)
+            j -= c
+    return -1
 
 
 kernel_cache.check("legal", [v for v in list(globals().values()) if hasattr(v, "py_func") and v.__module__ == __name__])

@@ -26,7 +26,7 @@ from battlesim.systems.hex.battle import (
 )
 from battlesim.systems.hex.board import N_HEXES
 from battlesim.systems.hex.kernel_cache import kernel
-from battlesim.systems.hex.legal import legal_actions
+from battlesim.systems.hex.legal import legal_actions, legal_rows, nth_entry
 from battlesim.systems.hex.lookahead import lookahead_action
 from battlesim.systems.hex.state import (
     A_PENDING_HEX,
@@ -108,41 +108,29 @@ def pass_action(w, cols, b, seat):
 @kernel
 def agent_action(w, cols, f, k, rng, b, seat, agent, mask):
     """Spec §6: the decision of the seat to act, by its agent's code: random (uniform over the
-    legal entries of the battle table), pass, greedy (``agents.py``) or lookahead (``lookahead.py``)."""
+    legal entries of the battle table: ``random_action``), pass, greedy (``agents.py``) or
+    lookahead (``lookahead.py``)."""
     if agent == PASS_AGENT:
         return pass_action(w, cols, b, seat)
+    if agent == RANDOM:
+        return random_action(w, cols, f, k, rng, b, seat, RNG_AGENT)
     units = legal_actions(w, cols, f, k, b, seat, mask)
     if agent == GREEDY:
         return greedy_action(w, cols, f, k, rng, b, seat, mask, units, RNG_GREEDY)
-    if agent == LOOKAHEAD:
-        return lookahead_action(w, cols, f, k, rng, b, seat, mask, units)
-    return choice_in_blocks(rng, b, mask, units, k.counts, RNG_AGENT)
+    return lookahead_action(w, cols, f, k, rng, b, seat, mask, units)
 
 
 @kernel
-def choice_in_blocks(rng, b, mask, units, counts, stream):
-    """``rng.choice(rng, b, mask, stream)`` reading only the blocks of the acting units (bits of
-    ``units``; every other entry is False): the same draw and the same entry, from the blocks'
-    counts of legal entries (``counts``, as ``legal_actions`` left them), only the chosen block
-    scanned."""
-    block = V * N_HEXES
+def random_action(w, cols, f, k, rng, b, seat, stream):
+    """The random agent: ``rng.choice(rng, b, table, stream)`` over the battle table, without
+    writing the table: the same draw from the legal entries' count (``legal_rows``' counts) and
+    the same entry, the draw-th in the table's order (``legal.nth_entry``)."""
+    counts = k.counts
+    units = legal_rows(w, cols, f, k, b, seat)
     total = 0
     for u in range(U):
-        if units >> u & 1:
-            total += counts[u]
-    j = integers(rng, b, max(total, 1), stream)
-    for u in range(U):
-        if not units >> u & 1:
-            continue
-        if j >= counts[u]:
-            j -= counts[u]
-            continue
-        for a in range(u * block, (u + 1) * block):
-            if mask[a]:
-                if j == 0:
-                    return a
-                j -= 1
-    return -1
+        total += counts[u]
+    return nth_entry(k.rows, units, counts, integers(rng, b, max(total, 1), stream))
 
 
 @kernel
