@@ -26,7 +26,7 @@ from battlesim.systems.hex.battle import (
 )
 from battlesim.systems.hex.board import N_HEXES
 from battlesim.systems.hex.kernel_cache import kernel
-from battlesim.systems.hex.legal import legal_actions, legal_rows, nth_entry
+from battlesim.systems.hex.legal import legal_rows, nth_entry
 from battlesim.systems.hex.lookahead import lookahead_action
 from battlesim.systems.hex.state import (
     A_PENDING_HEX,
@@ -106,18 +106,18 @@ def pass_action(w, cols, b, seat):
 
 
 @kernel
-def agent_action(w, cols, f, k, rng, b, seat, agent, mask):
+def agent_action(w, cols, f, k, rng, b, seat, agent):
     """Spec §6: the decision of the seat to act, by its agent's code: random (uniform over the
     legal entries of the battle table: ``random_action``), pass, greedy (``agents.py``) or
-    lookahead (``lookahead.py``)."""
+    lookahead (``lookahead.py``); each reads the table as hex sets (``legal.legal_rows``)."""
     if agent == PASS_AGENT:
         return pass_action(w, cols, b, seat)
     if agent == RANDOM:
         return random_action(w, cols, f, k, rng, b, seat, RNG_AGENT)
-    units = legal_actions(w, cols, f, k, b, seat, mask)
+    units = legal_rows(w, cols, f, k, b, seat)
     if agent == GREEDY:
-        return greedy_action(w, cols, f, k, rng, b, seat, mask, units, RNG_GREEDY)
-    return lookahead_action(w, cols, f, k, rng, b, seat, mask, units)
+        return greedy_action(w, cols, f, k, rng, b, seat, units, RNG_GREEDY)
+    return lookahead_action(w, cols, f, k, rng, b, seat, units)
 
 
 @kernel
@@ -192,7 +192,7 @@ def violation(w, cols, f, b, ended):
 
 
 @kernel
-def play_game(w, cols, f, k, rng, b, mask, agents, max_steps, check):
+def play_game(w, cols, f, k, rng, b, agents, max_steps, check):
     """Spec §2.6: turns of the seat to act (its agent's decision, applied) until no unit can act,
     then the round's end and the next round's start, until the victory check of round 7 or the
     early end. (decisions taken, the first invariant broken or 0). ``max_steps`` only guards:
@@ -205,7 +205,7 @@ def play_game(w, cols, f, k, rng, b, mask, agents, max_steps, check):
         if seat < 0:
             ended = between_turns(w, cols, f, k, b)
         else:
-            a = agent_action(w, cols, f, k, rng, b, seat, agents[seat], mask)
+            a = agent_action(w, cols, f, k, rng, b, seat, agents[seat])
             if check and acting_slot(w, cols, b, seat, (a // N_HEXES) // V) < 0:
                 return n, 5  # hex.md "A unit that has no actions remaining is considered exhausted."
             apply_action(w, cols, f, k, rng, b, seat, a, agents[seat])
@@ -221,7 +221,7 @@ PLAY, SETUP, STEP = 0, 1, 2  # play_batch modes
 
 
 @kernel
-def step_game(w, cols, f, k, rng, b, mask, agents):
+def step_game(w, cols, f, k, rng, b, agents):
     """One step of game b (a replay's unit): the seat to act decides and its action is applied
     (returns the table entry), or nobody can act and the round ends and the next one starts
     (returns -1, or -2 when those were the last round's end events)."""
@@ -229,7 +229,7 @@ def step_game(w, cols, f, k, rng, b, mask, agents):
     seat = f_g[b, TO_ACT]
     if seat < 0:
         return -2 if between_turns(w, cols, f, k, b) else -1
-    a = agent_action(w, cols, f, k, rng, b, seat, agents[seat], mask)
+    a = agent_action(w, cols, f, k, rng, b, seat, agents[seat])
     apply_action(w, cols, f, k, rng, b, seat, a, agents[seat])
     return a
 
@@ -243,17 +243,16 @@ def play_batch(w, cols, f, k, rng, games, agents, max_steps, check, mode, out):
     unless ``check``). The one entry point from Python (numba compiles each entry's whole call
     tree again): ``mode`` SETUP sets up ``games[0]`` only, STEP plays one ``step_game`` of it
     (``out[b, 0]`` = what it returned) - a replay's steps."""
-    mask = np.zeros(WIDTH, dtype=np.bool_)
     if mode == SETUP:
         setup_game(w, cols, f, k, rng, games[0])
         return
     if mode == STEP:
-        out[games[0], 0] = step_game(w, cols, f, k, rng, games[0], mask, agents)
+        out[games[0], 0] = step_game(w, cols, f, k, rng, games[0], agents)
         return
     for i in range(games.shape[0]):
         b = games[i]
         setup_game(w, cols, f, k, rng, b)
-        n, bad = play_game(w, cols, f, k, rng, b, mask, agents, max_steps, check)
+        n, bad = play_game(w, cols, f, k, rng, b, agents, max_steps, check)
         out[b, 0] = n
         out[b, 1] = bad
 
