@@ -33,11 +33,11 @@ from battlesim.systems.hex.battle import (
     may_attack,
     occupancy,
     prop,
-    reach_within,
+    reach_sets,
     target_entry,
 )
-from battlesim.systems.hex.board import DIST, N_HEXES, NEIGHBOURS
-from battlesim.systems.hex.hexset import EMPTY, bit, lowest, nth, size, without_lowest
+from battlesim.systems.hex.board import DIST, MAX_DISTANCE, N_HEXES
+from battlesim.systems.hex.hexset import ALL, BALL, EMPTY, bit, lowest, nth, size, without_lowest
 from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.state import (
     A_EMPTY_HEX,
@@ -58,65 +58,53 @@ from battlesim.systems.hex.state import (
 WIDTH = U * V * N_HEXES  # the battle action table (spec §6): 9,440
 
 @njit(cache=True, inline='always')
-def unit_entries(w, cols, f, k, b, seat, s, u):
+def unit_entries(w, cols, f, k, b, seat, s, u, vacant, mine, foes):
     """Unit s's legal entries into block u's hex sets ``k.rows[u]`` (empty before): skip, its
-    moves, attacks, charges and abilities (spec §2.7). Returns how many it set.
+    moves, attacks, charges and abilities (spec §2.7). Returns how many it set. ``vacant``,
+    ``mine``, ``foes``: the empty hexes, those of ``seat``'s units, those of the others'.
 
-    Why it walks lists, not the 59 hexes: a decision's cost was this table. Moves are read off
-    the hexes the search reached; attacks, charges and unit-targeted abilities off the units on
-    the board (each occupied hex once: the unit ``k.occ`` names there); only hex-targeted
-    abilities scan the hexes in cast range. Every entry is set at most once, so the count is the
-    sets' sizes (tests/rules/hex/test_hex_turns.py checks it)."""
+    Why sets and lists, not the 59 hexes: a decision's cost was this table. Moves and charges'
+    approach hexes are the reach's sets (``battle.reach_sets``); attacks, charges and
+    unit-targeted abilities are read off the units on the board (each occupied hex once: the unit
+    ``k.occ`` names there); hex-targeted abilities are a ball of hexes. Every entry is set at most
+    once, so the count is the sets' sizes (tests/rules/hex/test_hex_turns.py checks it)."""
     w_i16 = w.i16
     w_alive = w.alive
     f_abil = f.abil
     occ = k.occ
-    steps = k.steps
-    frontier = k.frontier
-    approach = k.approach
     rows = k.rows
     rows[u, SKIP] = bit(0)
     n = 1
     mv = prop(w, cols, f, b, s, S_MOVEMENT)
     moves = mv >= 1 and w_i16[cols[ROOTED], b, s] == 0
+    reached = EMPTY
+    before = EMPTY
     if moves:
-        reached = reach_within(w, cols, f, b, s, occ, steps, k.prev, frontier, mv, -1)
-        for i in range(reached):
-            h = frontier[i]
-            if occ[h] < 0 and steps[h] <= mv:
-                rows[u, MOVE] |= bit(h)
-                n += 1
+        reached, before = reach_sets(w, cols, f, b, s, occ, vacant, mine, foes, mv)
+        rows[u, MOVE] = reached & vacant
+        n += size(rows[u, MOVE])
     charges = moves and has(w, cols, f, b, s, CHARGING)
     # legal_attack and charge_from, with what depends only on the unit read once
     # (T/test_hex_turns.py checks the two agree on every entry)
     attacks = may_attack(w, cols, f, b, s)
     rng = prop(w, cols, f, b, s, S_RANGE)
     here = w_i16[cols[POS], b, s]
-    if charges:  # the approach hexes once per unit: empty, >= 1 step, and the attack still reachable
-        last = mv - 1 if rng == NULL else mv
-        for a in range(N_HEXES):
-            approach[a] = occ[a] < 0 and 1 <= steps[a] <= last
-    for o in range(w_alive.shape[1]):
-        h = w_i16[cols[POS], b, o]
-        if not attacks or not w_alive[b, o] or h < 0 or occ[h] != o or w_i16[cols[CONTROLLER], b, o] == seat:
-            continue
-        if (DIST[here, h] == 1 and moves) if rng == NULL else DIST[here, h] <= rng:
-            rows[u, ATTACK] |= bit(h)
-            n += 1
-        if charges and not has(w, cols, f, b, o, STEADFAST):
-            if rng == NULL:  # melee: an approach hex among the target's 6 neighbours
-                for j in range(6):
-                    a = NEIGHBOURS[h, j]
-                    if a >= 0 and approach[a]:
-                        rows[u, CHARGE] |= bit(h)
-                        n += 1
-                        break
-            else:
-                for a in range(N_HEXES):
-                    if approach[a] and DIST[a, h] <= rng:
-                        rows[u, CHARGE] |= bit(h)
-                        n += 1
-                        break
+    # the approach hexes once per unit: empty, >= 1 step (the start is the charger's), and the
+    # attack still reachable (a melee charger keeps a step)
+    approach = ((before if rng == NULL else reached) & vacant) if charges else EMPTY
+    if attacks:
+        for o in range(w_alive.shape[1]):
+            h = w_i16[cols[POS], b, o]
+            if not w_alive[b, o] or h < 0 or occ[h] != o or w_i16[cols[CONTROLLER], b, o] == seat:
+                continue
+            if (DIST[here, h] == 1 and moves) if rng == NULL else DIST[here, h] <= rng:
+                rows[u, ATTACK] |= bit(h)
+                n += 1
+            # melee: an approach hex among the target's 6 neighbours; ranged: within Range of it
+            if charges and approach & BALL[h, 1 if rng == NULL else min(rng, MAX_DISTANCE)] != EMPTY \
+                    and not has(w, cols, f, b, o, STEADFAST):
+                rows[u, CHARGE] |= bit(h)
+                n += 1
     for ab in range(f_abil.shape[2]):
         # legal_ability, with what depends only on the unit and ability read once
         if not ability_ready(w, cols, f, b, s, ab):
@@ -128,11 +116,10 @@ def unit_entries(w, cols, f, k, b, seat, s, u):
         if target == T_SELF or target == T_NONE:
             rows[u, v] |= bit(here)  # no target: one entry (the hex it does not read is the unit's own)
             n += 1
-        elif target == T_HEX:
-            for h in range(N_HEXES):
-                if DIST[here, h] <= reach_ and target_entry(w, cols, b, seat, target, empty, occ[h]):
-                    rows[u, v] |= bit(h)
-                    n += 1
+        elif target == T_HEX:  # target_entry of a hex: any, or an empty one for a relocation
+            if reach_ >= 0:
+                rows[u, v] = BALL[here, min(reach_, MAX_DISTANCE)] & (vacant if empty else ALL)
+                n += size(rows[u, v])
         else:
             for o in range(w_alive.shape[1]):
                 h = w_i16[cols[POS], b, o]
@@ -157,13 +144,24 @@ def legal_rows(w, cols, f, k, b, seat):
     rows = k.rows
     rows[:] = EMPTY
     active = 0
-    occupancy(w, cols, b, k.occ)
+    occ = k.occ
+    occupancy(w, cols, b, occ)
+    vacant = ALL
+    mine = EMPTY
+    foes = EMPTY
+    for h in range(N_HEXES):
+        if occ[h] >= 0:
+            vacant &= ~bit(h)
+            if w.i16[cols[CONTROLLER], b, occ[h]] == seat:
+                mine |= bit(h)
+            else:
+                foes |= bit(h)
     for u in range(U):
         counts[u] = 0
         s = acting_slot(w, cols, b, seat, u)
         if s >= 0:
             active |= 1 << u
-            counts[u] = unit_entries(w, cols, f, k, b, seat, s, u)
+            counts[u] = unit_entries(w, cols, f, k, b, seat, s, u, vacant, mine, foes)
     return active
 
 
