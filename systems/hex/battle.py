@@ -49,6 +49,7 @@ from battlesim.systems.hex.state import (
     M_SLOT,
     M_STAT,
     MANA,
+    MODDED,
     MOVEMENT,
     NULL,
     ONCE_BATTLE,
@@ -112,6 +113,8 @@ def granted(f, b, s, k):
     0 if none (granted keywords stay while broken: I-37)."""
     f_mods = f.mods
     best = 0
+    if not f.g[b, MODDED] >> s & 1:
+        return best  # no instance on the unit (``state.MODDED``)
     for m in range(f_mods.shape[1]):
         if f_mods[b, m, M_SLOT] == s and f_mods[b, m, M_KEYWORD] == k:
             best = max(best, max(np.int64(f_mods[b, m, M_AMOUNT]), 1))
@@ -145,6 +148,8 @@ def modified(f, b, s, stat, base, ranged):
     f_mods = f.mods
     if base == NULL:
         return NULL
+    if not f.g[b, MODDED] >> s & 1:
+        return max(base, 0)  # no instance on the unit (``state.MODDED``)
     best = -1
     add = 0
     for m in range(f_mods.shape[1]):

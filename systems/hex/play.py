@@ -41,8 +41,10 @@ from battlesim.systems.hex.state import (
     HEALTH,
     LAST_ACTOR,
     LAST_STATUS,
+    M_SLOT,
     MANA,
     MAX_HEALTH,
+    MODDED,
     NULL,
     OPENER,
     POS,
@@ -70,7 +72,8 @@ from battlesim.systems.hex.turn import early_end, round_end, seat_can_act
 INVARIANTS = ("", "two units on one hex at a turn's end", "health above max health", "a negative counter or mana",
               "negative actions", "an exhausted unit acted", "a winner before round 7's end or the early end",
               "a unit off the board",
-              "a channelled cast pending on a unit without Channel counters")
+              "a channelled cast pending on a unit without Channel counters",
+              "a modifier instance on a slot its game's MODDED bits lack")
 
 
 @kernel
@@ -153,6 +156,7 @@ def violation(w, cols, f, b, ended):
     w_alive = w.alive
     f_g = f.g
     f_abil = f.abil
+    f_mods = f.mods
     seen = np.uint64(0)  # a bit per hex (59 < 64)
     for s in range(w_alive.shape[1]):
         if not w_alive[b, s]:
@@ -177,6 +181,10 @@ def violation(w, cols, f, b, ended):
             for kk in range(f_abil.shape[2]):
                 if f_abil[b, s, kk, A_PENDING_HEX] != 0:
                     return 8
+    for m in range(f_mods.shape[1]):  # ``battle.granted`` and ``modified`` skip a slot without its bit
+        o = np.int64(f_mods[b, m, M_SLOT])
+        if o >= 0 and not f_g[b, MODDED] >> o & 1:
+            return 9
     if f_g[b, WINNER] >= 0:
         reason = f_g[b, END_REASON]
         if reason == END_CENTRE and not ended:
