@@ -410,7 +410,7 @@ def legal_ability(w, cols, f, b, s, k, t, occ):
                      w_i16[cols[POS], b, s], t, occ)
 
 
-@kernel
+@njit(cache=True, inline='always')  # asked for each of a unit's 6 ability rows at every decision
 def ability_ready(w, cols, f, b, s, k):
     """The ability is there, the unit is not silenced, has the mana, and did not use it this
     round if it is once per round (``legal_ability`` without the target)."""

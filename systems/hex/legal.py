@@ -63,13 +63,12 @@ def unit_entries(w, cols, f, k, b, seat, s, u, vacant, mine, foes):
     moves, attacks, charges and abilities (spec §2.7). Returns how many it set. ``vacant``,
     ``mine``, ``foes``: the empty hexes, those of ``seat``'s units, those of the others'.
 
-    Why sets and lists, not the 59 hexes: a decision's cost was this table. Moves and charges'
-    approach hexes are the reach's sets (``battle.reach_sets``); attacks, charges and
-    unit-targeted abilities are read off the units on the board (each occupied hex once: the unit
-    ``k.occ`` names there); hex-targeted abilities are a ball of hexes. Every entry is set at most
-    once, so the count is the sets' sizes (tests/rules/hex/test_hex_turns.py checks it)."""
+    Why sets, not the 59 hexes: a decision's cost was this table. Moves and charges' approach
+    hexes are the reach's sets (``battle.reach_sets``); attacks and charges are tried on the
+    enemies' hexes (``foes``), unit-targeted abilities on the occupied hexes in cast range (the
+    unit ``k.occ`` names there), hex-targeted ones are a ball of hexes. Every entry is set at
+    most once, so the count is the sets' sizes (tests/rules/hex/test_hex_turns.py checks it)."""
     w_i16 = w.i16
-    w_alive = w.alive
     f_abil = f.abil
     occ = k.occ
     rows = k.rows
@@ -92,19 +91,18 @@ def unit_entries(w, cols, f, k, b, seat, s, u, vacant, mine, foes):
     # the approach hexes once per unit: empty, >= 1 step (the start is the charger's), and the
     # attack still reachable (a melee charger keeps a step)
     approach = ((before if rng == NULL else reached) & vacant) if charges else EMPTY
-    if attacks:
-        for o in range(w_alive.shape[1]):
-            h = w_i16[cols[POS], b, o]
-            if not w_alive[b, o] or h < 0 or occ[h] != o or w_i16[cols[CONTROLLER], b, o] == seat:
-                continue
-            if (DIST[here, h] == 1 and moves) if rng == NULL else DIST[here, h] <= rng:
-                rows[u, ATTACK] |= bit(h)
-                n += 1
-            # melee: an approach hex among the target's 6 neighbours; ranged: within Range of it
-            if charges and approach & BALL[h, 1 if rng == NULL else min(rng, MAX_DISTANCE)] != EMPTY \
-                    and not has(w, cols, f, b, o, STEADFAST):
-                rows[u, CHARGE] |= bit(h)
-                n += 1
+    x = foes if attacks else EMPTY  # the enemies' hexes, each once
+    while x != EMPTY:
+        h = lowest(x)
+        x = without_lowest(x)
+        if (DIST[here, h] == 1 and moves) if rng == NULL else DIST[here, h] <= rng:
+            rows[u, ATTACK] |= bit(h)
+            n += 1
+        # melee: an approach hex among the target's 6 neighbours; ranged: within Range of it
+        if charges and approach & BALL[h, 1 if rng == NULL else min(rng, MAX_DISTANCE)] != EMPTY \
+                and not has(w, cols, f, b, occ[h], STEADFAST):
+            rows[u, CHARGE] |= bit(h)
+            n += 1
     for ab in range(f_abil.shape[2]):
         # legal_ability, with what depends only on the unit and ability read once
         if not ability_ready(w, cols, f, b, s, ab):
@@ -120,12 +118,12 @@ def unit_entries(w, cols, f, k, b, seat, s, u, vacant, mine, foes):
             if reach_ >= 0:
                 rows[u, v] = BALL[here, min(reach_, MAX_DISTANCE)] & (vacant if empty else ALL)
                 n += size(rows[u, v])
-        else:
-            for o in range(w_alive.shape[1]):
-                h = w_i16[cols[POS], b, o]
-                if not w_alive[b, o] or h < 0 or occ[h] != o or DIST[here, h] > reach_:
-                    continue
-                if target_entry(w, cols, b, seat, target, empty, o):
+        elif reach_ >= 0:  # a unit target: the occupied hexes in cast range, each once
+            x = ~vacant & BALL[here, min(reach_, MAX_DISTANCE)]
+            while x != EMPTY:
+                h = lowest(x)
+                x = without_lowest(x)
+                if target_entry(w, cols, b, seat, target, empty, occ[h]):
                     rows[u, v] |= bit(h)
                     n += 1
     return n
