@@ -11,6 +11,7 @@ to contest it; a melee attack into a retaliation that kills the attacker loses t
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from battlesim.ecs.compiled.rng import advance, bits_at, to_unit
 from battlesim.systems.hex import kernel_cache
@@ -30,7 +31,9 @@ from battlesim.systems.hex.battle import (
     prop,
 )
 from battlesim.systems.hex.board import BY_DISTANCE, CENTRE_ID, DIST, MAX_DISTANCE, N_HEXES, WITHIN
+from battlesim.systems.hex.hexset import EMPTY, lowest, without_lowest
 from battlesim.systems.hex.kernel_cache import kernel
+from battlesim.systems.hex.legal import WIDTH
 from battlesim.systems.hex.select import select_units
 from battlesim.systems.hex.state import (
     A_CHANNEL,
@@ -146,38 +149,25 @@ def strike_score(w, cols, f, b, s, o, amount, magical, combat, melee):
     return score
 
 
+@njit(cache=True, inline='always')
+def move_score(here, h, centre, threat):
+    """A move from hex ``here`` to h: onto the centre most (less the threat there), off it least,
+    else the hexes it closes in on the centre, less the threat (``centre``: the centre's worth)."""
+    if here == CENTRE_ID:
+        return -centre
+    if h == CENTRE_ID:
+        return centre - 0.2 * threat[h]
+    closer = DIST[here, CENTRE_ID] - DIST[h, CENTRE_ID]
+    return 0.8 * closer - 0.15 * threat[h]
+
+
 @kernel
-def action_score(w, cols, f, b, seat, a, occ, threat, hit):
-    """The greedy score of battle-table entry ``a`` (spec §6 layout); ``hit``: scratch for an
-    effect's units."""
+def ability_score(w, cols, f, b, seat, s, k, h, occ, threat, hit):
+    """Unit s's ability k cast on hex h: what each effect does to the units it selects (damage
+    and kills, heal, shield, removal, relocation, a summon), a channelled amount halved;
+    ``hit``: scratch for an effect's units."""
     w_i16 = w.i16
-    f_g = f.g
     f_abil = f.abil
-    h = a % N_HEXES
-    uv = a // N_HEXES
-    v = uv % V
-    s = acting_slot(w, cols, b, seat, uv // V)
-    here = w_i16[cols[POS], b, s]
-    rnd = f_g[b, ROUND]
-    centre = 6.0 + 2.0 * rnd  # control of (4, 3) matters more as round 7 nears
-    if v == SKIP:
-        return 1.0 if here == CENTRE_ID else -0.5  # tempo: holding the centre is worth a skip
-    if v == MOVE:
-        if here == CENTRE_ID:
-            return -centre
-        if h == CENTRE_ID:
-            return centre - 0.2 * threat[h]
-        closer = DIST[here, CENTRE_ID] - DIST[h, CENTRE_ID]
-        return 0.8 * closer - 0.15 * threat[h]
-    if v == ATTACK or v == CHARGE:
-        o = occ[h]
-        melee = prop(w, cols, f, b, s, S_RANGE) == NULL
-        score = 0.5 + strike_score(w, cols, f, b, s, o, prop(w, cols, f, b, s, S_POWER),
-                                   has(w, cols, f, b, s, IMBUED), True, melee)
-        if here == CENTRE_ID and (v == CHARGE or melee):
-            score -= 0.5 * centre  # a charge or a kill-and-occupy leaves the centre
-        return score
-    k = v - ABILITY_0
     score = 0.2
     reach_ = ability_reach(w, cols, f, b, s, k)
     sp = np.int64(f_abil[b, s, k, A_SPELL_POWER])
@@ -217,12 +207,22 @@ def action_score(w, cols, f, b, seat, a, occ, threat, hit):
 
 
 @kernel
-def best_entries(w, cols, f, k, rng, b, seat, mask, units, stream, out):
-    """Into ``out`` (best first, -1 pads): the ``out.size`` best-scoring legal entries of ``mask``
-    (the battle table, filled; ``units``: the acting units' blocks, the only ones read), each
-    entry's ``action_score`` plus 0.01 of a uniform draw of its own (the table's width of draws
-    per decision: no two entries share one), an equal score keeping the earlier entry. The one
-    scoring loop of both agents: greedy takes the best, the lookahead plays the best few ahead."""
+def best_entries(w, cols, f, k, rng, b, seat, units, stream, out):
+    """Into ``out`` (best first, -1 pads): the ``out.size`` best-scoring legal entries of the
+    battle table (``k.rows`` as ``legal.legal_rows`` left it for ``seat``; ``units``: the acting
+    units' bits), each entry's score plus 0.01 of a uniform draw of its own (the table's width of
+    draws per decision: no two entries share one), an equal score keeping the earlier entry
+    (the table's order). The one scoring loop of both agents: greedy takes the best, the
+    lookahead plays the best few ahead.
+
+    The scores, by verb: a skip holds the centre (tempo); a move ``move_score``; an attack or a
+    charge the strike (``strike_score``) less the centre it leaves; an ability ``ability_score``.
+    Why by unit and verb, off the hex sets: what an entry's score reads of the acting unit (its
+    slot, hex, range, power) is read once per unit, and only the legal entries are visited, in
+    the table's order; a kernel is called only for a strike or an ability."""
+    w_i16 = w.i16
+    f_g = f.g
+    rows = k.rows
     k_occ = k.occ
     k_threat = k.threat
     k_hit = k.hit
@@ -232,31 +232,54 @@ def best_entries(w, cols, f, k, rng, b, seat, mask, units, stream, out):
     n = out.shape[0]
     k_scores[:n] = -1e18
     out[:] = -1
-    block = V * N_HEXES
+    rnd = f_g[b, ROUND]
+    centre = 6.0 + 2.0 * rnd  # control of (4, 3) matters more as round 7 nears
     for u in range(U):
         if not units >> u & 1:
             continue
-        for a in range(u * block, (u + 1) * block):
-            if not mask[a]:
-                continue
-            sc = action_score(w, cols, f, b, seat, a, k_occ, k_threat, k_hit) + 0.01 * to_unit(bits_at(rng, b, a, stream))
-            if sc <= k_scores[n - 1]:
-                continue
-            i = n - 1
-            while i > 0 and k_scores[i - 1] < sc:
-                k_scores[i] = k_scores[i - 1]
-                out[i] = out[i - 1]
-                i -= 1
-            k_scores[i] = sc
-            out[i] = a
-    advance(rng, b, mask.shape[0])
+        s = acting_slot(w, cols, b, seat, u)
+        here = w_i16[cols[POS], b, s]
+        melee = False
+        power = np.int64(0)
+        imbued = False
+        if (rows[u, ATTACK] | rows[u, CHARGE]) != EMPTY:
+            melee = prop(w, cols, f, b, s, S_RANGE) == NULL
+            power = prop(w, cols, f, b, s, S_POWER)
+            imbued = has(w, cols, f, b, s, IMBUED)
+        for v in range(V):
+            x = rows[u, v]
+            while x != EMPTY:
+                h = lowest(x)
+                x = without_lowest(x)
+                if v == SKIP:
+                    sc = 1.0 if here == CENTRE_ID else -0.5  # tempo: holding the centre is worth a skip
+                elif v == MOVE:
+                    sc = move_score(here, h, centre, k_threat)
+                elif v == ATTACK or v == CHARGE:
+                    sc = 0.5 + strike_score(w, cols, f, b, s, k_occ[h], power, imbued, True, melee)
+                    if here == CENTRE_ID and (v == CHARGE or melee):
+                        sc -= 0.5 * centre  # a charge or a kill-and-occupy leaves the centre
+                else:
+                    sc = ability_score(w, cols, f, b, seat, s, v - ABILITY_0, h, k_occ, k_threat, k_hit)
+                a = (u * V + v) * N_HEXES + h
+                sc += 0.01 * to_unit(bits_at(rng, b, a, stream))
+                if sc <= k_scores[n - 1]:
+                    continue
+                i = n - 1
+                while i > 0 and k_scores[i - 1] < sc:
+                    k_scores[i] = k_scores[i - 1]
+                    out[i] = out[i - 1]
+                    i -= 1
+                k_scores[i] = sc
+                out[i] = a
+    advance(rng, b, WIDTH)
 
 
 @kernel
-def greedy_action(w, cols, f, k, rng, b, seat, mask, units, stream):
+def greedy_action(w, cols, f, k, rng, b, seat, units, stream):
     """Spec §6 decision of the greedy agent: the best entry of ``best_entries`` (-1 if none)."""
     k_pick = k.pick
-    best_entries(w, cols, f, k, rng, b, seat, mask, units, stream, k_pick)
+    best_entries(w, cols, f, k, rng, b, seat, units, stream, k_pick)
     return k_pick[0]
 
 

@@ -20,6 +20,7 @@ from numba import njit
 
 from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.board import DIST, NEIGHBOURS
+from battlesim.systems.hex.hexset import ALL, EMPTY, bit, grow, lowest, without_lowest
 from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.state import (
     A_CAST_RANGE,
@@ -48,6 +49,7 @@ from battlesim.systems.hex.state import (
     M_SLOT,
     M_STAT,
     MANA,
+    MODDED,
     MOVEMENT,
     NULL,
     ONCE_BATTLE,
@@ -111,6 +113,8 @@ def granted(f, b, s, k):
     0 if none (granted keywords stay while broken: I-37)."""
     f_mods = f.mods
     best = 0
+    if not f.g[b, MODDED] >> s & 1:
+        return best  # no instance on the unit (``state.MODDED``)
     for m in range(f_mods.shape[1]):
         if f_mods[b, m, M_SLOT] == s and f_mods[b, m, M_KEYWORD] == k:
             best = max(best, max(np.int64(f_mods[b, m, M_AMOUNT]), 1))
@@ -144,6 +148,8 @@ def modified(f, b, s, stat, base, ranged):
     f_mods = f.mods
     if base == NULL:
         return NULL
+    if not f.g[b, MODDED] >> s & 1:
+        return max(base, 0)  # no instance on the unit (``state.MODDED``)
     best = -1
     add = 0
     for m in range(f_mods.shape[1]):
@@ -248,6 +254,42 @@ def reach_within(w, cols, f, b, s, occ, steps, prev, frontier, limit, goal):
                 if n == goal:
                     return tail
     return tail
+
+
+@kernel
+def reach_sets(w, cols, f, b, s, occ, empty, mine, foes, limit):
+    """``reach_within`` as hex sets (``hexset``), for the legal table: (the hexes unit s reaches
+    in at most ``limit`` steps, those it reaches in at most ``limit - 1``: a melee charger's
+    approach keeps a step for its attack). ``empty``: the empty hexes; ``mine``: the hexes of the
+    units its controller controls; ``foes``: of the others' (``occ`` names them). The same
+    passing as the search's (``passable``): any hex with Flying or Pathing, else empty ones,
+    allies' with Allied Pathing, enemies' without Steadfast with Trample; a hex entered but not
+    passable ends a path there. Each step is ``grow`` of the passable part of what is reached:
+    what the search's queue finds layer by layer (tests/rules/hex/test_hex_movement.py checks
+    the two agree). The search (``reach_within``) stays for paths: which way, not only where."""
+    start = bit(w.i16[cols[POS], b, s])
+    if has(w, cols, f, b, s, FLYING) or has(w, cols, f, b, s, PATHING):
+        through = ALL
+    else:
+        through = empty
+        if has(w, cols, f, b, s, ALLIED_PATHING):
+            through |= mine
+        if has(w, cols, f, b, s, TRAMPLE):
+            x = foes
+            while x != EMPTY:
+                h = lowest(x)
+                x = without_lowest(x)
+                if not has(w, cols, f, b, occ[h], STEADFAST):
+                    through |= bit(h)
+    through |= start
+    reached = start
+    before = start
+    for _ in range(limit):
+        before = reached
+        reached |= grow(reached & through)
+        if reached == before:
+            break
+    return reached, before
 
 
 @njit(cache=True, inline='always')
@@ -368,7 +410,7 @@ def legal_ability(w, cols, f, b, s, k, t, occ):
                      w_i16[cols[POS], b, s], t, occ)
 
 
-@kernel
+@njit(cache=True, inline='always')  # asked for each of a unit's 6 ability rows at every decision
 def ability_ready(w, cols, f, b, s, k):
     """The ability is there, the unit is not silenced, has the mana, and did not use it this
     round if it is once per round (``legal_ability`` without the target)."""

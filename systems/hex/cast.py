@@ -57,6 +57,7 @@ from battlesim.systems.hex.state import (
     M_UNTIL,
     MANA,
     MAX_HEALTH,
+    MODDED,
     NEF,
     NULL,
     OP_CONTROL,
@@ -366,6 +367,7 @@ def add_modifier(w, cols, f, b, s, o, stat, amount, set_, keyword, rounds, only,
         raise RuntimeError("hex: more modifier instances than the game holds (state.MODS)")
     mods[b, free, :] = -1
     mods[b, free, M_SLOT] = o
+    f_g[b, MODDED] |= np.int64(1) << np.int64(o)
     mods[b, free, M_BY] = w_i16[cols[CONTROLLER], b, s]
     mods[b, free, M_UNTIL] = PERMANENT if rounds <= 0 else f_g[b, ROUND] + rounds - 1
     mods[b, free, M_ONLY] = only

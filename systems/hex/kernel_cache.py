@@ -29,7 +29,7 @@ from battlesim.systems.hex import state
 # allocates (``lookahead.lookahead_action``, its saved rows) states reference counting on.
 kernel = njit(cache=True, _nrt=False)
 
-KERNEL_FILES = ("kernel_cache.py", "state.py", "board.py", "battle.py", "legal.py", "turn.py", "damage_stages.py", "pipeline.py", "work.py", "select.py", "cast.py", "apply.py", "agents.py", "step.py", "lookahead.py",
+KERNEL_FILES = ("kernel_cache.py", "state.py", "board.py", "hexset.py", "battle.py", "legal.py", "turn.py", "damage_stages.py", "pipeline.py", "work.py", "select.py", "cast.py", "apply.py", "agents.py", "step.py", "lookahead.py",
                 "play.py")
 
 

@@ -1,5 +1,8 @@
 """The battle turn's legal action table (spec §6: the agent's mask), built whole for each decision
-(``legal_actions``), a unit's block at a time (``unit_entries``).
+(``legal_rows``), a unit's block at a time (``unit_entries``), as one hex set per unit and verb
+(``hexset``: bit h of ``k.rows[u, v]`` is entry ``(u * V + v) * 59 + h``); ``legal_actions``
+writes the same entries out as the flat boolean table, ``nth_entry`` names the j-th legal entry
+in the table's order (the random agent's draw) without it.
 
 Why it is not kept between decisions: a kept table, rebuilding only the blocks a change could
 alter (a unit's own change, or an occupant changed within its Movement + Range), was built and
@@ -30,10 +33,11 @@ from battlesim.systems.hex.battle import (
     may_attack,
     occupancy,
     prop,
-    reach_within,
+    reach_sets,
     target_entry,
 )
-from battlesim.systems.hex.board import DIST, N_HEXES, NEIGHBOURS
+from battlesim.systems.hex.board import DIST, MAX_DISTANCE, N_HEXES
+from battlesim.systems.hex.hexset import ALL, BALL, EMPTY, bit, lowest, nth, size, without_lowest
 from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.state import (
     A_EMPTY_HEX,
@@ -52,66 +56,53 @@ from battlesim.systems.hex.state import (
 )
 
 WIDTH = U * V * N_HEXES  # the battle action table (spec §6): 9,440
-BLOCK = V * N_HEXES  # one unit's entries
 
 @njit(cache=True, inline='always')
-def unit_entries(w, cols, f, k, b, seat, s, base, out):
-    """Unit s's legal entries into its block ``out[base:base + BLOCK]`` (all False before): skip,
-    its moves, attacks, charges and abilities (spec §2.7). Returns how many it set.
+def unit_entries(w, cols, f, k, b, seat, s, u, vacant, mine, foes):
+    """Unit s's legal entries into block u's hex sets ``k.rows[u]`` (empty before): skip, its
+    moves, attacks, charges and abilities (spec §2.7). Returns how many it set. ``vacant``,
+    ``mine``, ``foes``: the empty hexes, those of ``seat``'s units, those of the others'.
 
-    Why it walks lists, not the 59 hexes: a decision's cost was this table. Moves are read off
-    the hexes the search reached; attacks, charges and unit-targeted abilities off the units on
-    the board (each occupied hex once: the unit ``k.occ`` names there); only hex-targeted
-    abilities scan the hexes in cast range. Every entry is set at most once, True only."""
+    Why sets, not the 59 hexes: a decision's cost was this table. Moves and charges' approach
+    hexes are the reach's sets (``battle.reach_sets``); attacks and charges are tried on the
+    enemies' hexes (``foes``), unit-targeted abilities on the occupied hexes in cast range (the
+    unit ``k.occ`` names there), hex-targeted ones are a ball of hexes. Every entry is set at
+    most once, so the count is the sets' sizes (tests/rules/hex/test_hex_turns.py checks it)."""
     w_i16 = w.i16
-    w_alive = w.alive
     f_abil = f.abil
     occ = k.occ
-    steps = k.steps
-    frontier = k.frontier
-    approach = k.approach
-    out[base + SKIP * N_HEXES] = True
+    rows = k.rows
+    rows[u, SKIP] = bit(0)
     n = 1
     mv = prop(w, cols, f, b, s, S_MOVEMENT)
     moves = mv >= 1 and w_i16[cols[ROOTED], b, s] == 0
+    reached = EMPTY
+    before = EMPTY
     if moves:
-        reached = reach_within(w, cols, f, b, s, occ, steps, k.prev, frontier, mv, -1)
-        for i in range(reached):
-            h = frontier[i]
-            if occ[h] < 0 and steps[h] <= mv:
-                out[base + MOVE * N_HEXES + h] = True
-                n += 1
+        reached, before = reach_sets(w, cols, f, b, s, occ, vacant, mine, foes, mv)
+        rows[u, MOVE] = reached & vacant
+        n += size(rows[u, MOVE])
     charges = moves and has(w, cols, f, b, s, CHARGING)
     # legal_attack and charge_from, with what depends only on the unit read once
     # (T/test_hex_turns.py checks the two agree on every entry)
     attacks = may_attack(w, cols, f, b, s)
     rng = prop(w, cols, f, b, s, S_RANGE)
     here = w_i16[cols[POS], b, s]
-    if charges:  # the approach hexes once per unit: empty, >= 1 step, and the attack still reachable
-        last = mv - 1 if rng == NULL else mv
-        for a in range(N_HEXES):
-            approach[a] = occ[a] < 0 and 1 <= steps[a] <= last
-    for o in range(w_alive.shape[1]):
-        h = w_i16[cols[POS], b, o]
-        if not attacks or not w_alive[b, o] or h < 0 or occ[h] != o or w_i16[cols[CONTROLLER], b, o] == seat:
-            continue
+    # the approach hexes once per unit: empty, >= 1 step (the start is the charger's), and the
+    # attack still reachable (a melee charger keeps a step)
+    approach = ((before if rng == NULL else reached) & vacant) if charges else EMPTY
+    x = foes if attacks else EMPTY  # the enemies' hexes, each once
+    while x != EMPTY:
+        h = lowest(x)
+        x = without_lowest(x)
         if (DIST[here, h] == 1 and moves) if rng == NULL else DIST[here, h] <= rng:
-            out[base + ATTACK * N_HEXES + h] = True
+            rows[u, ATTACK] |= bit(h)
             n += 1
-        if charges and not has(w, cols, f, b, o, STEADFAST):
-            if rng == NULL:  # melee: an approach hex among the target's 6 neighbours
-                for j in range(6):
-                    a = NEIGHBOURS[h, j]
-                    if a >= 0 and approach[a]:
-                        out[base + CHARGE * N_HEXES + h] = True
-                        n += 1
-                        break
-            else:
-                for a in range(N_HEXES):
-                    if approach[a] and DIST[a, h] <= rng:
-                        out[base + CHARGE * N_HEXES + h] = True
-                        n += 1
-                        break
+        # melee: an approach hex among the target's 6 neighbours; ranged: within Range of it
+        if charges and approach & BALL[h, 1 if rng == NULL else min(rng, MAX_DISTANCE)] != EMPTY \
+                and not has(w, cols, f, b, occ[h], STEADFAST):
+            rows[u, CHARGE] |= bit(h)
+            n += 1
     for ab in range(f_abil.shape[2]):
         # legal_ability, with what depends only on the unit and ability read once
         if not ability_ready(w, cols, f, b, s, ab):
@@ -119,46 +110,94 @@ def unit_entries(w, cols, f, k, b, seat, s, base, out):
         target = f_abil[b, s, ab, A_TARGET]
         empty = f_abil[b, s, ab, A_EMPTY_HEX] != 0
         reach_ = ability_reach(w, cols, f, b, s, ab)
-        at = base + (ABILITY_0 + ab) * N_HEXES
+        v = ABILITY_0 + ab
         if target == T_SELF or target == T_NONE:
-            out[at + here] = True  # no target: one entry (the hex it does not read is the unit's own)
+            rows[u, v] |= bit(here)  # no target: one entry (the hex it does not read is the unit's own)
             n += 1
-        elif target == T_HEX:
-            for h in range(N_HEXES):
-                if DIST[here, h] <= reach_ and target_entry(w, cols, b, seat, target, empty, occ[h]):
-                    out[at + h] = True
-                    n += 1
-        else:
-            for o in range(w_alive.shape[1]):
-                h = w_i16[cols[POS], b, o]
-                if not w_alive[b, o] or h < 0 or occ[h] != o or DIST[here, h] > reach_:
-                    continue
-                if target_entry(w, cols, b, seat, target, empty, o):
-                    out[at + h] = True
+        elif target == T_HEX:  # target_entry of a hex: any, or an empty one for a relocation
+            if reach_ >= 0:
+                rows[u, v] = BALL[here, min(reach_, MAX_DISTANCE)] & (vacant if empty else ALL)
+                n += size(rows[u, v])
+        elif reach_ >= 0:  # a unit target: the occupied hexes in cast range, each once
+            x = ~vacant & BALL[here, min(reach_, MAX_DISTANCE)]
+            while x != EMPTY:
+                h = lowest(x)
+                x = without_lowest(x)
+                if target_entry(w, cols, b, seat, target, empty, occ[h]):
+                    rows[u, v] |= bit(h)
                     n += 1
     return n
 
 
 @kernel
-def legal_actions(w, cols, f, k, b, seat, out):
-    """The battle turn's flat action table (spec §6), built whole: ``out[(u * V + v) * 59 + h]``
-    for unit u of ``seat`` (``acting_slot``: slot ``seat * 16 + u``, or a unit the seat controls),
-    verb v, hex h. CHARGE marks the target hexes that some approach hex makes legal (the approach
-    is the follow-up decision). Skip is always legal (H10.4). Returns a bit per unit u of ``seat``
-    that can act (the blocks of the others are all False: agents read only the acting units'
-    blocks); ``k.counts[u]``: unit u's legal entries. ``k``: the thread's scratch
-    (``work.Work``), so a decision allocates nothing."""
+def legal_rows(w, cols, f, k, b, seat):
+    """The battle turn's action table (spec §6) as hex sets: ``k.rows[u, v]`` holds the hexes h of
+    the legal entries ``(u * V + v) * 59 + h`` for unit u of ``seat`` (``acting_slot``: slot
+    ``seat * 16 + u``, or a unit the seat controls), verb v. CHARGE marks the target hexes that
+    some approach hex makes legal (the approach is the follow-up decision). Skip is always legal
+    (H10.4). Returns a bit per unit u of ``seat`` that can act (the others' sets are empty);
+    ``k.counts[u]``: unit u's legal entries. ``k``: the thread's scratch (``work.Work``), so a
+    decision allocates nothing."""
     counts = k.counts
-    out[:] = False
+    rows = k.rows
+    rows[:] = EMPTY
     active = 0
-    occupancy(w, cols, b, k.occ)
+    occ = k.occ
+    occupancy(w, cols, b, occ)
+    vacant = ALL
+    mine = EMPTY
+    foes = EMPTY
+    for h in range(N_HEXES):
+        if occ[h] >= 0:
+            vacant &= ~bit(h)
+            if w.i16[cols[CONTROLLER], b, occ[h]] == seat:
+                mine |= bit(h)
+            else:
+                foes |= bit(h)
     for u in range(U):
         counts[u] = 0
         s = acting_slot(w, cols, b, seat, u)
         if s >= 0:
             active |= 1 << u
-            counts[u] = unit_entries(w, cols, f, k, b, seat, s, u * BLOCK, out)
+            counts[u] = unit_entries(w, cols, f, k, b, seat, s, u, vacant, mine, foes)
     return active
+
+
+@kernel
+def legal_actions(w, cols, f, k, b, seat, out):
+    """``legal_rows`` written out as the flat boolean table: ``out[(u * V + v) * 59 + h]`` (the
+    agent's mask of spec §6; all False but the legal entries). Returns the acting units' bits."""
+    rows = k.rows
+    active = legal_rows(w, cols, f, k, b, seat)
+    out[:] = False
+    for u in range(U):
+        if not active >> u & 1:
+            continue
+        for v in range(V):
+            x = rows[u, v]
+            while x != EMPTY:
+                out[(u * V + v) * N_HEXES + lowest(x)] = True
+                x = without_lowest(x)
+    return active
+
+
+@kernel
+def nth_entry(rows, units, counts, j):
+    """The j-th legal entry (0-based) in the table's order, of the blocks of ``units`` (their
+    ``counts`` and hex sets ``rows``, as ``legal_rows`` left them); -1 past the last: what the
+    j-th True of the flat table is, found by counts and popcounts, not by a scan."""
+    for u in range(U):
+        if not units >> u & 1:
+            continue
+        if j >= counts[u]:
+            j -= counts[u]
+            continue
+        for v in range(V):
+            c = size(rows[u, v])
+            if j < c:
+                return (u * V + v) * N_HEXES + nth(rows[u, v], j)
+            j -= c
+    return -1
 
 
 kernel_cache.check("legal", [v for v in list(globals().values()) if hasattr(v, "py_func") and v.__module__ == __name__])

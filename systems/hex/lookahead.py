@@ -20,7 +20,7 @@ from battlesim.systems.hex.agents import best_entries, greedy_action, unit_value
 from battlesim.systems.hex.apply import round_start
 from battlesim.systems.hex.board import CENTRE_ID, DIST, N_HEXES
 from battlesim.systems.hex.kernel_cache import kernel
-from battlesim.systems.hex.legal import legal_actions
+from battlesim.systems.hex.legal import legal_rows
 from battlesim.systems.hex.state import CONTROLLER, HEALTH, POS, ROUND, TO_ACT, WINNER
 from battlesim.systems.hex.step import LOOKAHEAD, RNG_LOOKAHEAD, apply_action
 from battlesim.systems.hex.turn import round_end
@@ -74,11 +74,11 @@ def settle_round(w, cols, f, k, b):
 
 
 @njit(cache=True, _nrt=True)  # it saves game b's rows: allocates
-def lookahead_action(w, cols, f, k, rng, b, seat, mask, units):
+def lookahead_action(w, cols, f, k, rng, b, seat, units):
     """Spec §6 decision by one ply of search: each of greedy's TOP entries applied to game b, the
     opponent's greedy reply if it is to act, ``position_score``; game b's rows (World, fields,
-    cards-table stats, RNG counter, damage log length) restored after each. ``mask``: the filled
-    battle table (used again as the reply's)."""
+    cards-table stats, RNG counter, damage log length) restored after each. ``units``: the acting
+    units' bits, ``k.rows`` the table (``legal.legal_rows``; built again for the reply)."""
     w_i16 = w.i16
     w_i8 = w.i8
     w_flags = w.flags
@@ -89,7 +89,7 @@ def lookahead_action(w, cols, f, k, rng, b, seat, mask, units):
     k_stats = k.stats
     k_nlog = k.nlog
     cand = k.cand
-    best_entries(w, cols, f, k, rng, b, seat, mask, units, RNG_LOOKAHEAD, cand)
+    best_entries(w, cols, f, k, rng, b, seat, units, RNG_LOOKAHEAD, cand)
     if cand[1] < 0:
         return cand[0]
     s_i16 = w_i16[:, b, :].copy()
@@ -112,8 +112,8 @@ def lookahead_action(w, cols, f, k, rng, b, seat, mask, units):
         settle_round(w, cols, f, k, b)
         opp = f_g[b, TO_ACT]
         if f_g[b, WINNER] < 0 and opp == 1 - seat:
-            opp_units = legal_actions(w, cols, f, k, b, opp, mask)
-            r = greedy_action(w, cols, f, k, rng, b, opp, mask, opp_units, RNG_LOOKAHEAD)
+            opp_units = legal_rows(w, cols, f, k, b, opp)
+            r = greedy_action(w, cols, f, k, rng, b, opp, opp_units, RNG_LOOKAHEAD)
             if r >= 0:
                 apply_action(w, cols, f, k, rng, b, opp, r, LOOKAHEAD)
                 settle_round(w, cols, f, k, b)

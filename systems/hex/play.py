@@ -26,7 +26,7 @@ from battlesim.systems.hex.battle import (
 )
 from battlesim.systems.hex.board import N_HEXES
 from battlesim.systems.hex.kernel_cache import kernel
-from battlesim.systems.hex.legal import legal_actions
+from battlesim.systems.hex.legal import legal_rows, nth_entry
 from battlesim.systems.hex.lookahead import lookahead_action
 from battlesim.systems.hex.state import (
     A_PENDING_HEX,
@@ -41,8 +41,10 @@ from battlesim.systems.hex.state import (
     HEALTH,
     LAST_ACTOR,
     LAST_STATUS,
+    M_SLOT,
     MANA,
     MAX_HEALTH,
+    MODDED,
     NULL,
     OPENER,
     POS,
@@ -70,7 +72,8 @@ from battlesim.systems.hex.turn import early_end, round_end, seat_can_act
 INVARIANTS = ("", "two units on one hex at a turn's end", "health above max health", "a negative counter or mana",
               "negative actions", "an exhausted unit acted", "a winner before round 7's end or the early end",
               "a unit off the board",
-              "a channelled cast pending on a unit without Channel counters")
+              "a channelled cast pending on a unit without Channel counters",
+              "a modifier instance on a slot its game's MODDED bits lack")
 
 
 @kernel
@@ -106,43 +109,31 @@ def pass_action(w, cols, b, seat):
 
 
 @kernel
-def agent_action(w, cols, f, k, rng, b, seat, agent, mask):
+def agent_action(w, cols, f, k, rng, b, seat, agent):
     """Spec §6: the decision of the seat to act, by its agent's code: random (uniform over the
-    legal entries of the battle table), pass, greedy (``agents.py``) or lookahead (``lookahead.py``)."""
+    legal entries of the battle table: ``random_action``), pass, greedy (``agents.py``) or
+    lookahead (``lookahead.py``); each reads the table as hex sets (``legal.legal_rows``)."""
     if agent == PASS_AGENT:
         return pass_action(w, cols, b, seat)
-    units = legal_actions(w, cols, f, k, b, seat, mask)
+    if agent == RANDOM:
+        return random_action(w, cols, f, k, rng, b, seat, RNG_AGENT)
+    units = legal_rows(w, cols, f, k, b, seat)
     if agent == GREEDY:
-        return greedy_action(w, cols, f, k, rng, b, seat, mask, units, RNG_GREEDY)
-    if agent == LOOKAHEAD:
-        return lookahead_action(w, cols, f, k, rng, b, seat, mask, units)
-    return choice_in_blocks(rng, b, mask, units, k.counts, RNG_AGENT)
+        return greedy_action(w, cols, f, k, rng, b, seat, units, RNG_GREEDY)
+    return lookahead_action(w, cols, f, k, rng, b, seat, units)
 
 
 @kernel
-def choice_in_blocks(rng, b, mask, units, counts, stream):
-    """``rng.choice(rng, b, mask, stream)`` reading only the blocks of the acting units (bits of
-    ``units``; every other entry is False): the same draw and the same entry, from the blocks'
-    counts of legal entries (``counts``, as ``legal_actions`` left them), only the chosen block
-    scanned."""
-    block = V * N_HEXES
+def random_action(w, cols, f, k, rng, b, seat, stream):
+    """The random agent: ``rng.choice(rng, b, table, stream)`` over the battle table, without
+    writing the table: the same draw from the legal entries' count (``legal_rows``' counts) and
+    the same entry, the draw-th in the table's order (``legal.nth_entry``)."""
+    counts = k.counts
+    units = legal_rows(w, cols, f, k, b, seat)
     total = 0
     for u in range(U):
-        if units >> u & 1:
-            total += counts[u]
-    j = integers(rng, b, max(total, 1), stream)
-    for u in range(U):
-        if not units >> u & 1:
-            continue
-        if j >= counts[u]:
-            j -= counts[u]
-            continue
-        for a in range(u * block, (u + 1) * block):
-            if mask[a]:
-                if j == 0:
-                    return a
-                j -= 1
-    return -1
+        total += counts[u]
+    return nth_entry(k.rows, units, counts, integers(rng, b, max(total, 1), stream))
 
 
 @kernel
@@ -165,6 +156,7 @@ def violation(w, cols, f, b, ended):
     w_alive = w.alive
     f_g = f.g
     f_abil = f.abil
+    f_mods = f.mods
     seen = np.uint64(0)  # a bit per hex (59 < 64)
     for s in range(w_alive.shape[1]):
         if not w_alive[b, s]:
@@ -189,6 +181,10 @@ def violation(w, cols, f, b, ended):
             for kk in range(f_abil.shape[2]):
                 if f_abil[b, s, kk, A_PENDING_HEX] != 0:
                     return 8
+    for m in range(f_mods.shape[1]):  # ``battle.granted`` and ``modified`` skip a slot without its bit
+        o = np.int64(f_mods[b, m, M_SLOT])
+        if o >= 0 and not f_g[b, MODDED] >> o & 1:
+            return 9
     if f_g[b, WINNER] >= 0:
         reason = f_g[b, END_REASON]
         if reason == END_CENTRE and not ended:
@@ -204,7 +200,7 @@ def violation(w, cols, f, b, ended):
 
 
 @kernel
-def play_game(w, cols, f, k, rng, b, mask, agents, max_steps, check):
+def play_game(w, cols, f, k, rng, b, agents, max_steps, check):
     """Spec §2.6: turns of the seat to act (its agent's decision, applied) until no unit can act,
     then the round's end and the next round's start, until the victory check of round 7 or the
     early end. (decisions taken, the first invariant broken or 0). ``max_steps`` only guards:
@@ -217,7 +213,7 @@ def play_game(w, cols, f, k, rng, b, mask, agents, max_steps, check):
         if seat < 0:
             ended = between_turns(w, cols, f, k, b)
         else:
-            a = agent_action(w, cols, f, k, rng, b, seat, agents[seat], mask)
+            a = agent_action(w, cols, f, k, rng, b, seat, agents[seat])
             if check and acting_slot(w, cols, b, seat, (a // N_HEXES) // V) < 0:
                 return n, 5  # hex.md "A unit that has no actions remaining is considered exhausted."
             apply_action(w, cols, f, k, rng, b, seat, a, agents[seat])
@@ -233,7 +229,7 @@ PLAY, SETUP, STEP = 0, 1, 2  # play_batch modes
 
 
 @kernel
-def step_game(w, cols, f, k, rng, b, mask, agents):
+def step_game(w, cols, f, k, rng, b, agents):
     """One step of game b (a replay's unit): the seat to act decides and its action is applied
     (returns the table entry), or nobody can act and the round ends and the next one starts
     (returns -1, or -2 when those were the last round's end events)."""
@@ -241,7 +237,7 @@ def step_game(w, cols, f, k, rng, b, mask, agents):
     seat = f_g[b, TO_ACT]
     if seat < 0:
         return -2 if between_turns(w, cols, f, k, b) else -1
-    a = agent_action(w, cols, f, k, rng, b, seat, agents[seat], mask)
+    a = agent_action(w, cols, f, k, rng, b, seat, agents[seat])
     apply_action(w, cols, f, k, rng, b, seat, a, agents[seat])
     return a
 
@@ -255,17 +251,16 @@ def play_batch(w, cols, f, k, rng, games, agents, max_steps, check, mode, out):
     unless ``check``). The one entry point from Python (numba compiles each entry's whole call
     tree again): ``mode`` SETUP sets up ``games[0]`` only, STEP plays one ``step_game`` of it
     (``out[b, 0]`` = what it returned) - a replay's steps."""
-    mask = np.zeros(WIDTH, dtype=np.bool_)
     if mode == SETUP:
         setup_game(w, cols, f, k, rng, games[0])
         return
     if mode == STEP:
-        out[games[0], 0] = step_game(w, cols, f, k, rng, games[0], mask, agents)
+        out[games[0], 0] = step_game(w, cols, f, k, rng, games[0], agents)
         return
     for i in range(games.shape[0]):
         b = games[i]
         setup_game(w, cols, f, k, rng, b)
-        n, bad = play_game(w, cols, f, k, rng, b, mask, agents, max_steps, check)
+        n, bad = play_game(w, cols, f, k, rng, b, agents, max_steps, check)
         out[b, 0] = n
         out[b, 1] = bad
 

@@ -58,6 +58,7 @@ from battlesim.systems.hex.state import (
     UNDEAD,
     WINNER,
     kw,
+    modifier_on,
     new_world,
     st,
 )
@@ -134,6 +135,7 @@ class HexScenarioRun:
                 battle.put(st(name), B, s, int(value))
             for m in u.modifiers:
                 row = battle.f.mods[B, nmod]
+                modifier_on(battle.f.g, B, s)
                 nmod += 1
                 row[:] = -1
                 row[M_SLOT] = s

@@ -81,6 +81,7 @@ from battlesim.systems.hex.state import (
     TARGETS,
     UNDEAD,
     kw,
+    modifier_on,
 )
 from battlesim.systems.hex.vocabulary import APPLIED_STATUSES, DAMAGE_TYPES, QUALIFIERS
 
@@ -238,6 +239,7 @@ def passive(bt, b: int, s: int, spec: PassiveSpec) -> None:
     for keyword, stat, amount, set_, only in rows:
         free = int(np.flatnonzero(mods[:, M_SLOT] < 0)[0])
         m = mods[free]
+        modifier_on(bt.f.g, b, s)
         m[:] = -1
         m[M_SLOT], m[M_BY], m[M_UNTIL], m[M_ONLY] = s, bt.i(SIDE, b, s), PERMANENT, only
         if keyword >= 0:

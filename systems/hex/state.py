@@ -77,13 +77,23 @@ FIRST_TAG = len(INT_COLUMNS)  # columns at or after it are tags (``w.flags``)
 
 # -- per-game fields: w.g.hex[b, field] ------------------------------------------------------
 GAME_FIELDS = ("round", "first_player", "to_act", "last_actor", "centre_shield", "winner", "end_reason",
-               "opener", "rounds", "turned")
+               "opener", "rounds", "turned", "modded")
 (ROUND, FIRST_PLAYER, TO_ACT, LAST_ACTOR, CENTRE_SHIELD, WINNER, END_REASON, OPENER, ROUNDS,
- TURNED) = range(len(GAME_FIELDS))  # TURNED: bit seat = the seat had a turn this round (Channel, I-38)
+ TURNED, MODDED) = range(len(GAME_FIELDS))  # TURNED: bit seat = the seat had a turn this round (Channel, I-38)
+# MODDED: bit s = slot s has held a modifier instance this game (set by every writer of one, never
+# cleared: a superset). Why: ``battle.granted`` and ``modified`` walk the game's MODS instances
+# for every keyword and property a unit is asked, most units have none, and a bit says so.
 END_REASONS = ("", "centre", "no_units", "concede")  # games table ``end_reason`` (spec §2.11; H8.2)
 NO_END, END_CENTRE, END_NO_UNITS, END_CONCEDE = 0, 1, 2, 3
 
 # -- modifier instances (I-35): w.g.hex_mods[b, m, field] --------------------------------------
+def modifier_on(g: np.ndarray, b: int, s: int) -> None:
+    """Record in game b's fields ``g`` (``w.g.hex``) that slot s holds a modifier instance
+    (``MODDED``): what every writer of an instance from Python calls (``cast.add_modifier`` sets
+    the same bit in compiled code)."""
+    g[b, MODDED] |= 1 << s
+
+
 MODS = 32
 MOD_FIELDS = ("slot", "stat", "amount", "set", "keyword", "by", "until", "only", "source")
 (M_SLOT, M_STAT, M_AMOUNT, M_SET, M_KEYWORD, M_BY, M_UNTIL, M_ONLY, M_SOURCE) = range(len(MOD_FIELDS))

@@ -16,7 +16,7 @@ from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import AMOUNT, DEALT, KIND, OK, SOURCE, TARGET, new_queue, push
 from battlesim.systems.hex import kernel_cache
-from battlesim.systems.hex.battle import FAR, U, has, number, occupancy, reach_within
+from battlesim.systems.hex.battle import FAR, U, V, has, number, occupancy, reach_within
 from battlesim.systems.hex.board import AWAY, DIST, LINE, N_HEXES, TOWARD
 from battlesim.systems.hex.damage_stages import PHYSICAL
 from battlesim.systems.hex.kernel_cache import kernel
@@ -58,7 +58,8 @@ class Work(NamedTuple):
     entries found, best first: the lookahead's candidates) and ``pick`` (greedy's one entry, apart
     from ``cand`` because the lookahead asks greedy for replies while it walks its candidates);
     the legal table's: ``frontier`` (a search's queue), ``approach`` (a charger's approach hexes)
-    and ``counts`` (legal entries per unit, the random agent's)."""
+    ``counts`` (legal entries per unit) and ``rows`` (the table as a hex set per unit and verb:
+    ``legal.legal_rows``)."""
 
     queue: np.ndarray
     qlen: np.ndarray
@@ -83,6 +84,7 @@ class Work(NamedTuple):
     frontier: np.ndarray
     approach: np.ndarray
     counts: np.ndarray
+    rows: np.ndarray
 
 
 def new_work(n_games: int, n_slots: int, dcols: np.ndarray, shared: Work | None = None, log: int = 0) -> Work:
@@ -100,7 +102,7 @@ def new_work(n_games: int, n_slots: int, dcols: np.ndarray, shared: Work | None 
                 np.full(n_slots, -1, dtype=np.int64), np.zeros(n_slots, dtype=np.int64), stats,
                 np.zeros(N_HEXES, dtype=np.float64), np.zeros(n_slots, dtype=np.int64), np.zeros(TOP, dtype=np.float64),
                 np.zeros(TOP, dtype=np.int64), np.zeros(1, dtype=np.int64), e(), np.zeros(N_HEXES, dtype=np.bool_),
-                np.zeros(U, dtype=np.int64))
+                np.zeros(U, dtype=np.int64), np.zeros((U, V), dtype=np.uint64))
 
 
 @kernel

@@ -92,6 +92,23 @@ def test_break_leaves_modifiers_and_granted_keywords(tmp_path: Path) -> None:
     assert (u["power"], u["keywords"]) == (3, {"flying": True})
 
 
+def test_a_units_modifiers_are_found_through_its_games_modified_slots(tmp_path: Path) -> None:
+    # hex.md "Some items and abilities modify the numerical value of properties." (I-35): a unit's
+    # instances are read only when its game's MODDED bit for it is set (battle.granted, modified
+    # skip the others); every writer sets it, and the check runs assert it (play.violation)
+    from battlesim.systems.hex.play import INVARIANTS, violation
+    from battlesim.systems.hex.state import MODDED
+
+    sc = board(tmp_path, ['{ side = 0, col = 1, row = 1, name = "A", power = 1, health = 9, '
+                          'modifiers = [{ stat = "power", amount = 2 }] }', FAR])
+    bt = sc.battle
+    assert unit_at(sc, 1, 1)["power"] == 3 and bt.f.g[0, MODDED] == 1  # slot 0's bit
+    assert violation(bt.st, bt.cols, bt.f, 0, False) == 0
+    bt.f.g[0, MODDED] = 0
+    assert unit_at(sc, 1, 1)["power"] == 1  # the instance is no longer read
+    assert INVARIANTS[violation(bt.st, bt.cols, bt.f, 0, False)] == "a modifier instance on a slot its game's MODDED bits lack"
+
+
 def test_armor_modifiers_reach_the_armor_stage(tmp_path: Path) -> None:
     # hex.md "Example: "Target unit gets Armor 1" or "Target unit gets +1 Burned."" (I-35: Prop X
     # takes the highest, +X stacks; modifiers stay while broken)

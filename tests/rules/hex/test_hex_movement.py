@@ -69,3 +69,48 @@ def test_a_pull_stops_at_a_unit(tmp_path: Path) -> None:
                           '{ side = 0, col = 4, row = 1, name = "P", health = 4 }'])
     sc.battle.displace(0, 16, hex_id(4, 1), 3, True, None)
     assert (units(sc)["V"]["col"], units(sc)["V"]["row"]) == (4, 4)
+
+
+def test_the_legal_tables_reach_is_the_searchs(tmp_path: Path) -> None:
+    # hex.md "A unit may move a number of hexes up to its Movement value."; "Pathing – This unit can
+    # move through other units."; "Trample X – This unit may move into and through hexes occupied by
+    # enemy units."; "Steadfast – This unit cannot be charged or trampled.": the legal table's reach
+    # as hex sets (battle.reach_sets, a step = the board's neighbours of what is reached) is the
+    # search's (battle.reach_within, which paths follow): the hexes within each limit, on boards
+    # crowded with every passing keyword, for every unit and every limit
+    import numpy as np
+
+    from battlesim.systems.hex.battle import reach_sets, reach_within
+    from battlesim.systems.hex.board import N_HEXES
+    from battlesim.systems.hex.state import CONTROLLER, POS
+
+    rng = np.random.default_rng(23)
+    kinds = ['keywords = { pathing = true }', 'keywords = { flying = true }', 'keywords = { allied_pathing = true }',
+             'keywords = { trample = 1 }', 'keywords = { steadfast = true }', 'keywords = { trample = 1, allied_pathing = true }',
+             'power = 1', 'power = 1']
+    hexes = [(c, r) for c in range(9) for r in range(7 if c % 2 == 0 else 6)]
+    compared = 0
+    for trial in range(20):
+        picks = rng.choice(len(hexes), size=int(rng.integers(6, 24)), replace=False)
+        units = [f'{{ side = {i % 2}, col = {hexes[p][0]}, row = {hexes[p][1]}, name = "U{i}", health = 3, movement = 1, '
+                 f'{kinds[int(rng.integers(len(kinds)))]} }}' for i, p in enumerate(picks)]
+        bt = board(tmp_path, units).battle
+        w, cols, f = bt.st, bt.cols, bt.f
+        occ = bt.occupied(0).copy()
+        steps, prev, frontier = (np.zeros(N_HEXES, dtype=np.int64) for _ in range(3))
+        for s in np.flatnonzero(w.alive[0]):
+            seat = w.i16[cols[CONTROLLER], 0, s]
+            on = [h for h in range(N_HEXES) if occ[h] >= 0]
+            vacant = sum(1 << h for h in range(N_HEXES) if occ[h] < 0)
+            mine = sum(1 << h for h in on if w.i16[cols[CONTROLLER], 0, occ[h]] == seat)
+            foes = sum(1 << h for h in on if w.i16[cols[CONTROLLER], 0, occ[h]] != seat)
+            assert occ[w.i16[cols[POS], 0, s]] == s
+            for limit in (0, 1, 2, 3, 5, N_HEXES - 1):  # the last: no limit (no path is longer)
+                reach_within(w, cols, f, 0, int(s), occ, steps, prev, frontier, limit, -1)
+                within = [sum(1 << h for h in range(N_HEXES) if steps[h] <= lim) for lim in (limit, limit - 1)]
+                got = reach_sets(w, cols, f, 0, int(s), occ, np.uint64(vacant), np.uint64(mine), np.uint64(foes), limit)
+                assert int(got[0]) == within[0]
+                if limit >= 1:
+                    assert int(got[1]) == within[1]
+                compared += 1
+    assert compared > 500

@@ -294,3 +294,41 @@ def test_a_channelling_unit_that_dies_and_returns_by_undying_has_its_channel_can
     assert bt.alive(0, s) and bt.i(HEALTH, 0, s) == bt.i(MAX_HEALTH, 0, s)  # returned by Undying
     assert bt.st.i16[bt.cols[CHANNEL_C], 0, s] == 0
     assert not bt.f.abil[0, s, :, A_PENDING_HEX].any() and not bt.f.abil[0, s, :, A_PENDING_UNIT].any()
+
+
+def test_the_random_agent_draws_as_from_the_whole_table() -> None:
+    # spec §6: the random agent is uniform over the legal entries of the battle table. It draws
+    # from the units' counts and the hex sets (legal_rows, nth_entry) without writing the table:
+    # at every decision of many games the counts are the table's blocks' and the entry, and the
+    # RNG after it, are rng.choice's over the whole table (the draw the engine always made)
+    from battlesim.ecs.compiled.rng import choice
+    from battlesim.ecs.decisions import make_agent
+    from battlesim.ecs.ruleset import get_ruleset
+    from battlesim.systems.hex.game import MAX_STEPS, HexBatch, agent_codes
+    from battlesim.systems.hex.play import RNG_AGENT, SETUP, STEP, play_batch, random_action
+
+    game = get_ruleset("hex").load()
+    codes = agent_codes([make_agent("random"), make_agent("greedy")])  # greedy too: boards random play rarely reaches
+    full = np.zeros(WIDTH, dtype=np.bool_)
+    decided = 0
+    for decks in (("bulwark_blitz", "ember_blitz"), ("gale_blitz", "thorn_blitz"), ("ember_blitz", "gale_blitz"),
+                  ("thorn_blitz", "bulwark_blitz")):
+        hb = HexBatch(game.armies(decks), np.arange(12, dtype=np.int64))
+        w, cols, f, k = hb.bt.st, hb.bt.cols, hb.bt.f, hb.bt.k
+        for b in range(12):
+            one = np.array([b], dtype=np.int64)
+            play_batch(w, cols, f, k, hb.rng, one, codes, MAX_STEPS, False, SETUP, hb.out)
+            while f.g[b, WINNER] < 0:
+                seat = int(f.g[b, TO_ACT])
+                if seat >= 0:
+                    units = legal_actions(w, cols, f, k, b, seat, full)
+                    blocks = full.reshape(U, V * N_HEXES)
+                    assert (k.counts == blocks.sum(axis=1)).all()
+                    assert all(blocks[u].any() == bool(units >> u & 1) for u in range(U))
+                    want_rng, got_rng = hb.rng.copy(), hb.rng.copy()
+                    want = choice(want_rng, b, full, RNG_AGENT)
+                    assert random_action(w, cols, f, k, got_rng, b, seat, RNG_AGENT) == want
+                    assert (want_rng == got_rng).all()
+                    decided += 1
+                play_batch(w, cols, f, k, hb.rng, one, codes, MAX_STEPS, False, STEP, hb.out)
+    assert decided > 2000
