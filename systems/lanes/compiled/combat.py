@@ -36,6 +36,7 @@ from battlesim.ecs.compiled.world_view import WorldState
 from battlesim.ecs.damage import ATTACK, COMBAT
 from battlesim.systems.lanes.compiled.combat_layout import (
     C_ANCHOR,
+    C_AURAS_POSSIBLE,
     C_CARD_ID,
     C_CLEAVE,
     C_DISARMED,
@@ -65,7 +66,8 @@ from battlesim.systems.lanes.compiled.combat_layout import (
     CombatFields,
 )
 from battlesim.systems.lanes.compiled.deaths import settle
-from battlesim.systems.lanes.compiled.unit_stats import attack_of, count, first_strikes, has_tag
+from battlesim.systems.lanes.compiled.damage_stages import aura_sources
+from battlesim.systems.lanes.compiled.unit_stats import attack_with, count, first_strikes, has_tag
 from battlesim.ecs.plugin import extend
 
 lanes = extend("lanes")  # its compiled parts are declared as a plugin declares them
@@ -188,6 +190,9 @@ def resolve_lane(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane
     queue, qlen = m.queue, m.qlen
     for step in range(2):
         qlen[b] = 0
+        # the board stands still while a step's attacks are read: its aura sources found once
+        # (``aura_sources``), not by a walk over every slot per attacker (``attack_of``)
+        sources = aura_sources(st, b, cols) if st.params[cols[C_AURAS_POSSIBLE]] != 0 else 0
         for i in range(n):
             a = atk[i, SRC]
             if ((first >> i) & 1 == 1) != (step == 0) or (step == 1 and st.i16[cols[C_HEALTH], b, a] <= 0):
@@ -195,7 +200,7 @@ def resolve_lane(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane
             # the current attack, read now: numpy reads it once per lane and again before a step
             # only in games where a trigger fired or damage was dealt (``touched``); elsewhere
             # nothing can have moved it, so reading it now always gives numpy's value
-            push(queue, qlen, b, a, atk[i, TGT], attack_of(st, cols, b, a) + atk[i, SIEGE], COMBAT | ATTACK)
+            push(queue, qlen, b, a, atk[i, TGT], attack_with(st, cols, b, a, sources) + atk[i, SIEGE], COMBAT | ATTACK)
         for i in range(n):  # cleave_batch, read with the attacks, before the pipeline
             a = atk[i, SRC]
             if ((first >> i) & 1 == 1) != (step == 0) or (step == 1 and st.i16[cols[C_HEALTH], b, a] <= 0):
