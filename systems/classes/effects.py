@@ -68,6 +68,7 @@ from battlesim.systems.classes.state import (
     J_START,
     J_TARGET,
     J_TRIGGER,
+    LC_SUMMONED,
     NA,
     NONE,
     NSHAPES,
@@ -306,6 +307,7 @@ def summon(G, R, b, owner, card, mask, target):
         return
     place_unit(G, R, b, f, owner, card)
     G.pl[b, owner, P_SUMMONED] += 1
+    G.tally[b, owner, card, LC_SUMMONED] += 1
     gain_experience(G, R, b, owner, 1)
     push(G, b, R.cards[card, C_EFF_START], R.cards[card, C_EFF_N], TR_SUMMON, owner, card, G.u[b, f, U_UID], NONE,
          NONE, NONE, 0, 1, NONE, AFTER_NOTHING)

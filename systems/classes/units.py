@@ -41,8 +41,10 @@ from battlesim.systems.classes.state import (
     G_DRAW,
     G_END_REASON,
     G_ENDED,
+    G_TURN,
     G_WINNER,
     HAND,
+    LC_DIED,
     NONE,
     NSHAPES,
     NU,
@@ -292,12 +294,14 @@ def kill(G, R, b, f, credit):
     """classes.md "When a Unit Dies": "it is removed from the battlefield and placed in the owning
     player's Nether"; "the player whose unit or spell dealt the fatal blow earns 1 experience
     point (exp). However, experience is only awarded if the destroyed unit belonged to the
-    opposing player (auto-kills or denials do not reward exp)". Its on_death text is queued."""
+    opposing player (auto-kills or denials do not reward exp)". Its on_death text is queued; the
+    cards table keeps the turn its card's unit died."""
     side = G.u[b, f, U_SIDE]
     card = G.u[b, f, U_CARD]
     clear(G, b, f)
     if card >= 0:
         add_card(G.nether, b, side, card)
+        G.tally[b, side, card, LC_DIED] = G.g[b, G_TURN]
     if credit >= 0 and credit != side:
         G.pl[b, credit, P_KILLS] += 1
         gain_experience(G, R, b, credit, 1)
