@@ -157,18 +157,19 @@ def attack(G, R, b, f, t):
     run_jobs(G, R, b)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def ability_error(G, R, b, f, target, pay):
     """Whether the unit on ``f`` may use its ability on ``target`` now (E_OK) or why not: classes.md
     "You cannot use an ability if you cannot pay its cost"; a unit ability is a card's, so an
-    Antimagic unit cannot be its target (choice 12); a ⌚ ability once per player turn. Changes nothing."""
+    Antimagic unit cannot be its target (choice 12); a ⌚ ability once per player turn. Changes nothing.
+    Inlined: a unit's act lists its ability's targets through it (``agent.unit_actions``)."""
     card = G.u[b, f, U_CARD]
     if card < 0 or R.cards[card, C_HAS_ABILITY] == 0:
         return E_NO_ABILITY
     if R.cards[card, C_AB_CLOCK] == 1 and G.u[b, f, U_ABILITY_USED]:
         return E_CLOCK
     owner = G.u[b, f, U_SIDE]
-    err = check_target(G, b, owner, R.cards[card, C_AB_TARGET], target, True)
+    err = check_target(G.u, b, owner, R.cards[card, C_AB_TARGET], target, True)
     if err != E_OK:
         return err
     if not can_pay(G.pl, b, owner, R.cards[card, C_AB_COST:C_AB_COST + NCOST], pay):

@@ -35,7 +35,7 @@ from battlesim.systems.classes.actions import (
     prepare_error,
 )
 from battlesim.systems.classes.board import FIELDS, INTERSECTIONS, LANES
-from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER, check_target_u
+from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER, check_target
 from battlesim.systems.classes.mana import can_pay
 from battlesim.systems.classes.progress import unlocked
 from battlesim.systems.classes.rules import (
@@ -107,7 +107,7 @@ def first_target(u, b, side, kind, by_card, t, m):
     """The first of ``t[:m]`` that ``legal.check_target`` accepts, -1 if none (``u``: the unit
     array ``G.u``, so the per-target calls hand over one array, not all of ``Game``)."""
     for i in range(m):
-        if check_target_u(u, b, side, kind, t[i], by_card) == E_OK:
+        if check_target(u, b, side, kind, t[i], by_card) == E_OK:
             return i
     return -1
 
@@ -117,7 +117,7 @@ def add_targets(u, b, side, kind, by_card, t, ok, m, out, n, what, card, ab):
     """Rows (``what``, ``card``, ``ab``, target) for ``t[ok]`` and every later target that
     ``check_target`` accepts; returns the new count."""
     for i in range(ok, m):
-        if n < CANDIDATES and (i == ok or check_target_u(u, b, side, kind, t[i], by_card) == E_OK):
+        if n < CANDIDATES and (i == ok or check_target(u, b, side, kind, t[i], by_card) == E_OK):
             out[n, 0], out[n, 1], out[n, 2], out[n, 3] = what, card, ab, t[i]
             n += 1
     return n

@@ -145,7 +145,7 @@ def reaction(G, R, b, rng, rows, agents, S):
     return window_for(G, R, b, rng, rows, 1 - G.g[b, G_ACTIVE], agents, S)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def begin_step(G, R, b, rng, rows, agents, S):
     """classes.md "Begin Phase": "you regain your resources (mana) and resolve active
     enchantments"; then the opponent's window."""
@@ -216,7 +216,7 @@ def act_one(G, R, b, uid, rng, rows, agents, S):
     return 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def haste_step(G, R, b, rng, agents):
     """classes.md "Haste": "Each haste token causes a unit to perform an additional Advance or
     Attack at the end of its next Battle phase" (choice 10: after the Act Step, acting order):
@@ -254,7 +254,7 @@ def haste_step(G, R, b, rng, agents):
             G.u[b, f, U_MOVES] = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def battle_step(G, R, b, agents):
     """The Battle Phase's end (``acting.battle_end``: "the player gains +1 experience")."""
     if any_scoring(agents):
@@ -268,7 +268,9 @@ def play_game(G, R, b, rng, rows, check, start, agents, S):
     """One game from its set-up state to the end (a life at 0 or the turn limit), turn by turn
     (spec §2): Begin Phase, Main Phase, Act Step, Haste, the Battle Phase's end, End Phase, with
     the windows of choice 14. With ``check``, the invariants after every step; returns the
-    first violation's code (0: none)."""
+    first violation's code (0: none). Every step it calls once (``begin_step``, ``haste_step``,
+    ``battle_step``) or most often (``main_one``, ``act_one``) is inlined: a call would hand over
+    every array of ``Game``, ``Rules`` and the scratch ``Game``, ~7 scalars each."""
     chosen = G.scr[b, SC_CHOSEN:SC_CHOSEN + 4]
     uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS]
     first = G.scr[b, SC_ACT_FIELDS:SC_ACT_FIELDS + FIELDS]

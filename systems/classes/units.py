@@ -348,11 +348,12 @@ def holds(pile, b, side, card):
 
 
 @njit(cache=True, _nrt=False)
-def first_of_type(G, R, b, side, mask):
-    """The first unit card in ``side``'s hand whose type has a word of ``mask`` (0: any unit)."""
+def first_of_type(hand, cards, b, side, mask):
+    """The first unit card in ``side``'s hand (``G.hand``) whose type has a word of ``mask`` (0:
+    any unit)."""
     for k in range(HAND):
-        c = G.hand[b, side, k]
-        if c >= 0 and R.cards[c, C_SPELL] == 0 and (mask == 0 or (R.cards[c, C_TYPE_BITS] & mask) != 0):
+        c = hand[b, side, k]
+        if c >= 0 and cards[c, C_SPELL] == 0 and (mask == 0 or (cards[c, C_TYPE_BITS] & mask) != 0):
             return c
     return NONE
 
