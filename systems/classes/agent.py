@@ -248,16 +248,16 @@ def random_act(G, R, b, f, rng, rows):
     legal target)."""
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
     t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS + 2]
-    uid = act_begin(G, b, f)
+    uid = act_begin(G.u, G.g, b, f)
     advance_first = integers(rng, b, 2, STREAM) == 1
     if advance_first:
-        f = advance(G, b, f)
+        f = advance(G.u, b, f)
     n = unit_actions(G, R, b, f, t, pay, rows)
     pick = integers(rng, b, n, STREAM)
     err = action(G, R, b, f, rows[pick, 0], rows[pick, 3], pay)
     if not advance_first:
         f = find_uid(G.u, b, uid)
         if f >= 0 and not G.g[b, G_ENDED]:
-            advance(G, b, f)
-    act_end(G, b, uid)
+            advance(G.u, b, f)
+    act_end(G.u, G.g, b, uid)
     return err

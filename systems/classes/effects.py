@@ -316,7 +316,7 @@ def summon(G, R, b, owner, card, mask, target):
 @njit(cache=True, _nrt=False)
 def place_unit(G, R, b, f, owner, card):
     """A unit of ``card`` on field ``f`` with the card's stats (classes.md "Setting Up Unit Stats")."""
-    clear(G, b, f)
+    clear(G.u, b, f)
     G.u[b, f, U_PRESENT] = 1
     G.u[b, f, U_SIDE] = owner
     G.u[b, f, U_CARD] = card

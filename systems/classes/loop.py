@@ -245,7 +245,7 @@ def haste_step(G, R, b, rng, agents):
             if t != NONE and (agents[p] != RANDOM or integers(rng, b, 2, STREAM) == 0):
                 attack(G, R, b, f, t)
             else:
-                f = advance(G, b, f)
+                f = advance(G.u, b, f)
             if card >= 0:
                 G.tally[b, p, card, LC_KILLS] += G.pl[b, p, P_KILLS] - kills
             f = find_uid(G.u, b, uids[i])
