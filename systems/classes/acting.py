@@ -383,11 +383,11 @@ def haste(G, R, b):
             G.u[b, f, U_MOVES] = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def battle_end(G, R, b):
     """What follows the Act Step: Haste (choice 10), "Gain Experience Step: At the end of Battle,
     the player gains +1 experience", and (choice 11) the active player's units' Turnover tokens
-    are discarded at the end of its Battle phase."""
+    are discarded at the end of its Battle phase. Inlined: once a turn, into the loop's step."""
     haste(G, R, b)
     if G.g[b, G_ENDED]:
         return E_OK

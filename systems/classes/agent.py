@@ -184,9 +184,10 @@ def legal_actions(G, R, b, side, out):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def apply_action(G, R, b, side, row):
-    """Take one listed Main Phase action (a row of ``legal_actions``) with the default payer."""
+    """Take one listed Main Phase action (a row of ``legal_actions``) with the default payer.
+    Inlined: a dispatch whose call would hand over ``Game`` and ``Rules`` before the action's own."""
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
     if row[0] == K_CAST:
         return cast(G, R, b, side, row[1], False, row[3], NONE, pay)
