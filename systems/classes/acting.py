@@ -157,18 +157,19 @@ def attack(G, R, b, f, t):
     run_jobs(G, R, b)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def ability_error(G, R, b, f, target, pay):
     """Whether the unit on ``f`` may use its ability on ``target`` now (E_OK) or why not: classes.md
     "You cannot use an ability if you cannot pay its cost"; a unit ability is a card's, so an
-    Antimagic unit cannot be its target (choice 12); a ⌚ ability once per player turn. Changes nothing."""
+    Antimagic unit cannot be its target (choice 12); a ⌚ ability once per player turn. Changes nothing.
+    Inlined: a unit's act lists its ability's targets through it (``agent.unit_actions``)."""
     card = G.u[b, f, U_CARD]
     if card < 0 or R.cards[card, C_HAS_ABILITY] == 0:
         return E_NO_ABILITY
     if R.cards[card, C_AB_CLOCK] == 1 and G.u[b, f, U_ABILITY_USED]:
         return E_CLOCK
     owner = G.u[b, f, U_SIDE]
-    err = check_target(G, b, owner, R.cards[card, C_AB_TARGET], target, True)
+    err = check_target(G.u, b, owner, R.cards[card, C_AB_TARGET], target, True)
     if err != E_OK:
         return err
     if not can_pay(G.pl, b, owner, R.cards[card, C_AB_COST:C_AB_COST + NCOST], pay):
@@ -228,24 +229,25 @@ def act_error(G, b, f):
     return E_OK
 
 
-@njit(cache=True, _nrt=False)
-def act_begin(G, b, f):
+@njit(cache=True, _nrt=False, inline="always")
+def act_begin(u, g, b, f):
     """The act starts: its Defend ends (choice 8: "until the unit's first action in the following
-    Battle phase"); returns the unit's identity."""
-    G.u[b, f, U_DEFENDING] = 0
-    G.u[b, f, U_MOVES] = 0
-    G.g[b, G_ATTACKER] = G.u[b, f, U_UID]
-    return G.u[b, f, U_UID]
+    Battle phase"); returns the unit's identity. On ``G.u`` and ``G.g`` alone, inlined (every act)."""
+    u[b, f, U_DEFENDING] = 0
+    u[b, f, U_MOVES] = 0
+    g[b, G_ATTACKER] = u[b, f, U_UID]
+    return u[b, f, U_UID]
 
 
-@njit(cache=True, _nrt=False)
-def act_end(G, b, uid):
-    """The act is over: Momentum's gain ends ("for as long as it is still acting")."""
-    f = find_uid(G.u, b, uid)
+@njit(cache=True, _nrt=False, inline="always")
+def act_end(u, g, b, uid):
+    """The act is over: Momentum's gain ends ("for as long as it is still acting"). On ``G.u``
+    and ``G.g`` alone, inlined (every act)."""
+    f = find_uid(u, b, uid)
     if f >= 0:
-        G.u[b, f, U_MOVES] = 0
-        G.u[b, f, U_ACTED] = 1
-    G.g[b, G_ATTACKER] = NONE
+        u[b, f, U_MOVES] = 0
+        u[b, f, U_ACTED] = 1
+    g[b, G_ATTACKER] = NONE
 
 
 @njit(cache=True, _nrt=False)
@@ -257,37 +259,38 @@ def act(G, R, b, f, first, kind, target, pay):
     err = act_error(G, b, f)
     if err != E_OK:
         return err
-    uid = act_begin(G, b, f)
+    uid = act_begin(G.u, G.g, b, f)
     if first == FIRST_DEFAULT and kind == ACT_DEFAULT:
         if find_target(G.u, b, f) != NONE:
             err = action(G, R, b, f, ACT_ATTACK, target, pay)
             f = find_uid(G.u, b, uid)
             if f >= 0 and not G.g[b, G_ENDED]:
-                f = advance(G, b, f)
+                f = advance(G.u, b, f)
         else:
-            f = advance(G, b, f)
+            f = advance(G.u, b, f)
             err = action(G, R, b, f, ACT_ATTACK if find_target(G.u, b, f) != NONE else ACT_DEFEND, target, pay)
     else:
         if kind == ACT_DEFAULT:
             kind = ACT_ATTACK if find_target(G.u, b, f) != NONE else ACT_DEFEND
         if first == FIRST_ADVANCE:
-            f = advance(G, b, f)
+            f = advance(G.u, b, f)
             err = action(G, R, b, f, kind, target, pay)
         else:
             err = action(G, R, b, f, kind, target, pay)
             f = find_uid(G.u, b, uid)
             if err == E_OK and f >= 0 and not G.g[b, G_ENDED]:
-                f = advance(G, b, f)
-    act_end(G, b, uid)
+                f = advance(G.u, b, f)
+    act_end(G.u, G.g, b, uid)
     return err
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def snapshot(G, b, p, uids, start):
     """Choice 5: the Act Step's order is a snapshot of ``p``'s units (their identities and fields)
-    taken as it starts; returns the count."""
+    taken as it starts; returns the count. Inlined: once per turn in the loop, and its own work
+    is less than a call handing over ``Game``."""
     fields = G.scr[b, SC_IN_ORDER:SC_IN_ORDER + FIELDS]
-    n = units_in_order(G, b, p, fields)
+    n = units_in_order(G.u, b, p, fields)
     m = 0
     for i in range(n):
         if G.u[b, fields[i], U_SIDE] == p:
@@ -347,17 +350,18 @@ def clear_haste(u, b, p, acted):
                 u[b, f, U_ACTED] = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def haste(G, R, b):
     """classes.md "Haste": "Each haste token causes a unit to perform an additional Advance or
     Attack at the end of its next Battle phase" (choice 10: after the Act Step, in acting order;
-    Attack when it has a valid target, else Advance; then the tokens are used up)."""
+    Attack when it has a valid target, else Advance; then the tokens are used up). Inlined into
+    ``battle_end``, its one caller: most turns nobody holds a token and it only clears."""
     p = G.g[b, G_ACTIVE]
     if not hasted(G.u, b, p):
         clear_haste(G.u, b, p, False)
         return
     fields = G.scr[b, SC_IN_ORDER:SC_IN_ORDER + FIELDS]
-    n = units_in_order(G, b, p, fields)
+    n = units_in_order(G.u, b, p, fields)
     uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS]
     for i in range(n):
         uids[i] = G.u[b, fields[i], U_UID]
@@ -372,18 +376,18 @@ def haste(G, R, b):
             if t != NONE:
                 attack(G, R, b, f, t)
             else:
-                f = advance(G, b, f)
+                f = advance(G.u, b, f)
             f = find_uid(G.u, b, uids[i])
         if f >= 0:
             G.u[b, f, U_HASTE] = 0
             G.u[b, f, U_MOVES] = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def battle_end(G, R, b):
     """What follows the Act Step: Haste (choice 10), "Gain Experience Step: At the end of Battle,
     the player gains +1 experience", and (choice 11) the active player's units' Turnover tokens
-    are discarded at the end of its Battle phase."""
+    are discarded at the end of its Battle phase. Inlined: once a turn, into the loop's step."""
     haste(G, R, b)
     if G.g[b, G_ENDED]:
         return E_OK

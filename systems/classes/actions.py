@@ -130,16 +130,16 @@ def enchantments_step(G, R, b, order, n_order):
     return unleash_in_order(G, R, b, order, n_order, np.full(AREA, NONE, np.int64))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def begin_phase(G, R, b):
     """classes.md "Begin Phase": "you regain your resources (mana) and resolve active enchantments"
-    (in the default order: choice 18)."""
+    (in the default order: choice 18). Inlined: once a turn, into the loop's one call site."""
     mana_step(G, b, G.g[b, G_ACTIVE])
     cards = G.scr[b, SC_UNLEASHED:SC_UNLEASHED + AREA]
     return unleash_in_order(G, R, b, cards, 0, cards)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def end_phase(G, b):
     """classes.md "End Phase": "you regain all cards from the Nether. Spells you have cast and units
     that were defeated between your turns." ⌚: "once per player turn" (every clock resets); the
@@ -164,11 +164,13 @@ def end_phase(G, b):
         G.g[b, G_END_REASON] = END_TURN_LIMIT
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def cast_error(G, R, b, side, card, prepared, target, choice, pay):
     """Whether ``side`` may cast ``card`` now (E_OK) or why not: classes.md "You can only cast a
     spell that is either prepared or in your hand"; "You cannot cast a spell if you cannot pay its
-    cost"; a prepared spell "cannot be cast on the same turn it was prepared on". Changes nothing."""
+    cost"; a prepared spell "cannot be cast on the same turn it was prepared on". Changes nothing.
+    Inlined, its checks on the arrays they read: the Main Phase listing asks it for each card in
+    hand at each decision, and a call hands over every array of ``Game`` and ``Rules``."""
     if G.g[b, G_ENDED]:
         return E_OVER
     if prepared:
@@ -183,13 +185,14 @@ def cast_error(G, R, b, side, card, prepared, target, choice, pay):
             return E_HAND
     if R.cards[card, C_SPELL] == 0:
         return E_NOT_SPELL
-    err = check_target(G, b, side, R.cards[card, C_TARGET], target, True)
+    err = check_target(G.u, b, side, R.cards[card, C_TARGET], target, True)
     if err != E_OK:
         return err
-    err = check_summons(G, R, b, side, R.cards[card, C_EFF_START], R.cards[card, C_EFF_N], choice)
+    err = check_summons(G.hand, R.cards, R.effects, b, side, R.cards[card, C_EFF_START], R.cards[card, C_EFF_N],
+                        choice)
     if err != E_OK:
         return err
-    if R.cards[card, C_DURATION] >= 0 and free_shape(G, b, side) < 0:
+    if R.cards[card, C_DURATION] >= 0 and free_shape(G.area, b, side) < 0:
         return E_SHAPE  # choice 18: no free shape, no cast
     if not prepared and not can_pay(G.pl, b, side, R.cards[card, C_COST:C_COST + NCOST], pay):
         return E_PAY
@@ -206,7 +209,7 @@ def cast(G, R, b, side, card, prepared, target, choice, pay):
     if err != E_OK:
         return err
     duration = R.cards[card, C_DURATION]
-    shape = free_shape(G, b, side) if duration >= 0 else NONE
+    shape = free_shape(G.area, b, side) if duration >= 0 else NONE
     if prepared:
         consume_prepared(G, b, side)
         G.pl[b, side, P_PREP] = NONE
@@ -225,9 +228,10 @@ def cast(G, R, b, side, card, prepared, target, choice, pay):
     return G.g[b, G_ERROR]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def prepare_error(G, R, b, side, card, pay):
-    """Whether ``side`` may prepare ``card`` now (E_OK) or why not. Changes nothing."""
+    """Whether ``side`` may prepare ``card`` now (E_OK) or why not. Changes nothing. Inlined (the
+    listing asks it for each card in hand, as ``cast_error``)."""
     if G.g[b, G_ENDED]:
         return E_OVER
     if side != G.g[b, G_ACTIVE]:
@@ -261,12 +265,13 @@ def prepare(G, R, b, side, card, pay):
     return E_OK
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def ability_error(G, R, b, side, p, a, target, choice, pay):
     """classes.md "Using a Class Ability": "Each text containing an arrow ► is its own ability. The
     text on the left side contains requirements that need to be paid or fulfilled to receive the
     benefit on the right side"; "a clock icon ⌚ ... limits usage of that ability to once per player
-    turn"; a non-innate power needs a power token first (locked otherwise). Changes nothing."""
+    turn"; a non-innate power needs a power token first (locked otherwise). Changes nothing.
+    Inlined, as ``cast_error``: the listing asks it for each usable ability."""
     if G.g[b, G_ENDED]:
         return E_OVER
     if side != G.g[b, G_ACTIVE]:
@@ -281,11 +286,11 @@ def ability_error(G, R, b, side, p, a, target, choice, pay):
         return E_CLOCK
     if G.pw[b, side, p, W_TOKENS] < R.powers[pid, base + AB_TOKENS]:
         return E_TOKENS
-    err = check_target(G, b, side, R.powers[pid, base + AB_TARGET], target, False)
+    err = check_target(G.u, b, side, R.powers[pid, base + AB_TARGET], target, False)
     if err != E_OK:
         return err
     start, n = R.powers[pid, base + AB_START], R.powers[pid, base + AB_N]
-    err = check_summons(G, R, b, side, start, n, choice)
+    err = check_summons(G.hand, R.cards, R.effects, b, side, start, n, choice)
     if err != E_OK:
         return err
     for e in range(start, start + n):

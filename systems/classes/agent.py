@@ -35,7 +35,7 @@ from battlesim.systems.classes.actions import (
     prepare_error,
 )
 from battlesim.systems.classes.board import FIELDS, INTERSECTIONS, LANES
-from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER, check_target_u
+from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER, check_target
 from battlesim.systems.classes.mana import can_pay
 from battlesim.systems.classes.progress import unlocked
 from battlesim.systems.classes.rules import (
@@ -107,7 +107,7 @@ def first_target(u, b, side, kind, by_card, t, m):
     """The first of ``t[:m]`` that ``legal.check_target`` accepts, -1 if none (``u``: the unit
     array ``G.u``, so the per-target calls hand over one array, not all of ``Game``)."""
     for i in range(m):
-        if check_target_u(u, b, side, kind, t[i], by_card) == E_OK:
+        if check_target(u, b, side, kind, t[i], by_card) == E_OK:
             return i
     return -1
 
@@ -117,7 +117,7 @@ def add_targets(u, b, side, kind, by_card, t, ok, m, out, n, what, card, ab):
     """Rows (``what``, ``card``, ``ab``, target) for ``t[ok]`` and every later target that
     ``check_target`` accepts; returns the new count."""
     for i in range(ok, m):
-        if n < CANDIDATES and (i == ok or check_target_u(u, b, side, kind, t[i], by_card) == E_OK):
+        if n < CANDIDATES and (i == ok or check_target(u, b, side, kind, t[i], by_card) == E_OK):
             out[n, 0], out[n, 1], out[n, 2], out[n, 3] = what, card, ab, t[i]
             n += 1
     return n
@@ -184,9 +184,10 @@ def legal_actions(G, R, b, side, out):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def apply_action(G, R, b, side, row):
-    """Take one listed Main Phase action (a row of ``legal_actions``) with the default payer."""
+    """Take one listed Main Phase action (a row of ``legal_actions``) with the default payer.
+    Inlined: a dispatch whose call would hand over ``Game`` and ``Rules`` before the action's own."""
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
     if row[0] == K_CAST:
         return cast(G, R, b, side, row[1], False, row[3], NONE, pay)
@@ -248,16 +249,16 @@ def random_act(G, R, b, f, rng, rows):
     legal target)."""
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
     t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS + 2]
-    uid = act_begin(G, b, f)
+    uid = act_begin(G.u, G.g, b, f)
     advance_first = integers(rng, b, 2, STREAM) == 1
     if advance_first:
-        f = advance(G, b, f)
+        f = advance(G.u, b, f)
     n = unit_actions(G, R, b, f, t, pay, rows)
     pick = integers(rng, b, n, STREAM)
     err = action(G, R, b, f, rows[pick, 0], rows[pick, 3], pay)
     if not advance_first:
         f = find_uid(G.u, b, uid)
         if f >= 0 and not G.g[b, G_ENDED]:
-            advance(G, b, f)
-    act_end(G, b, uid)
+            advance(G.u, b, f)
+    act_end(G.u, G.g, b, uid)
     return err

@@ -68,6 +68,7 @@ from battlesim.systems.classes.state import (
     J_START,
     J_TARGET,
     J_TRIGGER,
+    LC_SUMMONED,
     NA,
     NONE,
     NSHAPES,
@@ -297,7 +298,7 @@ def summon(G, R, b, owner, card, mask, target):
     of the battlefield"; "Setting Up Unit Stats" (HP, 1 if none; Attack or none); "After you summon
     a card, you gain 1 exp." ``card`` NONE: the first of the type in hand."""
     if card < 0:
-        card = first_of_type(G, R, b, owner, mask)
+        card = first_of_type(G.hand, R.cards, b, owner, mask)
     lane = target - T_LANE
     if card < 0 or not 0 <= lane < LANES:
         return
@@ -306,6 +307,7 @@ def summon(G, R, b, owner, card, mask, target):
         return
     place_unit(G, R, b, f, owner, card)
     G.pl[b, owner, P_SUMMONED] += 1
+    G.tally[b, owner, card, LC_SUMMONED] += 1
     gain_experience(G, R, b, owner, 1)
     push(G, b, R.cards[card, C_EFF_START], R.cards[card, C_EFF_N], TR_SUMMON, owner, card, G.u[b, f, U_UID], NONE,
          NONE, NONE, 0, 1, NONE, AFTER_NOTHING)
@@ -314,7 +316,7 @@ def summon(G, R, b, owner, card, mask, target):
 @njit(cache=True, _nrt=False)
 def place_unit(G, R, b, f, owner, card):
     """A unit of ``card`` on field ``f`` with the card's stats (classes.md "Setting Up Unit Stats")."""
-    clear(G, b, f)
+    clear(G.u, b, f)
     G.u[b, f, U_PRESENT] = 1
     G.u[b, f, U_SIDE] = owner
     G.u[b, f, U_CARD] = card
@@ -363,14 +365,15 @@ def area_remove(G, b, side, k):
         G.area[b, side, AREA - 1, x] = NONE
 
 
-@njit(cache=True, _nrt=False)
-def free_shape(G, b, side):
+@njit(cache=True, _nrt=False, inline="always")
+def free_shape(area, b, side):
     """classes.md "Enchantment Identity": "making sure that its shape isn't already used for another
-    one of your active enchantments" (choice 18: the first free of 5; NONE: none free)."""
+    one of your active enchantments" (choice 18: the first free of 5; NONE: none free). Reads the
+    play area alone (``G.area``): ``actions.cast_error`` asks it in every listing."""
     for s in range(NSHAPES):
         used = False
         for k in range(AREA):
-            if G.area[b, side, k, A_CARD] >= 0 and G.area[b, side, k, A_SHAPE] == s:
+            if area[b, side, k, A_CARD] >= 0 and area[b, side, k, A_SHAPE] == s:
                 used = True
         if not used:
             return s

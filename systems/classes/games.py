@@ -96,7 +96,7 @@ def set_up(game: ClassesGame, decks: tuple[str, str], n_games: int) -> tuple[Gam
     kernel_cache.check_all()
     compiled = compile_for(game, decks)
     R = compiled.rules
-    G = new_game(n_games, life=game.params.life, turn_limit=game.params.turn_limit,
+    G = new_game(n_games, R.cards.shape[0], life=game.params.life, turn_limit=game.params.turn_limit,
                  base_defense=game.params.base_defense)
     for s, deck_id in enumerate(decks):
         deck = game.decks[deck_id]
@@ -119,13 +119,12 @@ def set_up(game: ClassesGame, decks: tuple[str, str], n_games: int) -> tuple[Gam
 
 @dataclass
 class Batch:
-    """A played batch: the final states, their tables, each game's violation code (0: none), the
-    cards tally (``loop.py`` ``L``) and which cards each side held at the start."""
+    """A played batch: the final states (the cards table's tally among them: ``G.tally``), their
+    tables, each game's violation code (0: none) and which cards each side held at the start."""
 
     G: Game
     compiled: Compiled
     out: np.ndarray
-    L: np.ndarray
     held: np.ndarray  # bool[B, 2, cards]: in the Class Upgrade deck at the start
     dealt: np.ndarray  # bool[B, 2, cards]: in the starting hand
     seeds: np.ndarray
@@ -156,14 +155,14 @@ def new_batch(game: ClassesGame, decks: tuple[str, str], seeds: np.ndarray) -> B
     for pile, mask in ((G.upgrade, held), (G.hand, dealt)):
         b, s, k = np.nonzero(pile >= 0)
         mask[b, s, pile[b, s, k]] = True
-    L = np.zeros((B, 2, ncards, loop.NLC), np.int32)
-    return Batch(G, compiled, np.zeros(B, np.int64), L, held, dealt, seeds, rng_state(seeds), start)
+    return Batch(G, compiled, np.zeros(B, np.int64), held, dealt, seeds, rng_state(seeds), start)
 
 
-def scratch(game: ClassesGame) -> Game:
-    """A one-game scratch state for the greedy agent's trials (one per thread)."""
+def scratch(game: ClassesGame, cards: int) -> Game:
+    """A one-game scratch state for the greedy agent's trials (one per thread), of a card set of
+    ``cards`` cards."""
     p = game.params
-    return new_game(1, life=p.life, turn_limit=p.turn_limit, base_defense=p.base_defense)
+    return new_game(1, cards, life=p.life, turn_limit=p.turn_limit, base_defense=p.base_defense)
 
 
 def play_batch(game: ClassesGame, decks: tuple[str, str], seeds: np.ndarray, agents: tuple[int, int] = (0, 0),
@@ -173,12 +172,12 @@ def play_batch(game: ClassesGame, decks: tuple[str, str], seeds: np.ndarray, age
     with its own scratch game. A game depends only on its seed, decks, agents and parameters
     (DESIGN.md "Threads")."""
     bt = new_batch(game, decks, seeds)
-    G, compiled, L, out, rng, start = bt.G, bt.compiled, bt.L, bt.out, bt.rng, bt.start
-    B = len(bt.seeds)
+    G, compiled, out, rng, start = bt.G, bt.compiled, bt.out, bt.rng, bt.start
+    B, ncards = len(bt.seeds), compiled.rules.cards.shape[0]
     codes = np.asarray(agents, dtype=np.int64)
     games = np.arange(B, dtype=np.int64)
-    over_threads(lambda part, t: loop.play_chunk(G, compiled.rules, rng, check, start, part, codes, scratch(game), L,
-                                                 out), games, threads)
+    over_threads(lambda part, t: loop.play_chunk(G, compiled.rules, rng, check, start, part, codes,
+                                                 scratch(game, ncards), out), games, threads)
     return bt
 
 

@@ -178,15 +178,15 @@ def play_act(G, R, b, f, first, kind, target):
     """One unit's act: Advance first or after, and one action (classes.md "The unit can choose to
     advance before or after taking an action"); the same steps as ``agent.random_act``."""
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
-    uid = act_begin(G, b, f)
+    uid = act_begin(G.u, G.g, b, f)
     if first:
-        f = advance(G, b, f)
+        f = advance(G.u, b, f)
     err = action(G, R, b, f, kind, target, pay)
     if not first:
         f = find_uid(G.u, b, uid)
         if f >= 0 and not G.g[b, G_ENDED]:
-            advance(G, b, f)
-    act_end(G, b, uid)
+            advance(G.u, b, f)
+    act_end(G.u, G.g, b, uid)
     return err
 
 
@@ -205,8 +205,8 @@ def greedy_act(G, R, b, f, rng, S):
         copy_game(G, b, S)
         g = f
         if first:
-            act_begin(S, 0, g)
-            g = advance(S, 0, g)
+            act_begin(S.u, S.g, 0, g)
+            g = advance(S.u, 0, g)
         kinds = G.scr[b, SC_ACT_KINDS:SC_ACT_KINDS + FIELDS + 4]
         tgts = G.scr[b, SC_ACT_TARGETS:SC_ACT_TARGETS + FIELDS + 4]
         n = 0

@@ -32,19 +32,13 @@ K_NONE, K_UNIT, K_ENEMY, K_ALLIED, K_PLAYER, K_FIELD, K_INTERSECTION, K_FIRST_RO
 OP_SUMMON = OP["summon"]
 
 
-@njit(cache=True, _nrt=False)
-def check_target(G, b, owner, kind, target, by_card):
+@njit(cache=True, _nrt=False, inline="always")
+def check_target(u, b, owner, kind, target, by_card):
     """A target of ``kind`` (spec §14 ``target``) chosen by ``owner``. Antimagic: "A unit with
     Antimagic cannot be targeted ... by cards" (choice 12: spells and unit abilities, ``by_card``;
-    class abilities are not cards); a summon needs "an empty spot in the front row on your side"."""
-    return check_target_u(G.u, b, owner, kind, target, by_card)
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def check_target_u(u, b, owner, kind, target, by_card):
-    """``check_target`` on the unit array alone: the random agent's listing calls it per target,
-    and a call handing over all of ``Game`` increfs and decrefs each of its arrays (about half of
-    a random game's time went to those counts)."""
+    class abilities are not cards); a summon needs "an empty spot in the front row on your side".
+    It reads the unit array alone (``G.u``): the random agent's listing calls it per target, and
+    a call handing over all of ``Game`` passes each of its arrays as ~7 scalars."""
     if kind == K_NONE:
         return E_OK if target == T_NONE else E_TARGET
     if kind in (K_UNIT, K_ENEMY, K_ALLIED):
@@ -70,19 +64,19 @@ def check_target_u(u, b, owner, kind, target, by_card):
     return E_TARGET
 
 
-@njit(cache=True, _nrt=False)
-def check_summons(G, R, b, owner, start, n, choice):
-    """Every ``summon`` among effects ``start .. start + n`` finds its card in hand: the chosen
-    one (of the asked type), or any card of the type."""
+@njit(cache=True, _nrt=False, inline="always")
+def check_summons(hand, cards, effects, b, owner, start, n, choice):
+    """Every ``summon`` among effects ``start .. start + n`` finds its card in hand (``G.hand``,
+    ``R.cards``, ``R.effects``): the chosen one (of the asked type), or any card of the type."""
     for e in range(start, start + n):
-        if R.effects[e, F_OP] != OP_SUMMON or R.effects[e, F_TRIGGER] != TR_CAST:
+        if effects[e, F_OP] != OP_SUMMON or effects[e, F_TRIGGER] != TR_CAST:
             continue
-        mask = R.effects[e, F_CARD_TYPE]
+        mask = effects[e, F_CARD_TYPE]
         if choice >= 0:
-            if not holds(G.hand, b, owner, choice) or R.cards[choice, C_SPELL] == 1:
+            if not holds(hand, b, owner, choice) or cards[choice, C_SPELL] == 1:
                 return E_NO_TYPE
-            if mask != 0 and (R.cards[choice, C_TYPE_BITS] & mask) == 0:
+            if mask != 0 and (cards[choice, C_TYPE_BITS] & mask) == 0:
                 return E_NO_TYPE
-        elif first_of_type(G, R, b, owner, mask) == NONE:
+        elif first_of_type(hand, cards, b, owner, mask) == NONE:
             return E_NO_TYPE
     return E_OK

@@ -8,10 +8,11 @@ own RNG counter and touches only its own rows, so it depends on its seed, decks,
 parameters, never on its batch, chunk or thread (DESIGN.md "Threads"): ``play_chunk`` releases
 the GIL and each thread plays its own games with its own scratch game.
 
-The tally ``L[b, side, card, column]`` (the cards table): casts (from hand or prepared), units
-summoned, the turn the card's unit last died, enemy units its unit or spell killed (the kill's
-experience credit, classes.md "the player whose unit or spell dealt the fatal blow earns 1
-experience point"), and the turn it was first cast.
+The cards table's tally ``G.tally[b, side, card, column]`` (``state.TALLY_COLUMNS``): a unit
+summoned and the turn it died are counted where they happen (``effects.summon``, ``units.kill``);
+the loop counts casts (from hand or prepared), the turn a card was first cast, and the enemy
+units its unit or spell killed (the kill's experience credit, classes.md "the player whose unit
+or spell dealt the fatal blow earns 1 experience point").
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ from battlesim.systems.classes.state import (
     G_ACTIVE,
     G_ENDED,
     G_TURN,
+    LC_CAST,
+    LC_KILLS,
+    LC_PLAYED,
     NCOL,
     NONE,
     P_GAINED,
@@ -59,16 +63,11 @@ from battlesim.systems.classes.state import (
     U_CARD,
     U_HASTE,
     U_MOVES,
-    U_PRESENT,
-    U_SIDE,
-    U_UID,
 )
 from battlesim.systems.classes.units import advance, find_target, find_uid
 
 RANDOM, GREEDY, LOOKAHEAD = 0, 1, 2
 AGENTS = ("random", "greedy", "lookahead")  # the compiled agents, by code
-LC_CAST, LC_SUMMONED, LC_DIED, LC_KILLS, LC_PLAYED = range(5)
-NLC = 5
 
 
 @njit(cache=True, _nrt=False)
@@ -89,60 +88,12 @@ def take_level_one(G, R, start):
 
 
 @njit(cache=True, _nrt=False)
-def snap_board(G, b, snap):
-    """Each field's unit (uid, card, owner; uid -1: empty), to tell later who died or arrived."""
-    for f in range(FIELDS):
-        if G.u[b, f, U_PRESENT]:
-            snap[f, 0], snap[f, 1], snap[f, 2] = G.u[b, f, U_UID], G.u[b, f, U_CARD], G.u[b, f, U_SIDE]
-        else:
-            snap[f, 0] = -1
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def board_same(u, b, snap):
-    """Whether every field holds the unit of the snapshot (most steps move nobody): the callers
-    ask first, on the unit array alone, and call ``track_board`` (all of ``Game``) only if not."""
-    for f in range(FIELDS):
-        if snap[f, 0] != (u[b, f, U_UID] if u[b, f, U_PRESENT] else -1):
-            return False
-    return True
-
-
-@njit(cache=True, _nrt=False)
-def track_board(G, b, snap, L):
-    """Tally the units gone since ``snap`` (died this turn: classes.md "When a Unit Dies") and
-    the units new since (summoned), then take a new snapshot. Most steps move nobody: a board
-    whose every field holds the same unit as the snapshot is left at once; a unit still on its
-    snapshot field is found there without a search."""
-    if board_same(G.u, b, snap):
-        return
-    for f in range(FIELDS):
-        s = snap[f, 0]
-        still = G.u[b, f, U_PRESENT] and G.u[b, f, U_UID] == s  # most units stand where they stood
-        if s >= 0 and snap[f, 1] >= 0 and not still and find_uid(G.u, b, s) < 0:
-            L[b, snap[f, 2], snap[f, 1], LC_DIED] = G.g[b, G_TURN]
-    for f in range(FIELDS):
-        card = G.u[b, f, U_CARD]
-        if not G.u[b, f, U_PRESENT] or card < 0:
-            continue
-        uid = G.u[b, f, U_UID]
-        seen = snap[f, 0] == uid
-        for k in range(FIELDS):
-            if seen:
-                break
-            seen = snap[k, 0] == uid
-        if not seen:
-            L[b, G.u[b, f, U_SIDE], card, LC_SUMMONED] += 1
-    snap_board(G, b, snap)
-
-
-@njit(cache=True, _nrt=False)
-def credit_cast(G, b, side, card, kills_before, L):
+def credit_cast(G, b, side, card, kills_before):
     """A cast of ``card`` by ``side``: counted, its first turn kept, the kills it made credited."""
-    L[b, side, card, LC_CAST] += 1
-    if L[b, side, card, LC_PLAYED] == 0:
-        L[b, side, card, LC_PLAYED] = G.g[b, G_TURN]
-    L[b, side, card, LC_KILLS] += G.pl[b, side, P_KILLS] - kills_before
+    G.tally[b, side, card, LC_CAST] += 1
+    if G.tally[b, side, card, LC_PLAYED] == 0:
+        G.tally[b, side, card, LC_PLAYED] = G.g[b, G_TURN]
+    G.tally[b, side, card, LC_KILLS] += G.pl[b, side, P_KILLS] - kills_before
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -169,7 +120,7 @@ def prime(G, R, b, agents):
 
 
 @njit(cache=True, _nrt=False)
-def window_for(G, R, b, rng, rows, side, agents, S, L, snap):
+def window_for(G, R, b, rng, rows, side, agents, S):
     """A window of choice 14: ``side`` may cast its prepared spell (classes.md "A prepared spell
     may be cast at any time, even during opponent's turn"); its agent decides."""
     c = G.pl[b, side, P_PREP]
@@ -184,36 +135,31 @@ def window_for(G, R, b, rng, rows, side, agents, S, L, snap):
             return E_OK
         err = cast(G, R, b, side, c, True, t, NONE, G.scr[b, SC_PAYER:SC_PAYER + NCOL])
     if G.pl[b, side, P_PREP] != c:
-        credit_cast(G, b, side, c, kills, L)
-    if not board_same(G.u, b, snap):
-        track_board(G, b, snap, L)
+        credit_cast(G, b, side, c, kills)
     return err
 
 
 @njit(cache=True, _nrt=False)
-def reaction(G, R, b, rng, rows, agents, S, L, snap):
+def reaction(G, R, b, rng, rows, agents, S):
     """The non-active player's window (choice 14)."""
-    return window_for(G, R, b, rng, rows, 1 - G.g[b, G_ACTIVE], agents, S, L, snap)
+    return window_for(G, R, b, rng, rows, 1 - G.g[b, G_ACTIVE], agents, S)
 
 
-@njit(cache=True, _nrt=False)
-def begin_step(G, R, b, rng, rows, agents, S, L, snap):
+@njit(cache=True, _nrt=False, inline="always")
+def begin_step(G, R, b, rng, rows, agents, S):
     """classes.md "Begin Phase": "you regain your resources (mana) and resolve active
     enchantments"; then the opponent's window."""
     if any_scoring(agents):
         prime(G, R, b, agents)
     if begin_phase(G, R, b) != E_OK:
         return INVARIANT_ACTION
-    if not board_same(G.u, b, snap):
-        track_board(G, b, snap, L)
-    if holds_prepared(G.pl, b, 1 - G.g[b, G_ACTIVE]) and reaction(G, R, b, rng, rows, agents, S, L,
-                                                                  snap) != E_OK:
+    if holds_prepared(G.pl, b, 1 - G.g[b, G_ACTIVE]) and reaction(G, R, b, rng, rows, agents, S) != E_OK:
         return INVARIANT_ACTION
     return 0
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def main_one(G, R, b, rng, rows, agents, S, L, snap, chosen):
+def main_one(G, R, b, rng, rows, agents, S, chosen):
     """One Main Phase decision of the active player (classes.md "Main Phase": actions "until the
     player passes"): 0 it passed, 1 it took the action written to ``chosen``; then the
     opponent's window."""
@@ -238,17 +184,14 @@ def main_one(G, R, b, rng, rows, agents, S, L, snap, chosen):
     if apply_action(G, R, b, side, chosen) != E_OK:
         return INVARIANT_ACTION
     if chosen[0] == K_CAST or chosen[0] == K_CAST_PREPARED:
-        credit_cast(G, b, side, chosen[1], kills, L)
-    if not board_same(G.u, b, snap):
-        track_board(G, b, snap, L)
-    if holds_prepared(G.pl, b, 1 - G.g[b, G_ACTIVE]) and reaction(G, R, b, rng, rows, agents, S, L,
-                                                                  snap) != E_OK:
+        credit_cast(G, b, side, chosen[1], kills)
+    if holds_prepared(G.pl, b, 1 - G.g[b, G_ACTIVE]) and reaction(G, R, b, rng, rows, agents, S) != E_OK:
         return INVARIANT_ACTION
     return 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def act_one(G, R, b, uid, rng, rows, agents, S, L, snap):
+def act_one(G, R, b, uid, rng, rows, agents, S):
     """The act of unit ``uid`` if it is still there and has not acted (choice 5), chosen by its
     owner's agent; its kills credited to its card; then both windows (choice 14)."""
     f = find_uid(G.u, b, uid)
@@ -264,19 +207,17 @@ def act_one(G, R, b, uid, rng, rows, agents, S, L, snap):
     else:
         err = greedy_act(G, R, b, f, rng, S)
     if card >= 0:
-        L[b, side, card, LC_KILLS] += G.pl[b, side, P_KILLS] - kills
-    if not board_same(G.u, b, snap):
-        track_board(G, b, snap, L)
+        G.tally[b, side, card, LC_KILLS] += G.pl[b, side, P_KILLS] - kills
     if err != E_OK or (holds_prepared(G.pl, b, 1 - G.g[b, G_ACTIVE])
-                       and reaction(G, R, b, rng, rows, agents, S, L, snap) != E_OK):
+                       and reaction(G, R, b, rng, rows, agents, S) != E_OK):
         return INVARIANT_ACTION
-    if holds_prepared(G.pl, b, side) and window_for(G, R, b, rng, rows, side, agents, S, L, snap) != E_OK:
+    if holds_prepared(G.pl, b, side) and window_for(G, R, b, rng, rows, side, agents, S) != E_OK:
         return INVARIANT_ACTION
     return 0
 
 
-@njit(cache=True, _nrt=False)
-def haste_step(G, R, b, rng, agents, L, snap):
+@njit(cache=True, _nrt=False, inline="always")
+def haste_step(G, R, b, rng, agents):
     """classes.md "Haste": "Each haste token causes a unit to perform an additional Advance or
     Attack at the end of its next Battle phase" (choice 10: after the Act Step, acting order):
     the random agent draws Attack or Advance when it has a valid target, greedy attacks; then
@@ -304,47 +245,43 @@ def haste_step(G, R, b, rng, agents, L, snap):
             if t != NONE and (agents[p] != RANDOM or integers(rng, b, 2, STREAM) == 0):
                 attack(G, R, b, f, t)
             else:
-                f = advance(G, b, f)
+                f = advance(G.u, b, f)
             if card >= 0:
-                L[b, p, card, LC_KILLS] += G.pl[b, p, P_KILLS] - kills
+                G.tally[b, p, card, LC_KILLS] += G.pl[b, p, P_KILLS] - kills
             f = find_uid(G.u, b, uids[i])
         if f >= 0:
             G.u[b, f, U_HASTE] = 0
             G.u[b, f, U_MOVES] = 0
-    if not board_same(G.u, b, snap):
-        track_board(G, b, snap, L)
 
 
-@njit(cache=True, _nrt=False)
-def battle_step(G, R, b, agents, snap, L):
-    """The Battle Phase's end (``acting.battle_end``: "the player gains +1 experience"), its
-    deaths tallied."""
+@njit(cache=True, _nrt=False, inline="always")
+def battle_step(G, R, b, agents):
+    """The Battle Phase's end (``acting.battle_end``: "the player gains +1 experience")."""
     if any_scoring(agents):
         prime(G, R, b, agents)
     err = battle_end(G, R, b)
-    if not board_same(G.u, b, snap):
-        track_board(G, b, snap, L)
     return INVARIANT_ACTION if err != E_OK else 0
 
 
 @njit(cache=True, _nrt=False)
-def play_game(G, R, b, rng, rows, check, start, agents, S, L, snap):
+def play_game(G, R, b, rng, rows, check, start, agents, S):
     """One game from its set-up state to the end (a life at 0 or the turn limit), turn by turn
     (spec §2): Begin Phase, Main Phase, Act Step, Haste, the Battle Phase's end, End Phase, with
     the windows of choice 14. With ``check``, the invariants after every step; returns the
-    first violation's code (0: none)."""
+    first violation's code (0: none). Every step it calls once (``begin_step``, ``haste_step``,
+    ``battle_step``) or most often (``main_one``, ``act_one``) is inlined: a call would hand over
+    every array of ``Game``, ``Rules`` and the scratch ``Game``, ~7 scalars each."""
     chosen = G.scr[b, SC_CHOSEN:SC_CHOSEN + 4]
-    snap_board(G, b, snap)
     uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS]
     first = G.scr[b, SC_ACT_FIELDS:SC_ACT_FIELDS + FIELDS]
     while not G.g[b, G_ENDED]:
-        v = begin_step(G, R, b, rng, rows, agents, S, L, snap)
+        v = begin_step(G, R, b, rng, rows, agents, S)
         if v == 0 and check:
             v = violation(G, R, b, start)
         if v or G.g[b, G_ENDED]:
             break
         for _ in range(MAIN_ACTIONS):
-            v = main_one(G, R, b, rng, rows, agents, S, L, snap, chosen)
+            v = main_one(G, R, b, rng, rows, agents, S, chosen)
             if v != 1:
                 break
             v = violation(G, R, b, start) if check else 0
@@ -352,22 +289,21 @@ def play_game(G, R, b, rng, rows, check, start, agents, S, L, snap):
                 break
         if v or G.g[b, G_ENDED]:
             break
-        if holds_prepared(G.pl, b, 1 - G.g[b, G_ACTIVE]) and reaction(G, R, b, rng, rows, agents, S, L,
-                                                                  snap) != E_OK:
+        if holds_prepared(G.pl, b, 1 - G.g[b, G_ACTIVE]) and reaction(G, R, b, rng, rows, agents, S) != E_OK:
             return INVARIANT_ACTION
         m = snapshot(G, b, G.g[b, G_ACTIVE], uids, first)
         for i in range(m):
             if G.g[b, G_ENDED]:
                 break
-            v = act_one(G, R, b, uids[i], rng, rows, agents, S, L, snap)
+            v = act_one(G, R, b, uids[i], rng, rows, agents, S)
             if v == 0 and check:
                 v = violation(G, R, b, start)
             if v:
                 return v
         if G.g[b, G_ENDED]:
             break
-        haste_step(G, R, b, rng, agents, L, snap)
-        v = battle_step(G, R, b, agents, snap, L)
+        haste_step(G, R, b, rng, agents)
+        v = battle_step(G, R, b, agents)
         if v == 0 and check:
             v = violation(G, R, b, start)
         if v or G.g[b, G_ENDED]:
@@ -379,11 +315,10 @@ def play_game(G, R, b, rng, rows, check, start, agents, S, L, snap):
 
 
 @njit(cache=True, nogil=True, _nrt=True)
-def play_chunk(G, R, rng, check, start, games, agents, S, L, out):
+def play_chunk(G, R, rng, check, start, games, agents, S, out):
     """Games ``games`` of the batch to their end (``out[b]``: each one's violation code), without
     the GIL: threads play disjoint game lists at once."""
     rows = np.empty((CANDIDATES, 4), np.int64)
-    snap = np.empty((FIELDS, 3), np.int64)
     for i in range(games.shape[0]):
         b = games[i]
-        out[b] = play_game(G, R, b, rng, rows, check, start, agents, S, L, snap)
+        out[b] = play_game(G, R, b, rng, rows, check, start, agents, S)

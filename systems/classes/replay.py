@@ -221,7 +221,7 @@ def replay_game(game: Any, seed: int, decks: tuple[str, str], agents: Sequence[A
     bt = new_batch(game, decks, np.array([seed], dtype=np.int64))
     write(f"classes game seed {seed}: P0 {decks[0]} ({names[0]}) vs P1 {decks[1]} ({names[1]}); "
           f"P{int(bt.G.g[0, G_ACTIVE])} begins (choice 25: the seed's parity)")
-    play_narrated(bt, codes, scratch(game), Narrator(bt.compiled, write), decks, names)
+    play_narrated(bt, codes, scratch(game, bt.compiled.rules.cards.shape[0]), Narrator(bt.compiled, write), decks, names)
     cols = games_columns(bt, decks, names)
     return {k: (v[0].item() if hasattr(v[0], "item") else v[0]) for k, v in cols.items()}
 
@@ -229,13 +229,11 @@ def replay_game(game: Any, seed: int, decks: tuple[str, str], agents: Sequence[A
 def play_narrated(bt: Batch, codes: np.ndarray, S: Game, n: Narrator, decks: Sequence[str],
                   names: Sequence[str]) -> None:
     """``loop.play_game`` for game 0, step by step, each step's changes written."""
-    G, R, rng, L, w = bt.G, bt.compiled.rules, bt.rng, bt.L, n.write
+    G, R, rng, w = bt.G, bt.compiled.rules, bt.rng, n.write
     rows = np.empty((CANDIDATES, 4), np.int64)
-    snap = np.empty((FIELDS, 3), np.int64)
     chosen = np.empty(4, np.int64)
     uids, first = np.empty(FIELDS, np.int64), np.empty(FIELDS, np.int64)
-    args = (rng, rows, codes, S, L, snap)
-    loop.snap_board(G, 0, snap)
+    args = (rng, rows, codes, S)
 
     def step(title: str, fn: Callable[[], int], always: bool = True) -> int:
         """One step; its title (if ``always`` or anything changed), then its changes."""
@@ -274,7 +272,7 @@ def play_narrated(bt: Batch, codes: np.ndarray, S: Game, n: Narrator, decks: Seq
                 break
         if G.g[0, G_ENDED]:
             break
-        step("", lambda: loop.reaction(G, R, 0, rng, rows, codes, S, L, snap))
+        step("", lambda: loop.reaction(G, R, 0, rng, rows, codes, S))
         m = snapshot(G, 0, p, uids, first)
         w(f"  Battle Phase: {m} units act")
         for i in range(m):
@@ -289,8 +287,8 @@ def play_narrated(bt: Batch, codes: np.ndarray, S: Game, n: Narrator, decks: Seq
                  lambda uid=uids[i]: loop.act_one(G, R, 0, uid, *args))
         if G.g[0, G_ENDED]:
             break
-        step("Haste", lambda: loop.haste_step(G, R, 0, rng, codes, L, snap) or 0, always=False)
-        step("end of the Battle Phase", lambda: loop.battle_step(G, R, 0, codes, snap, L))
+        step("Haste", lambda: loop.haste_step(G, R, 0, rng, codes) or 0, always=False)
+        step("end of the Battle Phase", lambda: loop.battle_step(G, R, 0, codes))
         if G.g[0, G_ENDED]:
             break
         step("End Phase (the Nether returns to the hand)", lambda: end_phase(G, 0) or 0)

@@ -14,12 +14,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from battlesim.systems.classes.games import Batch, first_player
-from battlesim.systems.classes.loop import LC_CAST, LC_DIED, LC_KILLS, LC_PLAYED, LC_SUMMONED
 from battlesim.systems.classes.state import (
     END_REASONS,
     G_END_REASON,
     G_TURN,
     G_WINNER,
+    LC_CAST,
+    LC_DIED,
+    LC_KILLS,
+    LC_PLAYED,
+    LC_SUMMONED,
     P_CAST,
     P_EXP,
     P_KILLS,
@@ -68,7 +72,7 @@ def cards_columns(bt: Batch) -> dict[str, np.ndarray]:
     ``played_round`` the turn it was first cast; ``died_round`` the turn its unit last died (0:
     never, written as null); ``cast``, ``summoned`` and ``kills`` (enemy units its unit or its
     spell killed) counted over the game. ``card`` holds card ids (``ClassesGame.card_names``)."""
-    L = bt.L
+    L = bt.G.tally
     used = bt.held | bt.dealt | (L != 0).any(axis=3)
     b, s, c = np.nonzero(used)  # by game, then player, then card id
     first = L[b, s, c, LC_PLAYED]

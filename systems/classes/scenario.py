@@ -117,7 +117,7 @@ class ClassesScenarioRun:
 
     def _setup(self) -> Game:
         sp, P = self.spec, self.spec.players
-        G = new_game(1)
+        G = new_game(1, self.R.cards.shape[0])
         G.g[B, G_TURN] = sp.turn
         G.g[B, G_ACTIVE] = sp.active
         for s in (0, 1):

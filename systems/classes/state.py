@@ -159,6 +159,13 @@ SC_PAYER, SC_PAID, SC_SELECTED, SC_IN_ORDER = SC["payer"], SC["paid"], SC["selec
 SC_ACT_UIDS, SC_ACT_FIELDS, SC_UNLEASHED, SC_CHOICES = SC["act_uids"], SC["act_fields"], SC["unleashed"], SC["choices"]
 SC_ACT_KINDS, SC_ACT_TARGETS, SC_CHOSEN = SC["act_kinds"], SC["act_targets"], SC["chosen"]
 
+# -- the cards table's tally: tally[b, side, card, column], counted where each thing happens --
+# casts (from hand or prepared), units summoned (``effects.summon``), the turn the card's unit
+# last died (``units.kill``), enemy units its unit or spell killed, the turn it was first cast
+TALLY_COLUMNS = ("cast", "summoned", "died", "kills", "played")
+LC_CAST, LC_SUMMONED, LC_DIED, LC_KILLS, LC_PLAYED = range(len(TALLY_COLUMNS))
+NLC = len(TALLY_COLUMNS)
+
 
 class Game(NamedTuple):
     """B games of classes, every array ``[B, ...]``; a kernel takes it whole (one argument)."""
@@ -175,11 +182,13 @@ class Game(NamedTuple):
     ans: np.ndarray  # int16[B, 2, ANSWERS]
     jobs: np.ndarray  # int64[B, JOBS, NJ]
     scr: np.ndarray  # int64[B, NSCR] (``SCRATCH``)
+    tally: np.ndarray  # int32[B, 2, cards, NLC] (``TALLY_COLUMNS``; a greedy trial's scratch game counts too, unread)
 
 
-def new_game(n_games: int, life: int = 20, turn_limit: int = 60, base_defense: int = 1) -> Game:
-    """``n_games`` empty games: no units, empty hands, life ``life``, turn 1, seat 0 active (the
-    ruleset parameters ``life``, ``turn_limit``, ``base_defense``)."""
+def new_game(n_games: int, cards: int, life: int = 20, turn_limit: int = 60, base_defense: int = 1) -> Game:
+    """``n_games`` empty games of a card set of ``cards`` cards (the tally has a row for each): no
+    units, empty hands, life ``life``, turn 1, seat 0 active (the ruleset parameters ``life``,
+    ``turn_limit``, ``base_defense``)."""
     B = int(n_games)
     g = np.zeros((B, NG), np.int64)
     g[:, G_TURN] = 1
@@ -200,7 +209,8 @@ def new_game(n_games: int, life: int = 20, turn_limit: int = 60, base_defense: i
     scr[:, SC_PAYER:SC_PAYER + NCOL] = NONE
     return Game(g, u, pl, np.full((B, 2, HAND), NONE, np.int16), np.full((B, 2, HAND), NONE, np.int16),
                 np.full((B, 2, HAND), NONE, np.int16), area, pw, np.zeros((B, 2, LEVELS, NL), np.int16),
-                np.full((B, 2, ANSWERS), NONE, np.int16), np.zeros((B, JOBS, NJ), np.int64), scr)
+                np.full((B, 2, ANSWERS), NONE, np.int16), np.zeros((B, JOBS, NJ), np.int64), scr,
+                np.zeros((B, 2, int(cards), NLC), np.int32))
 
 
 assert FIELDS == LANES * 6

@@ -41,8 +41,10 @@ from battlesim.systems.classes.state import (
     G_DRAW,
     G_END_REASON,
     G_ENDED,
+    G_TURN,
     G_WINNER,
     HAND,
+    LC_DIED,
     NONE,
     NSHAPES,
     NU,
@@ -211,40 +213,44 @@ def find_target(u, b, f):
     return NONE
 
 
-@njit(cache=True, _nrt=False)
-def move(G, b, f, to):
-    """The unit on ``f`` now stands on ``to`` (its row copied; ``f`` emptied)."""
+@njit(cache=True, _nrt=False, inline="always")
+def move(u, b, f, to):
+    """The unit on ``f`` now stands on ``to`` (its row of the unit array ``G.u`` copied; ``f``
+    emptied)."""
     for k in range(NU):
-        G.u[b, to, k] = G.u[b, f, k]
-    clear(G, b, f)
+        u[b, to, k] = u[b, f, k]
+    clear(u, b, f)
 
 
-@njit(cache=True, _nrt=False)
-def clear(G, b, f):
-    """Field ``f`` holds no unit (classes.md "it is removed from the battlefield")."""
+@njit(cache=True, _nrt=False, inline="always")
+def clear(u, b, f):
+    """Field ``f`` of the unit array ``G.u`` holds no unit (classes.md "it is removed from the
+    battlefield")."""
     for k in range(NU):
-        G.u[b, f, k] = 0
-    G.u[b, f, U_CARD] = NONE
+        u[b, f, k] = 0
+    u[b, f, U_CARD] = NONE
 
 
 @njit(cache=True, _nrt=False)
-def advance(G, b, f):
+def advance(u, b, f):
     """classes.md "Advance": "When a unit advances, it attempts to move into the field in front of
     it. A unit does not move if it has a valid target for Attack and it only moves if the field in
     front of the unit is unoccupied." Snare: "skips its next Advance that it would execute, then
     discards one Snare token" (choice 13: even one that would not move); Grounded "does not move
-    when Advancing"; Momentum "gains +1 Attack each time it moves". Returns the unit's field."""
-    if G.u[b, f, U_SNARE] > 0:
-        G.u[b, f, U_SNARE] -= 1
+    when Advancing"; Momentum "gains +1 Attack each time it moves". Returns the unit's field. It
+    reads and moves the unit array alone (``G.u``): every unit's act advances, and a call handing
+    over all of ``Game`` passes each of its arrays as ~7 scalars."""
+    if u[b, f, U_SNARE] > 0:
+        u[b, f, U_SNARE] -= 1
         return f
-    if G.u[b, f, U_GROUNDED] or find_target(G.u, b, f) != NONE:
+    if u[b, f, U_GROUNDED] or find_target(u, b, f) != NONE:
         return f
-    to = FRONT[team(G.u, b, f), f]
-    if to < 0 or G.u[b, to, U_PRESENT]:
+    to = FRONT[team(u, b, f), f]
+    if to < 0 or u[b, to, U_PRESENT]:
         return f
-    if G.u[b, f, U_MOMENTUM]:
-        G.u[b, f, U_MOVES] += 1
-    move(G, b, f, to)
+    if u[b, f, U_MOMENTUM]:
+        u[b, f, U_MOVES] += 1
+    move(u, b, f, to)
     return to
 
 
@@ -292,12 +298,14 @@ def kill(G, R, b, f, credit):
     """classes.md "When a Unit Dies": "it is removed from the battlefield and placed in the owning
     player's Nether"; "the player whose unit or spell dealt the fatal blow earns 1 experience
     point (exp). However, experience is only awarded if the destroyed unit belonged to the
-    opposing player (auto-kills or denials do not reward exp)". Its on_death text is queued."""
+    opposing player (auto-kills or denials do not reward exp)". Its on_death text is queued; the
+    cards table keeps the turn its card's unit died."""
     side = G.u[b, f, U_SIDE]
     card = G.u[b, f, U_CARD]
-    clear(G, b, f)
+    clear(G.u, b, f)
     if card >= 0:
         add_card(G.nether, b, side, card)
+        G.tally[b, side, card, LC_DIED] = G.g[b, G_TURN]
     if credit >= 0 and credit != side:
         G.pl[b, credit, P_KILLS] += 1
         gain_experience(G, R, b, credit, 1)
@@ -344,23 +352,25 @@ def holds(pile, b, side, card):
 
 
 @njit(cache=True, _nrt=False)
-def first_of_type(G, R, b, side, mask):
-    """The first unit card in ``side``'s hand whose type has a word of ``mask`` (0: any unit)."""
+def first_of_type(hand, cards, b, side, mask):
+    """The first unit card in ``side``'s hand (``G.hand``) whose type has a word of ``mask`` (0:
+    any unit)."""
     for k in range(HAND):
-        c = G.hand[b, side, k]
-        if c >= 0 and R.cards[c, C_SPELL] == 0 and (mask == 0 or (R.cards[c, C_TYPE_BITS] & mask) != 0):
+        c = hand[b, side, k]
+        if c >= 0 and cards[c, C_SPELL] == 0 and (mask == 0 or (cards[c, C_TYPE_BITS] & mask) != 0):
             return c
     return NONE
 
 
-@njit(cache=True, _nrt=False)
-def units_in_order(G, b, side, out):
-    """Fields holding units in ``side``'s acting order (classes.md "Unit Acting Order": "row by
-    row, left to right, starting from the row that is most further from you"); returns the count."""
+@njit(cache=True, _nrt=False, inline="always")
+def units_in_order(u, b, side, out):
+    """Fields holding units (``u``: ``G.u``) in ``side``'s acting order (classes.md "Unit Acting
+    Order": "row by row, left to right, starting from the row that is most further from you");
+    returns the count."""
     n = 0
     for i in range(FIELDS):
         f = ACTING_ORDER[side, i]
-        if G.u[b, f, U_PRESENT]:
+        if u[b, f, U_PRESENT]:
             out[n] = f
             n += 1
     return n

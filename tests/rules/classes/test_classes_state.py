@@ -23,5 +23,5 @@ def test_every_unit_component_is_a_column_of_the_unit_table() -> None:
 
 def test_a_new_game_starts_at_turn_one_with_the_life_parameter() -> None:
     # classes.md "Setup": "life points tracker set to 20"; spec §2: "the turn counter counts player turns from 1"
-    G = new_game(3, life=20)
+    G = new_game(3, 4, life=20)
     assert (G.pl[:, :, P_LIFE] == 20).all() and (G.g[:, G_TURN] == 1).all() and (G.g[:, G_ACTIVE] == 0).all()
