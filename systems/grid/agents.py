@@ -29,7 +29,7 @@ from numba import njit
 
 from battlesim.systems.grid import kernel_cache
 from battlesim.systems.grid.action_table import ATTACK, END_UNIT, HIDE, MOVE, PASS, SELECT, USE, block_start, decode
-from battlesim.systems.grid.board import INF, move_costs_into
+from battlesim.systems.grid.board import INF
 from battlesim.systems.grid.damage import attack_base, hit_damage, stun_damage
 from battlesim.systems.grid.rules import (
     concealed,
@@ -38,9 +38,8 @@ from battlesim.systems.grid.rules import (
     eff_mv,
     eff_range,
     eff_resist,
-    flies,
     legal_mask,
-    passes_walls,
+    move_costs_of,
 )
 from battlesim.systems.grid.state import (
     A_AMOUNT,
@@ -359,11 +358,11 @@ def greedy_scores(w, cols, f, bd, ct, pr, b, k, mask, scores):
     side = f.g[b, TURN]
     a = f.g[b, ACTIVE]
     ut = unit_table(w, cols, f, ct, b)
-    occ, who = f.occ[b], f.who[b]
+    who = f.who[b]
     lost = 0.0  # the threat the active unit gives up when its turn ends
     mv_left = 0
     here = 0.0
-    cost = k.cost  # filled only when a move is legal (only then read)
+    cost = k.cost  # the active unit's move costs when a move is legal (only then read)
     near = np.empty(0, dtype=np.int64)
     if a >= 0 and w.i8[cols[TURN_STATE], b, a] == ACTIVE_TURN:
         start = ut[a, U_CELL]
@@ -372,8 +371,7 @@ def greedy_scores(w, cols, f, bd, ct, pr, b, k, mask, scores):
         here = position(ut, bd, a, start, mv_left, ATT_W)
         moves = block_start(MOVE, cells, K)
         if mv_left > 0 and mask[moves:moves + cells].any():
-            move_costs_into(bd.neighbours, bd.wall, bd.web, occ, start, side, passes_walls(w, cols, ct, b, a),
-                            flies(w, cols, ct, b, a), mv_left, cost, k.queue, k.queued)
+            cost = move_costs_of(w, cols, f, bd, ct, b, k, a)  # the legal mask's
     for i in range(mask.shape[0]):
         if not mask[i]:
             continue

@@ -27,6 +27,7 @@ from battlesim.systems.grid.agents import (
 from battlesim.systems.grid.apply import apply_action
 from battlesim.systems.grid.rules import legal_mask
 from battlesim.systems.grid.state import ACTIVE, ACTIVE_TURN, GAME_OVER, TURN, TURN_STATE, K
+from battlesim.systems.grid.work import forget_move_costs
 
 FOLLOW_W = 0.2  # the attack the active unit really has after the action
 CANDIDATES = 6  # greedy's best few actions are played, not all of them
@@ -46,8 +47,10 @@ def save(w, f, b):
 
 
 @njit(cache=True)
-def restore(w, f, b, sv):
-    """Game b as ``save`` found it."""
+def restore(w, f, b, k, sv):
+    """Game b as ``save`` found it; the move costs the working space ``k`` holds are of the game
+    before (``work.forget_move_costs``)."""
+    forget_move_costs(k)
     w.i16[:, b, :] = sv[0]
     w.i8[:, b, :] = sv[1]
     w.flags[:, b, :] = sv[2]
@@ -146,7 +149,7 @@ def lookahead_action(w, cols, f, bd, ct, pr, b, k, mask):
         apply_action(w, cols, f, bd, ct, pr, b, k, i)
         if ROLLOUT == 0:
             if i == PASS:
-                restore(w, f, b, sv)
+                restore(w, f, b, k, sv)
                 continue
             scores[i] = evaluate(w, cols, f, bd, ct, pr, b, side, True) - before
             scores[i] += FOLLOW_W * attack_now(w, cols, f, bd, ct, pr, b, k, follow)
@@ -156,7 +159,7 @@ def lookahead_action(w, cols, f, bd, ct, pr, b, k, mask):
                 apply_action(w, cols, f, bd, ct, pr, b, k, greedy_action(w, cols, f, bd, ct, pr, b, k, follow))
                 n += 1
             scores[i] = evaluate(w, cols, f, bd, ct, pr, b, side, True) - REPLY_W * reply(w, cols, f, bd, ct, b, side)
-        restore(w, f, b, sv)
+        restore(w, f, b, k, sv)
     return best_of(pick, scores)
 
 

@@ -47,6 +47,7 @@ from battlesim.systems.grid.state import (
     WINNER,
     K,
 )
+from battlesim.systems.grid.work import forget_move_costs
 
 RNG_FIRST = 11  # stream: who plays first (spec §2 Setup "first player by seed")
 RNG_AGENT = 13  # stream: the random agent's choices
@@ -163,6 +164,7 @@ def play_game(w, cols, f, bd, ct, pr, b, k, mask, agents, max_actions, check):
     n = 0
     cells = bd.wall.shape[0]
     since = -1
+    forget_move_costs(k)  # the game was set up (or changed) since ``k`` last saw it
     while not f.g[b, GAME_OVER] and n < max_actions:
         agent = agents[f.g[b, TURN]]
         if agent == RANDOM:  # straight to the agent that allocates nothing: agent_action may (greedy,
