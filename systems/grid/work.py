@@ -24,6 +24,7 @@ class GridWork(NamedTuple):
     """Per-cell scratch (C = the board's cells) for one thread."""
 
     dist: np.ndarray  # int16[C]: the active unit's line-of-sight distances (board.los_distance_into)
+    seen: np.ndarray  # int16[C]: the cells those give a distance, nearest first
     cost: np.ndarray  # int16[C]: the active unit's move costs (board.move_costs_into)
     queue: np.ndarray  # int16[C]: the breadth-first queue of either
     queued: np.ndarray  # bool[C]: the move-cost queue's flags
@@ -34,9 +35,9 @@ class GridWork(NamedTuple):
 
 def new_work(cells: int) -> GridWork:
     """The working space for a board of ``cells`` cells."""
-    i16 = np.zeros((4, cells), dtype=np.int16)
-    return GridWork(i16[0], i16[1], i16[2], np.zeros(cells, dtype=np.bool_), np.zeros((3, cells), dtype=np.bool_),
-                    i16[3], np.full(2, -1, dtype=np.int64))
+    i16 = np.zeros((5, cells), dtype=np.int16)
+    return GridWork(i16[0], i16[4], i16[1], i16[2], np.zeros(cells, dtype=np.bool_),
+                    np.zeros((3, cells), dtype=np.bool_), i16[3], np.full(2, -1, dtype=np.int64))
 
 
 @njit(cache=True, _nrt=False, inline="always")
