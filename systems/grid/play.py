@@ -94,7 +94,7 @@ def random_action(w, cols, f, bd, ct, pr, b, k, mask, since=-1):
     return draw_legal(f.rng, b, mask, RNG_AGENT)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def agent_action(w, cols, f, bd, ct, pr, b, k, mask, agent, since=-1):
     """spec §4: one decision maker, the player whose turn it is. The action of that seat's agent, by its code: random, pass (ends every
     player turn at once: the baseline that does nothing, as lanes' pass agent), greedy or

@@ -54,7 +54,7 @@ def replay_game(game: Any, seed: int, decks: Sequence[str], agents: Sequence[Any
     args = (w, cols, f, t.bd, t.ct, t.pr, 0)
     width, names, hand_limit = t.board.width, game.card_names, game.params.hand_limit
     mask = np.zeros(gb.actions_size, dtype=np.bool_)
-    work = new_work(t.bd.wall.shape[0])
+    work = new_work(w, f, gb.actions_size)
 
     def at(c: int) -> str:
         return f"({c % width},{c // width})"

@@ -29,7 +29,7 @@ def kept_against_fresh(tables, seed, decks, greedy):
     t = tables
     gb = GridBatch(t, np.array([seed]), decks)
     args = (gb.ws, gb.cols, gb.f, t.bd, t.ct, t.pr, 0)
-    work = new_work(t.bd.wall.shape[0])
+    work = new_work(gb.ws, gb.f, gb.actions_size)
     kept, fresh, scratch = (np.zeros(gb.actions_size, dtype=np.bool_) for _ in range(3))
     setup_game(*args, gb.main, gb.sizes, gb.heroes, gb.cells, gb.start)
     since, followed = -1, []

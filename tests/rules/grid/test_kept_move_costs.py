@@ -41,7 +41,7 @@ def kept_against_fresh(tables, seed, decks, greedy, forget=True):
     t = tables
     gb = GridBatch(t, np.array([seed]), decks)
     args = (gb.ws, gb.cols, gb.f, t.bd, t.ct, t.pr, 0)
-    work = new_work(t.bd.wall.shape[0])
+    work = new_work(gb.ws, gb.f, gb.actions_size)
     mask = np.zeros(gb.actions_size, dtype=np.bool_)
     setup_game(*args, gb.main, gb.sizes, gb.heroes, gb.cells, gb.start)
     cells = t.bd.wall.shape[0]
