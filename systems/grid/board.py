@@ -222,28 +222,27 @@ def los_distance_within(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarra
 
 @njit(cache=True, _nrt=False)
 def los_distance_into(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray, start: int, side: int,
-                      limit: int, dist: np.ndarray, seen: np.ndarray) -> int:
-    """``los_distance_within`` into ``dist`` (int16[C]); ``seen`` (int16[C]) is the breadth-first
-    queue and keeps every cell given a distance, nearest first (an enemy's cell is listed, not gone
-    through), so a rule asking "which cells within r" reads the first few, not the whole board.
-    No path goes on from a cell ``limit`` away. Returns how many cells ``seen`` lists."""
+                      limit: int, dist: np.ndarray, queue: np.ndarray) -> None:
+    """``los_distance_within`` into ``dist`` (int16[C]), ``queue`` (int16[C]) its working space:
+    breadth first, so no path goes on from a cell ``limit`` away."""
     dist[:] = INF
     dist[start] = 0
-    seen[0] = start
-    head, tail = 0, 1
+    head, tail = 0, 0
+    queue[tail] = start
+    tail += 1
     while head < tail:
-        c = seen[head]
+        c = queue[head]
         head += 1
-        if dist[c] >= limit or (occ[c] != EMPTY and occ[c] != side):
+        if dist[c] >= limit:
             continue
         for d in range(4):
             nxt = neighbours[c, d]
             if nxt < 0 or wall[nxt] or dist[nxt] != INF:
                 continue
             dist[nxt] = dist[c] + 1
-            seen[tail] = nxt
-            tail += 1
-    return tail
+            if occ[nxt] == EMPTY or occ[nxt] == side:
+                queue[tail] = nxt
+                tail += 1
 
 
 @njit(cache=True, _nrt=False)

@@ -235,13 +235,11 @@ def move_costs_of(w, cols, f, bd, ct, b, k, s):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, seen, n_seen, out, offset):
+def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, out, offset):
     """grid.md 4.3.1: "An “action” is defined as using an ability listed on the card": sets
     ``out[offset + c]`` for every cell c unit s may aim the ability ``row`` at (its target's cell,
-    destination, area centre; its own cell for self abilities). ``dist`` is s's LoS distance map,
-    ``seen[:n_seen]`` the cells it gives a distance, nearest first (``board.los_distance_into``).
-    Each op looks only at the cells it can reach (those in sight within its range, own cell, the
-    four directions, units)."""
+    destination, area centre; its own cell for self abilities). ``dist`` is s's LoS distance map.
+    Each op looks only at the cells it can reach (own cell, the four directions, units)."""
     op = row[A_OP]
     start = w.i16[cols[CELL], b, s]
     side = w.i8[cols[SIDE], b, s]
@@ -253,11 +251,8 @@ def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, seen, n_seen, ou
             return
         r = np.int64(row[A_RANGE]) if row[A_RANGE] >= 0 else eff_range(w, cols, ct, b, s)
         area = row[A_AREA] >= 0
-        for i in range(n_seen):  # grid.md 4.4.1: "must have a line of sight (LoS)"
-            c = seen[i]
-            if dist[c] > r:
-                break  # the cells further on are further away
-            if bd.wall[c]:
+        for c in range(cells):
+            if bd.wall[c] or dist[c] > r:  # grid.md 4.4.1: "must have a line of sight (LoS)"
                 continue
             t = who[c]
             if t >= 0:
@@ -322,7 +317,7 @@ def legal_mask(w, cols, f, bd, ct, pr, b, k, out, since=-1):
     a = f.g[b, ACTIVE]
     kept = kept_after(since)
     occ, who = f.occ[b], f.who[b]  # the occupancy map, kept as game state (occupancy.py)
-    dist, seen = k.dist, k.seen  # the thread's working space (``work.GridWork``): nothing allocated per call
+    dist = k.dist  # the thread's working space (``work.GridWork``): nothing allocated per call
     if kept:
         clear_active_blocks(out, cells)
         if since == SELECT:  # the selected unit is no longer ready
@@ -338,7 +333,6 @@ def legal_mask(w, cols, f, bd, ct, pr, b, k, out, since=-1):
                 out[encode(SELECT, -1, w.i16[cols[CELL], b, s], cells, K)] = True
     # the active unit's LoS distances, found when first needed (a spell to aim, or its own turn)
     have_dist = False
-    n_seen = 0
     gold = f.g[b, GOLD + side]
     have_slot = not kept and free_slot(w, b) >= 0  # read only when the hires are recomputed
     # the cells a hire, an item or a trap may go to depend on the board, not on the card: each is
@@ -375,10 +369,6 @@ def legal_mask(w, cols, f, bd, ct, pr, b, k, out, since=-1):
             copy_block(out, base, spots[2])
         if typ != T_SPELL:
             continue
-        same = first_copy(f, b, side, h)
-        if same < h:  # a copy of a spell already in hand: the same targets
-            copy_block(out, base, out[encode(PLAY, same, 0, cells, K):encode(PLAY, same + 1, 0, cells, K)])
-            continue
         if kept:  # a spell is cast by the active unit, who has changed
             for c in range(cells):
                 out[base + c] = False
@@ -386,17 +376,17 @@ def legal_mask(w, cols, f, bd, ct, pr, b, k, out, since=-1):
         if a >= 0 and cost <= f.g[b, SE + side] and slot_free(w, cols, b, a, row[A_BONUS] > 0):
             # cast by the active unit (spec §3 Spells), aimed as its own ability would be
             if not have_dist:
-                n_seen = los_distance_into(bd.neighbours, bd.wall, occ, w.i16[cols[CELL], b, a], side,
-                                           sight_limit(w, cols, f, ct, b, a, side), dist, seen)
+                los_distance_into(bd.neighbours, bd.wall, occ, w.i16[cols[CELL], b, a], side,
+                                  sight_limit(w, cols, f, ct, b, a, side), dist, k.queue)
                 have_dist = True
-            mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, seen, n_seen, out, base)
+            mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, out, base)
     if a < 0 or w.i8[cols[TURN_STATE], b, a] != ACTIVE_TURN:
         return
     out[END_UNIT] = True
     start = w.i16[cols[CELL], b, a]
     if not have_dist:
-        n_seen = los_distance_into(bd.neighbours, bd.wall, occ, start, side, sight_limit(w, cols, f, ct, b, a, side),
-                                   dist, seen)
+        los_distance_into(bd.neighbours, bd.wall, occ, start, side, sight_limit(w, cols, f, ct, b, a, side), dist,
+                          k.queue)
     mv_left = np.int64(w.i8[cols[MV_LEFT], b, a])
     pw = passes_walls(w, cols, ct, b, a)
     if mv_left > 0:  # grid.md 4.2.1: "A unit or hero can move any number of spaces in a turn as they have MV points."
@@ -419,7 +409,7 @@ def legal_mask(w, cols, f, bd, ct, pr, b, k, out, since=-1):
         # grid.md 4.3.7: "Each unit or hero can only use actions if the player has enough SE."
         if row[A_OP] < 0 or row[A_SE] > f.g[b, SE + side] or not slot_free(w, cols, b, a, row[A_BONUS] > 0):
             continue
-        mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, seen, n_seen, out, encode(USE, j, 0, cells, K))
+        mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, out, encode(USE, j, 0, cells, K))
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -439,16 +429,6 @@ def clear_active_blocks(out, cells):
     out[END_UNIT] = False
     for i in range(block_start(MOVE, cells, K), block_start(PLAY, cells, K)):
         out[i] = False
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def first_copy(f, b, side, h):
-    """The first hand index holding the same card as hand card h (h itself if none before it):
-    spec §4, a hand card's block depends on the card, not on where it is in the hand."""
-    for i in range(h):
-        if f.hand[b, side, i] == f.hand[b, side, h]:
-            return i
-    return h
 
 
 @njit(cache=True, _nrt=False, inline="always")

@@ -47,9 +47,8 @@ class GridWork(NamedTuple):
     """Scratch for one thread (C = the board's cells, S = unit slots, A = the action table)."""
 
     dist: np.ndarray  # int16[C]: the active unit's line-of-sight distances (board.los_distance_into)
-    seen: np.ndarray  # int16[C]: the cells those give a distance, nearest first
     cost: np.ndarray  # int16[C]: the active unit's move costs (board.move_costs_into)
-    queue: np.ndarray  # int16[C]: the move costs' queue
+    queue: np.ndarray  # int16[C]: the breadth-first queue of either
     queued: np.ndarray  # bool[C]: the move-cost queue's flags
     spots: np.ndarray  # bool[3, C]: the cells a hire, an item and a trap may go to (rules.legal_mask)
     path: np.ndarray  # int16[C]: a walked path, destination first (apply.walk)
@@ -67,13 +66,13 @@ def new_work(ws: Any, f: Any, actions: int) -> GridWork:
     """The working space for the games of the World ``ws`` (as kernels see it) with fields ``f``
     (``state.GridFields``) and an action table of ``actions`` entries."""
     cells, slots = f.occ.shape[1], ws.alive.shape[1]
-    i16 = np.zeros((5, cells), dtype=np.int16)
+    i16 = np.zeros((4, cells), dtype=np.int16)
     saved = SavedGame(*(np.zeros_like(a) for a in (ws.i16[:, 0, :], ws.i8[:, 0, :], ws.flags[:, 0, :])),
                       *(np.zeros_like(a[:1]) for a in (ws.alive, f.g)),
                       *(np.zeros_like(a[0]) for a in (f.hand, f.deck, f.cem, f.abil, f.trap)),
                       np.zeros_like(f.rng[:1]), np.zeros_like(f.log[0]),
                       *(np.zeros_like(a[:1]) for a in (f.slot_row, f.occ, f.who)))
-    return GridWork(i16[0], i16[4], i16[1], i16[2], np.zeros(cells, dtype=np.bool_),
+    return GridWork(i16[0], i16[1], i16[2], np.zeros(cells, dtype=np.bool_),
                     np.zeros((3, cells), dtype=np.bool_), i16[3], np.full(2, -1, dtype=np.int64),
                     np.zeros((slots, len(U_FIELDS)), dtype=np.int64), np.zeros(cells, dtype=np.int64),
                     np.zeros(actions), np.zeros(actions), np.zeros(actions, dtype=np.bool_),

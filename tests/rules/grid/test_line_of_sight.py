@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from battlesim.systems.grid.board import INF, in_range, los_distance, los_distance_into, los_distance_within
+from battlesim.systems.grid.board import INF, in_range, los_distance, los_distance_within
 from battlesim.systems.grid.vocabulary import DEFAULT_RANGE
 
 
@@ -135,25 +133,3 @@ def test_sight_within_a_limit_is_the_full_count_up_to_it(picture):
         part = los_distance_within(b.neighbours, b.wall, p.occ, p.at("A"), 0, limit)
         near = full <= limit
         assert (part[near] == full[near]).all() and (part[~near] > limit).all()
-
-
-def test_the_cells_in_sight_are_listed_nearest_first(picture):
-    # grid.md 4.4.1: "Line of sight (LoS) is determined by counting the range (moving around
-    # obstacles or enemies)": the search lists every cell it counts, enemies' included, nearest first,
-    # so the targets within a range are the first cells of the list (rules.mark_targets)
-    p = picture("""
-        A . # . .
-        . c # e .
-        . . . . #
-        # . B . .
-    """)
-    b = p.board
-    for limit in range(9):
-        dist = np.empty(b.cells, dtype=np.int16)
-        seen = np.full(b.cells, -1, dtype=np.int16)
-        n = los_distance_into(b.neighbours, b.wall, p.occ, p.at("A"), 0, limit, dist, seen)
-        listed = seen[:n]
-        assert sorted(listed) == list(np.flatnonzero(dist != INF))  # each counted cell once
-        assert (np.diff(dist[listed]) >= 0).all()
-        assert (dist == los_distance_within(b.neighbours, b.wall, p.occ, p.at("A"), 0, limit)).all()
-    assert p.at("c") in listed and p.at("e") in listed  # an enemy's cell is counted, not gone through
