@@ -20,7 +20,7 @@ from a player's side (``evaluate``), built from what the rules make valuable:
 the grid arithmetic, positions by orthogonal distance, hires from the card table): cheap.
 ``lookahead`` (``lookahead.py``) plays greedy's best actions on the game itself, lets greedy
 finish the player's turn, evaluates there, and puts the game back. Compiled (``@njit(cache=True)``), the arguments of ``rules.py``.
-Their unit table, scores and saved game are the thread's working space's (``work.GridWork``):
+Their unit table, scores and saved game are the thread's working space's (``work.AgentWork``):
 nothing allocated per decision, so they run without reference counting (``_nrt=False``).
 """
 
@@ -117,7 +117,7 @@ EPS = 1.0e-3
 
 
 # -- the evaluation ----------------------------------------------------------------------------------
-# a unit table, int64[S, len(U_FIELDS)] (``GridWork.units``), filled once per decision (or per
+# a unit table, int64[S, len(U_FIELDS)] (``AgentWork.units``), filled once per decision (or per
 # evaluation): the values the rules read (card + item, ``rules.py``) so the scores below are
 # lookups, not calls
 U_FIELDS = ("alive", "side", "cell", "hp", "kp", "damage", "dtype", "res0", "res1", "res2", "mv", "range",
@@ -128,7 +128,7 @@ U_FIELDS = ("alive", "side", "cell", "hp", "kp", "damage", "dtype", "res0", "res
 
 @njit(cache=True, _nrt=False)
 def unit_table(w, cols, f, ct, b, ut):
-    """Every unit's values for the scores, into ``ut`` (``GridWork.units``), which it returns;
+    """Every unit's values for the scores, into ``ut`` (``AgentWork.units``), which it returns;
     ``reach`` = the MV it can still spend this player turn if it is the player-to-move's and its
     turn is not over (grid.md 4.1.2: one turn per unit), else -1."""
     turn = f.g[b, TURN]
@@ -247,7 +247,7 @@ def nearest(ut, bd, side, p):
 
 
 @njit(cache=True, _nrt=False)
-def evaluate(w, cols, f, bd, ct, pr, b, k, side, threats):
+def evaluate(w, cols, f, bd, ct, pr, b, ak, side, threats):
     """The game from ``side``'s view (module docstring): kill points, material, safety,
     approach, SE, gold, hand and traps, and with ``threats`` the threat of its units that can
     still act (``ATT_W`` for the active one, ``READY_W`` for those still to start: a kill by one
@@ -261,7 +261,7 @@ def evaluate(w, cols, f, bd, ct, pr, b, k, side, threats):
     for c in range(f.trap.shape[1]):
         if f.trap[b, c, 0] >= 0 and f.trap[b, c, 1] == side:
             v += TRAP_W
-    ut = unit_table(w, cols, f, ct, b, k.units)
+    ut = unit_table(w, cols, f, ct, b, ak.units)
     for s in range(ut.shape[0]):
         if not ut[s, U_ALIVE]:
             continue
@@ -354,19 +354,20 @@ def item_gain(ct, card):
 
 
 @njit(cache=True, _nrt=False)
-def greedy_scores(w, cols, f, bd, ct, pr, b, k, mask, scores):
+def greedy_scores(w, cols, f, bd, ct, pr, b, ak, mask, scores):
     """``scores[a]`` for every legal action a: greedy's estimate of its change of the evaluation.
-    The move costs go to the thread's working space ``k`` (``work.GridWork``)."""
+    The active unit's move costs are the legal mask's (``rules.move_costs_of``); the rest of the
+    scratch is the agents' working space ``ak`` (``work.AgentWork``)."""
     cells = bd.wall.shape[0]
     side = f.g[b, TURN]
     a = f.g[b, ACTIVE]
-    ut = unit_table(w, cols, f, ct, b, k.units)
+    ut = unit_table(w, cols, f, ct, b, ak.units)
     who = f.who[b]
     lost = 0.0  # the threat the active unit gives up when its turn ends
     mv_left = 0
     here = 0.0
-    cost = k.cost  # the active unit's move costs when a move is legal (only then read)
-    near, have_near = k.near, False  # each cell's ``nearest``, found when a hire is scored
+    cost = ak.k.cost  # the active unit's move costs when a move is legal (only then read)
+    near, have_near = ak.near, False  # each cell's ``nearest``, found when a hire is scored
     if a >= 0 and w.i8[cols[TURN_STATE], b, a] == ACTIVE_TURN:
         start = ut[a, U_CELL]
         mv_left = ut[a, U_REACH]
@@ -374,7 +375,7 @@ def greedy_scores(w, cols, f, bd, ct, pr, b, k, mask, scores):
         here = position(ut, bd, a, start, mv_left, ATT_W)
         moves = block_start(MOVE, cells, K)
         if mv_left > 0 and mask[moves:moves + cells].any():
-            cost = move_costs_of(w, cols, f, bd, ct, b, k, a)  # the legal mask's
+            cost = move_costs_of(w, cols, f, bd, ct, b, ak.k, a)  # the legal mask's
     for i in range(mask.shape[0]):
         if not mask[i]:
             continue
@@ -428,11 +429,11 @@ def best_of(mask, scores):
 
 
 @njit(cache=True, _nrt=False)
-def greedy_action(w, cols, f, bd, ct, pr, b, k, mask):
+def greedy_action(w, cols, f, bd, ct, pr, b, ak, mask):
     """The greedy agent: the legal action (spec §4) with the best estimated gain."""
-    legal_mask(w, cols, f, bd, ct, pr, b, k, mask)
-    greedy_scores(w, cols, f, bd, ct, pr, b, k, mask, k.scores)
-    return best_of(mask, k.scores)
+    legal_mask(w, cols, f, bd, ct, pr, b, ak.k, mask)
+    greedy_scores(w, cols, f, bd, ct, pr, b, ak, mask, ak.scores)
+    return best_of(mask, ak.scores)
 
 
 kernel_cache.check("agents", kernel_cache.kernels_of(globals(), __name__))

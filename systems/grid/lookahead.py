@@ -2,7 +2,7 @@
 each played on the game itself, then greedy finishes the player's turn (``ROLLOUT``), the
 evaluation of ``agents.py`` scores where the turn ends, and the game is put back (``save``/``restore`` of the game's own rows, RNG included, so a game is the same alone
 and in a batch). Compiled (``@njit(cache=True, _nrt=False)``), the arguments of ``rules.py``; its
-scores, candidates and saved game are the working space's (``work.GridWork``), so nothing is
+scores, candidates and saved game are the working space's (``work.AgentWork``), so nothing is
 allocated per decision.
 """
 
@@ -74,21 +74,21 @@ def keep_game(w, f, b, sv, back):
 
 
 @njit(cache=True, _nrt=False)
-def save(w, f, b, k):
-    """Game b's rows into the working space (``k.saved``)."""
-    keep_game(w, f, b, k.saved, False)
+def save(w, f, b, ak):
+    """Game b's rows into the agents' working space (``ak.saved``)."""
+    keep_game(w, f, b, ak.saved, False)
 
 
 @njit(cache=True, _nrt=False)
-def restore(w, f, b, k):
-    """Game b as ``save`` found it; the move costs the working space ``k`` holds are of the game
+def restore(w, f, b, ak):
+    """Game b as ``save`` found it; the move costs the working space ``ak.k`` holds are of the game
     before (``work.forget_move_costs``)."""
-    forget_move_costs(k)
-    keep_game(w, f, b, k.saved, True)
+    forget_move_costs(ak.k)
+    keep_game(w, f, b, ak.saved, True)
 
 
 @njit(cache=True, _nrt=False)
-def attack_now(w, cols, f, bd, ct, pr, b, k, mask):
+def attack_now(w, cols, f, bd, ct, pr, b, ak, mask):
     """The best basic attack the active unit really has now (the legal mask: line of sight around
     walls and enemies, grid.md 4.4.1 "Line of sight (LoS) is determined by counting the range
     (moving around obstacles or enemies)"), 0 if none: what greedy's orthogonal distance only
@@ -96,10 +96,10 @@ def attack_now(w, cols, f, bd, ct, pr, b, k, mask):
     a = f.g[b, ACTIVE]
     if f.g[b, GAME_OVER] or a < 0 or w.i8[cols[TURN_STATE], b, a] != ACTIVE_TURN:
         return 0.0
-    legal_mask(w, cols, f, bd, ct, pr, b, k, mask)
+    legal_mask(w, cols, f, bd, ct, pr, b, ak.k, mask)
     cells = bd.wall.shape[0]
     first = block_start(ATTACK, cells, K)
-    ut = unit_table(w, cols, f, ct, b, k.units)
+    ut = unit_table(w, cols, f, ct, b, ak.units)
     who = f.who[b]
     best = 0.0
     for c in range(cells):
@@ -109,7 +109,7 @@ def attack_now(w, cols, f, bd, ct, pr, b, k, mask):
 
 
 @njit(cache=True, _nrt=False)
-def reply(w, cols, f, bd, ct, b, k, side):
+def reply(w, cols, f, bd, ct, b, ak, side):
     """What the other player can hit back with when ``side``'s turn has ended: the sum over its
     units that have a turn now (grid.md 4.1.4: its turn has begun; stunned ones sit it out,
     4.4.4) of the best hit each can reach (``agents.threat``: MV plus range, orthogonal steps).
@@ -117,7 +117,7 @@ def reply(w, cols, f, bd, ct, b, k, side):
     walks into the enemy's reach without striking first scored as well as one that stayed out."""
     if f.g[b, GAME_OVER]:
         return 0.0
-    ut = unit_table(w, cols, f, ct, b, k.units)
+    ut = unit_table(w, cols, f, ct, b, ak.units)
     total = 0.0
     for e in range(ut.shape[0]):
         if ut[e, U_ALIVE] and ut[e, U_SIDE] != side:
@@ -126,7 +126,7 @@ def reply(w, cols, f, bd, ct, b, k, side):
 
 
 @njit(cache=True, _nrt=False)
-def lookahead_action(w, cols, f, bd, ct, pr, b, k, mask):
+def lookahead_action(w, cols, f, bd, ct, pr, b, ak, mask):
     """The lookahead agent: greedy's ``CANDIDATES`` best actions and PASS each played on the game,
     then (``ROLLOUT`` 1) greedy plays on for the player until its turn ends (at most
     ``ROLLOUT_STEPS`` actions), the evaluation of the game there scores the candidate, and the
@@ -137,10 +137,11 @@ def lookahead_action(w, cols, f, bd, ct, pr, b, k, mask):
     and did not beat greedy (50.4% over 1,024 games, default decks). A policy improvement over
     greedy: it picks the first action whose greedy continuation ends the turn best, the other
     player's reply (``reply``, ``REPLY_W``) counted against it."""
+    k = ak.k  # the mask's and the actions' working space
     legal_mask(w, cols, f, bd, ct, pr, b, k, mask)
     side = f.g[b, TURN]
-    scores, pick, follow = k.look_scores, k.pick, k.follow  # the working space's: nothing allocated
-    greedy_scores(w, cols, f, bd, ct, pr, b, k, mask, scores)
+    scores, pick, follow = ak.look_scores, ak.pick, ak.follow  # the working space's: nothing allocated
+    greedy_scores(w, cols, f, bd, ct, pr, b, ak, mask, scores)
     for i in range(mask.shape[0]):
         pick[i] = False
     pick[PASS] = mask[PASS]
@@ -155,28 +156,28 @@ def lookahead_action(w, cols, f, bd, ct, pr, b, k, mask):
             break
         pick[best] = True
     if ROLLOUT == 0:
-        before = evaluate(w, cols, f, bd, ct, pr, b, k, side, True)
+        before = evaluate(w, cols, f, bd, ct, pr, b, ak, side, True)
         if mask[PASS]:
-            scores[PASS] = evaluate(w, cols, f, bd, ct, pr, b, k, side, False) - before
-    save(w, f, b, k)
+            scores[PASS] = evaluate(w, cols, f, bd, ct, pr, b, ak, side, False) - before
+    save(w, f, b, ak)
     for i in range(mask.shape[0]):
         if not pick[i]:
             continue
         apply_action(w, cols, f, bd, ct, pr, b, k, i)
         if ROLLOUT == 0:
             if i == PASS:
-                restore(w, f, b, k)
+                restore(w, f, b, ak)
                 continue
-            scores[i] = evaluate(w, cols, f, bd, ct, pr, b, k, side, True) - before
-            scores[i] += FOLLOW_W * attack_now(w, cols, f, bd, ct, pr, b, k, follow)
+            scores[i] = evaluate(w, cols, f, bd, ct, pr, b, ak, side, True) - before
+            scores[i] += FOLLOW_W * attack_now(w, cols, f, bd, ct, pr, b, ak, follow)
         else:
             n = 0
             while n < ROLLOUT_STEPS and not f.g[b, GAME_OVER] and f.g[b, TURN] == side:
-                apply_action(w, cols, f, bd, ct, pr, b, k, greedy_action(w, cols, f, bd, ct, pr, b, k, follow))
+                apply_action(w, cols, f, bd, ct, pr, b, k, greedy_action(w, cols, f, bd, ct, pr, b, ak, follow))
                 n += 1
-            scores[i] = (evaluate(w, cols, f, bd, ct, pr, b, k, side, True)
-                         - REPLY_W * reply(w, cols, f, bd, ct, b, k, side))
-        restore(w, f, b, k)
+            scores[i] = (evaluate(w, cols, f, bd, ct, pr, b, ak, side, True)
+                         - REPLY_W * reply(w, cols, f, bd, ct, b, ak, side))
+        restore(w, f, b, ak)
     return best_of(pick, scores)
 
 

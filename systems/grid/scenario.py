@@ -111,7 +111,7 @@ class GridScenarioRun:
         self.ws = view_of(self.w).state
         self.f = fields(self.w)
         self.mask = np.zeros(table_size(board.cells, K, params.hand_limit), dtype=np.bool_)
-        self.work = new_work(self.ws, self.f, self.mask.shape[0])
+        self.work = new_work(board.cells)
         g = self.f.g
         g[B, ROUND], g[B, TURN], g[B, FIRST] = sp.round, sp.turn, 0
         p = sp.players

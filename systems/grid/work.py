@@ -44,7 +44,8 @@ class SavedGame(NamedTuple):
 
 
 class GridWork(NamedTuple):
-    """Scratch for one thread (C = the board's cells, S = unit slots, A = the action table)."""
+    """Per-cell scratch (C = the board's cells) for one thread: what the legal mask and the actions
+    take (every call of theirs passes each of its arrays, so it holds only what they need)."""
 
     dist: np.ndarray  # int16[C]: the active unit's line-of-sight distances (board.los_distance_into)
     cost: np.ndarray  # int16[C]: the active unit's move costs (board.move_costs_into)
@@ -53,6 +54,14 @@ class GridWork(NamedTuple):
     spots: np.ndarray  # bool[3, C]: the cells a hire, an item and a trap may go to (rules.legal_mask)
     path: np.ndarray  # int16[C]: a walked path, destination first (apply.walk)
     costs_of: np.ndarray  # int64[2]: (game, unit) whose move costs ``cost`` holds, the game as it is now; -1 none
+
+
+class AgentWork(NamedTuple):
+    """The agents' scratch for one thread (S = unit slots, A = the action table), with the mask's
+    and the actions' (``k``). Separate from ``GridWork`` so that the random agent's calls of the
+    mask and of ``apply_action`` do not pass these arrays too."""
+
+    k: GridWork
     units: np.ndarray  # int64[S, U_FIELDS]: greedy's unit table (agents.unit_table)
     near: np.ndarray  # int64[C]: each cell's steps to the nearest visible enemy (agents.greedy_scores)
     scores: np.ndarray  # float64[A]: greedy's scores (agents.greedy_action)
@@ -62,21 +71,25 @@ class GridWork(NamedTuple):
     saved: SavedGame  # the game the lookahead puts back after each candidate
 
 
-def new_work(ws: Any, f: Any, actions: int) -> GridWork:
-    """The working space for the games of the World ``ws`` (as kernels see it) with fields ``f``
-    (``state.GridFields``) and an action table of ``actions`` entries."""
-    cells, slots = f.occ.shape[1], ws.alive.shape[1]
+def new_work(cells: int) -> GridWork:
+    """The mask's and the actions' working space for a board of ``cells`` cells."""
     i16 = np.zeros((4, cells), dtype=np.int16)
+    return GridWork(i16[0], i16[1], i16[2], np.zeros(cells, dtype=np.bool_), np.zeros((3, cells), dtype=np.bool_),
+                    i16[3], np.full(2, -1, dtype=np.int64))
+
+
+def new_agent_work(ws: Any, f: Any, actions: int) -> AgentWork:
+    """The agents' working space for the games of the World ``ws`` (as kernels see it) with fields
+    ``f`` (``state.GridFields``) and an action table of ``actions`` entries."""
+    cells, slots = f.occ.shape[1], ws.alive.shape[1]
     saved = SavedGame(*(np.zeros_like(a) for a in (ws.i16[:, 0, :], ws.i8[:, 0, :], ws.flags[:, 0, :])),
                       *(np.zeros_like(a[:1]) for a in (ws.alive, f.g)),
                       *(np.zeros_like(a[0]) for a in (f.hand, f.deck, f.cem, f.abil, f.trap)),
                       np.zeros_like(f.rng[:1]), np.zeros_like(f.log[0]),
                       *(np.zeros_like(a[:1]) for a in (f.slot_row, f.occ, f.who)))
-    return GridWork(i16[0], i16[1], i16[2], np.zeros(cells, dtype=np.bool_),
-                    np.zeros((3, cells), dtype=np.bool_), i16[3], np.full(2, -1, dtype=np.int64),
-                    np.zeros((slots, len(U_FIELDS)), dtype=np.int64), np.zeros(cells, dtype=np.int64),
-                    np.zeros(actions), np.zeros(actions), np.zeros(actions, dtype=np.bool_),
-                    np.zeros(actions, dtype=np.bool_), saved)
+    return AgentWork(new_work(cells), np.zeros((slots, len(U_FIELDS)), dtype=np.int64),
+                     np.zeros(cells, dtype=np.int64), np.zeros(actions), np.zeros(actions),
+                     np.zeros(actions, dtype=np.bool_), np.zeros(actions, dtype=np.bool_), saved)
 
 
 @njit(cache=True, _nrt=False, inline="always")

@@ -19,7 +19,7 @@ from battlesim.systems.grid.game import MAX_ACTIONS, GridBatch, GridTables
 from battlesim.systems.grid.play import random_action, setup_game
 from battlesim.systems.grid.rules import flies, passes_walls
 from battlesim.systems.grid.state import ACTIVE, CELL, GAME_OVER, MV_LEFT, SIDE, K
-from battlesim.systems.grid.work import new_work
+from battlesim.systems.grid.work import new_agent_work
 
 MAPS = ({}, {"map": "webwood"}, {"map": "citadel", "width": 10, "height": 10})
 
@@ -41,7 +41,8 @@ def kept_against_fresh(tables, seed, decks, greedy, forget=True):
     t = tables
     gb = GridBatch(t, np.array([seed]), decks)
     args = (gb.ws, gb.cols, gb.f, t.bd, t.ct, t.pr, 0)
-    work = new_work(gb.ws, gb.f, gb.actions_size)
+    agent_work = new_agent_work(gb.ws, gb.f, gb.actions_size)
+    work = agent_work.k
     mask = np.zeros(gb.actions_size, dtype=np.bool_)
     setup_game(*args, gb.main, gb.sizes, gb.heroes, gb.cells, gb.start)
     cells = t.bd.wall.shape[0]
@@ -49,7 +50,7 @@ def kept_against_fresh(tables, seed, decks, greedy, forget=True):
     for n in range(MAX_ACTIONS):
         if gb.f.g[0, GAME_OVER]:
             break
-        a = greedy_action(*args, work, mask) if greedy else random_action(*args, work, mask, since)
+        a = greedy_action(*args, agent_work, mask) if greedy else random_action(*args, work, mask, since)
         kind = decode(a, cells, K, t.params.hand_limit)[0]
         s = gb.f.g[0, ACTIVE]
         if work.costs_of[0] == 0 and work.costs_of[1] == s:
