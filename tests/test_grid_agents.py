@@ -17,7 +17,7 @@ from battlesim.ecs.ruleset import get_ruleset
 from battlesim.systems.grid.game import GridBatch
 from battlesim.systems.grid.play import AGENTS, INVARIANTS, play_game, setup_game
 from battlesim.systems.grid.state import GAME_OVER
-from battlesim.systems.grid.work import new_work
+from battlesim.systems.grid.work import new_agent_work
 
 runner = CliRunner()
 
@@ -86,7 +86,7 @@ def test_agents_keep_every_invariant(grid, pair):
     seeds = np.arange(6, dtype=np.int64)
     gb = GridBatch(t, seeds, grid.default_decks())
     mask = np.zeros(gb.actions_size, dtype=np.bool_)
-    work = new_work(t.bd.wall.shape[0])
+    work = new_agent_work(gb.ws, gb.f, gb.actions_size)
     codes = np.array([AGENTS.index(p) for p in pair], dtype=np.int64)
     for b in range(len(seeds)):
         setup_game(gb.ws, gb.cols, gb.f, t.bd, t.ct, t.pr, b, gb.main, gb.sizes, gb.heroes, gb.cells, gb.start)

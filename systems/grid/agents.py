@@ -20,6 +20,8 @@ from a player's side (``evaluate``), built from what the rules make valuable:
 the grid arithmetic, positions by orthogonal distance, hires from the card table): cheap.
 ``lookahead`` (``lookahead.py``) plays greedy's best actions on the game itself, lets greedy
 finish the player's turn, evaluates there, and puts the game back. Compiled (``@njit(cache=True)``), the arguments of ``rules.py``.
+Their unit table, scores and saved game are the thread's working space's (``work.AgentWork``):
+nothing allocated per decision, so they run without reference counting (``_nrt=False``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from numba import njit
 
 from battlesim.systems.grid import kernel_cache
 from battlesim.systems.grid.action_table import ATTACK, END_UNIT, HIDE, MOVE, PASS, SELECT, USE, block_start, decode
-from battlesim.systems.grid.board import INF, move_costs_into
+from battlesim.systems.grid.board import INF
 from battlesim.systems.grid.damage import attack_base, hit_damage, stun_damage
 from battlesim.systems.grid.rules import (
     concealed,
@@ -38,9 +40,8 @@ from battlesim.systems.grid.rules import (
     eff_mv,
     eff_range,
     eff_resist,
-    flies,
     legal_mask,
-    passes_walls,
+    move_costs_of,
 )
 from battlesim.systems.grid.state import (
     A_AMOUNT,
@@ -116,23 +117,24 @@ EPS = 1.0e-3
 
 
 # -- the evaluation ----------------------------------------------------------------------------------
-# a unit table, int64[S, len(U_FIELDS)], built once per decision (or per evaluation): the values
-# the rules read (card + item, ``rules.py``) so the scores below are lookups, not calls
+# a unit table, int64[S, len(U_FIELDS)] (``AgentWork.units``), filled once per decision (or per
+# evaluation): the values the rules read (card + item, ``rules.py``) so the scores below are
+# lookups, not calls
 U_FIELDS = ("alive", "side", "cell", "hp", "kp", "damage", "dtype", "res0", "res1", "res2", "mv", "range",
             "visible", "hidden", "reach", "max_hp")
 (U_ALIVE, U_SIDE, U_CELL, U_HP, U_KP, U_DAMAGE, U_DTYPE, U_RES, _UR1, _UR2, U_MV, U_RANGE,
  U_VISIBLE, U_HIDDEN, U_REACH, U_MAX_HP) = range(len(U_FIELDS))
 
 
-@njit(cache=True)
-def unit_table(w, cols, f, ct, b):
-    """Every unit's values for the scores; ``reach`` = the MV it can still spend this player turn
-    if it is the player-to-move's and its turn is not over (grid.md 4.1.2: one turn per unit),
-    else -1."""
-    ut = np.zeros((w.alive.shape[1], len(U_FIELDS)), dtype=np.int64)
+@njit(cache=True, _nrt=False)
+def unit_table(w, cols, f, ct, b, ut):
+    """Every unit's values for the scores, into ``ut`` (``AgentWork.units``), which it returns;
+    ``reach`` = the MV it can still spend this player turn if it is the player-to-move's and its
+    turn is not over (grid.md 4.1.2: one turn per unit), else -1."""
     turn = f.g[b, TURN]
     for s in range(w.alive.shape[1]):
         if not w.alive[b, s]:
+            ut[s, U_ALIVE] = 0
             continue
         ut[s, U_ALIVE] = 1
         ut[s, U_SIDE] = w.i8[cols[SIDE], b, s]
@@ -158,14 +160,14 @@ def unit_table(w, cols, f, ct, b):
     return ut
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def kill_value(ut, t):
     """What a kill of unit t is worth beyond its HP (grid.md 4.4.4 "their kill points count towards
     the victory condition"): its kill points and the rest of its material."""
     return UNIT_W + KP_W * ut[t, U_KP]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hit_value(ut, t, dmg):
     """The value of ``dmg`` damage on unit t: the HP it takes, and the kill if it kills (4.4.4
     "killed by reducing its hit points to zero")."""
@@ -175,20 +177,20 @@ def hit_value(ut, t, dmg):
     return float(dmg)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def basic_damage(ut, s, t):
     """s's basic attack on t (grid.md 4.4.3: base - resistance of its type, at least 1)."""
     return hit_damage(ut[s, U_DAMAGE], 2, 0, ut[t, U_RES + ut[s, U_DTYPE]])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def material(ut, s):
     """What unit s is worth standing on the board (its HP, damage, MV, range and resistances)."""
     res = ut[s, U_RES] + ut[s, U_RES + 1] + ut[s, U_RES + 2]
     return UNIT_W + float(ut[s, U_HP] + ut[s, U_DAMAGE]) + 0.3 * ut[s, U_MV] + 0.5 * ut[s, U_RANGE] + 1.5 * res
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def position(ut, bd, s, p, reach, weight):
     """Unit s's terms of the evaluation if it stood on p with ``reach`` MV left: threat (``weight``
     x the best hit it can reach, while it can still act: grid.md 4.4.4 "When determining the range of
@@ -217,7 +219,7 @@ def position(ut, bd, s, p, reach, weight):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def threat(ut, bd, s):
     """The best hit unit s can still reach this turn (``position``'s threat, unweighted)."""
     if ut[s, U_REACH] < 0:
@@ -233,7 +235,7 @@ def threat(ut, bd, s):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def nearest(ut, bd, side, p):
     """Orthogonal steps from p to the nearest visible enemy of ``side`` (0 when there is none)."""
     best = INF
@@ -244,8 +246,8 @@ def nearest(ut, bd, side, p):
     return 0 if best == INF else best
 
 
-@njit(cache=True)
-def evaluate(w, cols, f, bd, ct, pr, b, side, threats):
+@njit(cache=True, _nrt=False)
+def evaluate(w, cols, f, bd, ct, pr, b, ak, side, threats):
     """The game from ``side``'s view (module docstring): kill points, material, safety,
     approach, SE, gold, hand and traps, and with ``threats`` the threat of its units that can
     still act (``ATT_W`` for the active one, ``READY_W`` for those still to start: a kill by one
@@ -259,7 +261,7 @@ def evaluate(w, cols, f, bd, ct, pr, b, side, threats):
     for c in range(f.trap.shape[1]):
         if f.trap[b, c, 0] >= 0 and f.trap[b, c, 1] == side:
             v += TRAP_W
-    ut = unit_table(w, cols, f, ct, b)
+    ut = unit_table(w, cols, f, ct, b, ak.units)
     for s in range(ut.shape[0]):
         if not ut[s, U_ALIVE]:
             continue
@@ -277,7 +279,7 @@ def evaluate(w, cols, f, bd, ct, pr, b, side, threats):
 
 
 # -- greedy: each action's change of the evaluation, estimated -------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ability_hit(ut, bd, s, row, c):
     """The value of an attack ability (or attack spell) of s aimed at c: grid.md 4.4.3 (ability
     damage replaces the base, multiplier, bonus, resistance of its type) over every enemy in its
@@ -299,7 +301,7 @@ def ability_hit(ut, bd, s, row, c):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ability_gain(ut, bd, s, row, c, who, lost):
     """Greedy's estimate for unit s using ``row`` at c (its own ability or a spell's effect):
     what it does, minus its SE (grid.md 4.3.6), minus the threat a main action gives up (4.3.4:
@@ -334,7 +336,7 @@ def ability_gain(ut, bd, s, row, c, who, lost):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hire_gain(ct, card, c, near):
     """Greedy's estimate for hiring ``card`` onto c (grid.md 4.1.4 "gold available to hire"): the
     unit's material minus its gold, nearer the enemy better (``near``: ``nearest`` of each cell)."""
@@ -343,7 +345,7 @@ def hire_gain(ct, card, c, near):
     return v - APPROACH_W * near[c]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def item_gain(ct, card):
     """Greedy's estimate for an item (spec §3 Items: ``grants`` while held) minus its gold."""
     cd = ct.card[card]
@@ -351,20 +353,21 @@ def item_gain(ct, card):
     return g + 1.0 - GOLD_W * cd[C_COST] - HAND_W
 
 
-@njit(cache=True)
-def greedy_scores(w, cols, f, bd, ct, pr, b, k, mask, scores):
+@njit(cache=True, _nrt=False)
+def greedy_scores(w, cols, f, bd, ct, pr, b, ak, mask, scores):
     """``scores[a]`` for every legal action a: greedy's estimate of its change of the evaluation.
-    The move costs go to the thread's working space ``k`` (``work.GridWork``)."""
+    The active unit's move costs are the legal mask's (``rules.move_costs_of``); the rest of the
+    scratch is the agents' working space ``ak`` (``work.AgentWork``)."""
     cells = bd.wall.shape[0]
     side = f.g[b, TURN]
     a = f.g[b, ACTIVE]
-    ut = unit_table(w, cols, f, ct, b)
-    occ, who = f.occ[b], f.who[b]
+    ut = unit_table(w, cols, f, ct, b, ak.units)
+    who = f.who[b]
     lost = 0.0  # the threat the active unit gives up when its turn ends
     mv_left = 0
     here = 0.0
-    cost = k.cost  # filled only when a move is legal (only then read)
-    near = np.empty(0, dtype=np.int64)
+    cost = ak.k.cost  # the active unit's move costs when a move is legal (only then read)
+    near, have_near = ak.near, False  # each cell's ``nearest``, found when a hire is scored
     if a >= 0 and w.i8[cols[TURN_STATE], b, a] == ACTIVE_TURN:
         start = ut[a, U_CELL]
         mv_left = ut[a, U_REACH]
@@ -372,8 +375,7 @@ def greedy_scores(w, cols, f, bd, ct, pr, b, k, mask, scores):
         here = position(ut, bd, a, start, mv_left, ATT_W)
         moves = block_start(MOVE, cells, K)
         if mv_left > 0 and mask[moves:moves + cells].any():
-            move_costs_into(bd.neighbours, bd.wall, bd.web, occ, start, side, passes_walls(w, cols, ct, b, a),
-                            flies(w, cols, ct, b, a), mv_left, cost, k.queue, k.queued)
+            cost = move_costs_of(w, cols, f, bd, ct, b, ak.k, a)  # the legal mask's
     for i in range(mask.shape[0]):
         if not mask[i]:
             continue
@@ -400,10 +402,10 @@ def greedy_scores(w, cols, f, bd, ct, pr, b, k, mask, scores):
             card = f.hand[b, side, j]
             typ = ct.card[card, C_TYPE]
             if typ == T_UNIT or typ == T_HERO:
-                if near.shape[0] == 0:
-                    near = np.empty(cells, dtype=np.int64)
+                if not have_near:
                     for x in range(cells):
                         near[x] = nearest(ut, bd, side, x)
+                    have_near = True
                 v = hire_gain(ct, card, c, near)
             elif typ == T_ITEM:
                 v = item_gain(ct, card)
@@ -414,7 +416,7 @@ def greedy_scores(w, cols, f, bd, ct, pr, b, k, mask, scores):
         scores[i] = v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_of(mask, scores):
     """The legal action with the highest score; the first one on a tie; -1 if none is legal."""
     best = -1
@@ -426,13 +428,12 @@ def best_of(mask, scores):
     return best
 
 
-@njit(cache=True)
-def greedy_action(w, cols, f, bd, ct, pr, b, k, mask):
+@njit(cache=True, _nrt=False)
+def greedy_action(w, cols, f, bd, ct, pr, b, ak, mask):
     """The greedy agent: the legal action (spec §4) with the best estimated gain."""
-    legal_mask(w, cols, f, bd, ct, pr, b, k, mask)
-    scores = np.zeros(mask.shape[0])
-    greedy_scores(w, cols, f, bd, ct, pr, b, k, mask, scores)
-    return best_of(mask, scores)
+    legal_mask(w, cols, f, bd, ct, pr, b, ak.k, mask)
+    greedy_scores(w, cols, f, bd, ct, pr, b, ak, mask, ak.scores)
+    return best_of(mask, ak.scores)
 
 
 kernel_cache.check("agents", kernel_cache.kernels_of(globals(), __name__))

@@ -17,7 +17,7 @@ from numba import njit
 
 from battlesim.systems.grid import kernel_cache
 from battlesim.systems.grid.action_table import ATTACK, END_UNIT, HIDE, MOVE, PASS, SELECT, USE, decode
-from battlesim.systems.grid.board import INF, direction_of, move_costs_into, push_destination, rush_cells, step_cost
+from battlesim.systems.grid.board import INF, direction_of, push_destination, rush_cells, step_cost
 from battlesim.systems.grid.damage import attack_base, stun_damage
 from battlesim.systems.grid.occupancy import move_unit
 from battlesim.systems.grid.outcome import (
@@ -39,6 +39,7 @@ from battlesim.systems.grid.rules import (
     eff_resist,
     flies,
     free_slot,
+    move_costs_of,
     parry_of,
     passes_walls,
 )
@@ -134,6 +135,7 @@ from battlesim.systems.grid.state import (
     TURN_STATE,
     K,
 )
+from battlesim.systems.grid.work import forget_move_costs
 
 MV_CAP = 100  # grid_mv_left is int8: extra MV beyond this is never spendable on a 16x16 board anyway
 
@@ -203,12 +205,10 @@ def place(w, cols, f, bd, ct, pr, b, s, c):
 def walk(w, cols, f, bd, ct, pr, b, k, s, dest):
     """grid.md 4.2.1: move along the cheapest legal path, spending its MV; a trap on the way stops
     the unit on its cell (the MV spent so far stays spent)."""
-    side = w.i8[cols[SIDE], b, s]
-    occ, cost, path = f.occ[b], k.cost, k.path
+    occ, path = f.occ[b], k.path
     start = w.i16[cols[CELL], b, s]
     fl = flies(w, cols, ct, b, s)
-    move_costs_into(bd.neighbours, bd.wall, bd.web, occ, start, side, passes_walls(w, cols, ct, b, s), fl,
-                    np.int64(w.i8[cols[MV_LEFT], b, s]), cost, k.queue, k.queued)
+    cost = move_costs_of(w, cols, f, bd, ct, b, k, s)  # most often the legal mask's, just computed
     n = 0
     cur = dest
     while cur != start:  # back from the destination: the first predecessor (direction order) on a cheapest path
@@ -476,6 +476,7 @@ def apply_action(w, cols, f, bd, ct, pr, b, k, a):
     else:
         play_card(w, cols, f, bd, ct, pr, b, k, j, c)
         settle(w, cols, f, pr, b)
+    forget_move_costs(k)  # the game has changed
 
 
 kernel_cache.check("apply", kernel_cache.kernels_of(globals(), __name__))

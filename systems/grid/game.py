@@ -37,7 +37,7 @@ from battlesim.systems.grid.state import (
     param_table,
     view_of,
 )
-from battlesim.systems.grid.work import new_work
+from battlesim.systems.grid.work import new_agent_work
 
 MAX_ACTIONS = 100_000  # a guard only: every player turn ends (play.py ``play_game``)
 
@@ -90,8 +90,8 @@ class GridBatch:
         rest = (self.main, self.sizes, self.heroes, self.cells, self.start, agents, self.actions_size, MAX_ACTIONS,
                 self.actions)
         games = np.arange(len(self.seeds), dtype=np.int64)
-        cells = t.bd.wall.shape[0]
-        over_threads(lambda part, _: play_batch(*args, new_work(cells), part, *rest), games, threads)
+        over_threads(lambda part, _: play_batch(*args, new_agent_work(self.ws, self.f, self.actions_size), part, *rest),
+                     games, threads)
         running = np.flatnonzero(self.f.g[:, GAME_OVER] == 0)
         if running.size:
             raise RuntimeError(f"seed {int(self.seeds[running[0]])}: the game did not end in {MAX_ACTIONS:,} actions")
@@ -110,7 +110,7 @@ def play_games(tables: GridTables, seeds: list[int], decks: tuple[str, str], che
     gb = GridBatch(tables, np.array(seeds), decks)
     w, f, t = gb.w, gb.f, tables
     mask = np.zeros(gb.actions_size, dtype=np.bool_)
-    work = new_work(t.bd.wall.shape[0])
+    work = new_agent_work(gb.ws, gb.f, gb.actions_size)
     agents = np.array([RANDOM, RANDOM], dtype=np.int64)
     out = []
     for b, seed in enumerate(seeds):

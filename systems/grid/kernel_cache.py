@@ -17,7 +17,7 @@ from battlesim.ecs import kernel_stamp
 from battlesim.ecs.kernel_stamp import kernels_of  # noqa: F401  (the kernel files call it through here)
 from battlesim.systems.grid import state
 
-KERNEL_FILES = ("state.py", "board.py", "damage.py", "action_table.py", "draw.py", "occupancy.py", "rules.py",
+KERNEL_FILES = ("state.py", "work.py", "board.py", "damage.py", "action_table.py", "draw.py", "occupancy.py", "rules.py",
                 "outcome.py", "apply.py", "agents.py", "lookahead.py", "play.py")
 
 

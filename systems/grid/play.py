@@ -47,6 +47,7 @@ from battlesim.systems.grid.state import (
     WINNER,
     K,
 )
+from battlesim.systems.grid.work import forget_move_costs
 
 RNG_FIRST = 11  # stream: who plays first (spec §2 Setup "first player by seed")
 RNG_AGENT = 13  # stream: the random agent's choices
@@ -93,18 +94,18 @@ def random_action(w, cols, f, bd, ct, pr, b, k, mask, since=-1):
     return draw_legal(f.rng, b, mask, RNG_AGENT)
 
 
-@njit(cache=True)
-def agent_action(w, cols, f, bd, ct, pr, b, k, mask, agent, since=-1):
+@njit(cache=True, _nrt=False)
+def agent_action(w, cols, f, bd, ct, pr, b, ak, mask, agent, since=-1):
     """spec §4: one decision maker, the player whose turn it is. The action of that seat's agent, by its code: random, pass (ends every
     player turn at once: the baseline that does nothing, as lanes' pass agent), greedy or
     lookahead (agents.py, lookahead.py). ``since``: ``random_action``'s."""
     if agent == PASS_AGENT:
         return PASS
     if agent == GREEDY:
-        return greedy_action(w, cols, f, bd, ct, pr, b, k, mask)
+        return greedy_action(w, cols, f, bd, ct, pr, b, ak, mask)
     if agent == LOOKAHEAD:
-        return lookahead_action(w, cols, f, bd, ct, pr, b, k, mask)
-    return random_action(w, cols, f, bd, ct, pr, b, k, mask, since)
+        return lookahead_action(w, cols, f, bd, ct, pr, b, ak, mask)
+    return random_action(w, cols, f, bd, ct, pr, b, ak.k, mask, since)
 
 
 @njit(cache=True)
@@ -153,7 +154,7 @@ def violation(w, cols, f, bd, ct, pr, b):
 
 
 @njit(cache=True)
-def play_game(w, cols, f, bd, ct, pr, b, k, mask, agents, max_actions, check):
+def play_game(w, cols, f, bd, ct, pr, b, ak, mask, agents, max_actions, check):
     """grid.md 4.1.4: player turns alternate until the victory rule (spec §2) ends the game; each
     decision is the agent's of the seat whose turn it is (``agents``: a code per seat). (actions
     taken, the first invariant broken or 0). ``max_actions`` only guards the test: a player turn
@@ -163,6 +164,8 @@ def play_game(w, cols, f, bd, ct, pr, b, k, mask, agents, max_actions, check):
     n = 0
     cells = bd.wall.shape[0]
     since = -1
+    k = ak.k  # the mask's and the actions' working space (``work.AgentWork``: the agents')
+    forget_move_costs(k)  # the game was set up (or changed) since ``k`` last saw it
     while not f.g[b, GAME_OVER] and n < max_actions:
         agent = agents[f.g[b, TURN]]
         if agent == RANDOM:  # straight to the agent that allocates nothing: agent_action may (greedy,
@@ -170,7 +173,7 @@ def play_game(w, cols, f, bd, ct, pr, b, k, mask, agents, max_actions, check):
             # every array of the World, fields, board and working space on each call (docs/grid-speed.md)
             a = random_action(w, cols, f, bd, ct, pr, b, k, mask, since)
         else:
-            a = agent_action(w, cols, f, bd, ct, pr, b, k, mask, agent, since)
+            a = agent_action(w, cols, f, bd, ct, pr, b, ak, mask, agent, since)
         apply_action(w, cols, f, bd, ct, pr, b, k, a)
         since = decode(a, cells, K, f.hand.shape[2])[0] if agent == RANDOM else -1
         n += 1
@@ -182,7 +185,7 @@ def play_game(w, cols, f, bd, ct, pr, b, k, mask, agents, max_actions, check):
 
 
 @njit(cache=True, nogil=True)
-def play_batch(w, cols, f, bd, ct, pr, k, games, decks, deck_n, heroes, hero_cells, start, agents, actions_size,
+def play_batch(w, cols, f, bd, ct, pr, ak, games, decks, deck_n, heroes, hero_cells, start, agents, actions_size,
                max_actions, out):
     """spec §2 Setup and grid.md 4.1.4 (turns until the victory rule), for a batch: games ``games`` of the World, each set up and played to its end in one compiled call (the
     batch loop of ``simulate --ruleset grid``: Python works per chunk, never per decision). A game
@@ -193,7 +196,7 @@ def play_batch(w, cols, f, bd, ct, pr, k, games, decks, deck_n, heroes, hero_cel
     for i in range(games.shape[0]):
         b = games[i]
         setup_game(w, cols, f, bd, ct, pr, b, decks, deck_n, heroes, hero_cells, start)
-        n, _ = play_game(w, cols, f, bd, ct, pr, b, k, mask, agents, max_actions, False)
+        n, _ = play_game(w, cols, f, bd, ct, pr, b, ak, mask, agents, max_actions, False)
         out[b] = n
 
 

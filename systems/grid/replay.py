@@ -39,7 +39,7 @@ from battlesim.systems.grid.state import (
     K,
 )
 from battlesim.systems.grid.vocabulary import OP_NAMES
-from battlesim.systems.grid.work import new_work
+from battlesim.systems.grid.work import new_agent_work
 
 MAX_ACTIONS = 100_000
 
@@ -54,7 +54,8 @@ def replay_game(game: Any, seed: int, decks: Sequence[str], agents: Sequence[Any
     args = (w, cols, f, t.bd, t.ct, t.pr, 0)
     width, names, hand_limit = t.board.width, game.card_names, game.params.hand_limit
     mask = np.zeros(gb.actions_size, dtype=np.bool_)
-    work = new_work(t.bd.wall.shape[0])
+    agent_work = new_agent_work(w, f, gb.actions_size)
+    work = agent_work.k
 
     def at(c: int) -> str:
         return f"({c % width},{c // width})"
@@ -78,7 +79,7 @@ def replay_game(game: Any, seed: int, decks: Sequence[str], agents: Sequence[Any
             hand = [names[c] for c in f.hand[0, side, :f.g[0, HAND_N + side]]]
             write(f"round {turn_key[0]}, side {side}: gold {f.g[0, GOLD + side]}, SE {f.g[0, SE + side]}, "
                   f"hand {', '.join(hand) or '-'}")
-        a = int(agent_action(*args, work, mask, codes[side]))
+        a = int(agent_action(*args, agent_work, mask, codes[side]))
         kind, k, c = decode(a, t.bd.wall.shape[0], K, hand_limit)
         active = int(f.g[0, ACTIVE])
         text = describe(kind, k, c, active, unit, at, names, f, w, cols, side)

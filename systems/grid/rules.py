@@ -219,6 +219,22 @@ def sight_limit(w, cols, f, ct, b, a, side):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def move_costs_of(w, cols, f, bd, ct, b, k, s):
+    """grid.md 4.2.1: "A unit or hero can move any number of spaces in a turn as they have MV
+    points.": unit s's least MV to each cell within its MV left (``board.move_costs_into``), in
+    ``k.cost``. Computed once for the game as it is: the legal mask computes them and the move it
+    allows (or greedy's scores) reads them (``k.costs_of`` says for which game and unit ``k.cost``
+    holds them; every action forgets them, ``work.forget_move_costs``)."""
+    if k.costs_of[0] != b or k.costs_of[1] != s:
+        move_costs_into(bd.neighbours, bd.wall, bd.web, f.occ[b], w.i16[cols[CELL], b, s], w.i8[cols[SIDE], b, s],
+                        passes_walls(w, cols, ct, b, s), flies(w, cols, ct, b, s), np.int64(w.i8[cols[MV_LEFT], b, s]),
+                        k.cost, k.queue, k.queued)
+        k.costs_of[0] = b
+        k.costs_of[1] = s
+    return k.cost
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, out, offset):
     """grid.md 4.3.1: "An “action” is defined as using an ability listed on the card": sets
     ``out[offset + c]`` for every cell c unit s may aim the ability ``row`` at (its target's cell,
@@ -374,9 +390,7 @@ def legal_mask(w, cols, f, bd, ct, pr, b, k, out, since=-1):
     mv_left = np.int64(w.i8[cols[MV_LEFT], b, a])
     pw = passes_walls(w, cols, ct, b, a)
     if mv_left > 0:  # grid.md 4.2.1: "A unit or hero can move any number of spaces in a turn as they have MV points."
-        cost = k.cost
-        move_costs_into(bd.neighbours, bd.wall, bd.web, occ, start, side, pw, flies(w, cols, ct, b, a), mv_left,
-                        cost, k.queue, k.queued)
+        cost = move_costs_of(w, cols, f, bd, ct, b, k, a)
         moves = encode(MOVE, -1, 0, cells, K)
         for c in range(cells):  # board.reachable, without its array
             out[moves + c] = 0 < cost[c] <= mv_left and can_stop(bd.wall, occ, c, pw)

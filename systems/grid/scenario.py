@@ -76,7 +76,7 @@ from battlesim.systems.grid.state import (
     view_of,
 )
 from battlesim.systems.grid.vocabulary import CLASS_NAMES, DAMAGE_TYPES
-from battlesim.systems.grid.work import new_work
+from battlesim.systems.grid.work import forget_move_costs, new_work
 
 B = 0  # a scenario is one game
 
@@ -158,6 +158,7 @@ class GridScenarioRun:
             c.grid_mv_left[B, s] = self._eff(eff_mv, s) if ready else 0
         # the units were set down here, not moved by the game: its occupancy map is built from them
         occupancy_into(self.ws, self.cols, B, self.f.occ[B], self.f.who[B])
+        forget_move_costs(self.work)  # and no move costs are known for it
 
     def _eff(self, fn, s: int, *args: int) -> int:
         return int(fn(self.ws, self.cols, self.ct, B, s, *args))

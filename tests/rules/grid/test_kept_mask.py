@@ -17,7 +17,7 @@ from battlesim.systems.grid.game import MAX_ACTIONS, GridBatch, GridTables
 from battlesim.systems.grid.play import RNG_AGENT, setup_game
 from battlesim.systems.grid.rules import legal_mask
 from battlesim.systems.grid.state import GAME_OVER, K
-from battlesim.systems.grid.work import new_work
+from battlesim.systems.grid.work import new_agent_work
 
 MAPS = ({}, {"map": "webwood"}, {"map": "citadel", "width": 10, "height": 10})
 
@@ -29,7 +29,8 @@ def kept_against_fresh(tables, seed, decks, greedy):
     t = tables
     gb = GridBatch(t, np.array([seed]), decks)
     args = (gb.ws, gb.cols, gb.f, t.bd, t.ct, t.pr, 0)
-    work = new_work(t.bd.wall.shape[0])
+    agent_work = new_agent_work(gb.ws, gb.f, gb.actions_size)
+    work = agent_work.k
     kept, fresh, scratch = (np.zeros(gb.actions_size, dtype=np.bool_) for _ in range(3))
     setup_game(*args, gb.main, gb.sizes, gb.heroes, gb.cells, gb.start)
     since, followed = -1, []
@@ -41,7 +42,7 @@ def kept_against_fresh(tables, seed, decks, greedy):
         if not (kept == fresh).all():
             return followed, (n, since, np.flatnonzero(kept != fresh))
         followed.append(since)
-        a = greedy_action(*args, work, scratch) if greedy else choice(gb.f.rng, 0, kept, RNG_AGENT)
+        a = greedy_action(*args, agent_work, scratch) if greedy else choice(gb.f.rng, 0, kept, RNG_AGENT)
         apply_action(*args, work, a)
         since = decode(a, t.bd.wall.shape[0], K, t.params.hand_limit)[0]
     return followed, None
