@@ -28,7 +28,7 @@ PAIRS = [("red_vanguard", "blue_tide"), ("green_grove", "black_covenant"), ("red
 
 
 def play_phase(lanes) -> PlayPhase:
-    return next(s for _, systems in lanes.schedule._order for s in systems if isinstance(s, PlayPhase))
+    return next(s for _, systems in lanes.reference._order for s in systems if isinstance(s, PlayPhase))
 
 
 @contextmanager

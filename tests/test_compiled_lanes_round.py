@@ -122,7 +122,7 @@ def _numpy_type(system) -> type | None:
 def processes_compared(lanes, seen: Compared) -> Iterator[None]:
     """Wrap the ``process`` of every numpy system with a compiled twin."""
     wrapped = []
-    for _, systems in lanes.schedule._order:
+    for _, systems in lanes.reference._order:
         for system in systems:
             numpy_type = _numpy_type(system)
             if numpy_type is not None:  # the scheduled system runs compiled: run its numpy twin's process
@@ -290,7 +290,7 @@ class ShopCompared:
 
 @contextmanager
 def shop_compared(lanes, seen: ShopCompared) -> Iterator[None]:
-    phase = next(s for _, systems in lanes.schedule._order for s in systems if isinstance(s, ShopPhase))
+    phase = next(s for _, systems in lanes.reference._order for s in systems if isinstance(s, ShopPhase))
     phase.begin = lambda w: seen.begin(phase, w)
     phase.request = lambda w, games: seen.request(phase, w, games)
     phase.apply = lambda w, games, actor, actions: seen.apply(phase, w, games, actor, actions)
