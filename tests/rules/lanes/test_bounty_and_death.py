@@ -152,6 +152,9 @@ def test_a_played_game_pays_bounties_only_for_kills(game):
         esper.delete_world(ctx)
     assert expect.sum() > 0
     assert (w.g.gold == expect).all()
+    compiled = game.new_world(seeds, ("red_vanguard", "blue_tide"), [make_agent("random"), make_agent("random")])
+    game.run(compiled)  # the same games on the compiled schedule end with the gold the events account for
+    assert (compiled.g.gold == expect).all()
 
 
 # -- hero death --------------------------------------------------------------------------------

@@ -49,6 +49,12 @@ def test_lane_order_in_played_rounds(game, new_world, events):
         game.reference.run(w)  # the reference schedule: its Combat dispatches "lanes.combat"
     lanes = [lane for _, lane, _ in log["lanes.combat"]]
     assert lanes == [0, 1, 2, 2, 1, 0, 0, 1, 2, 2, 1, 0]
+    compiled = new_world(1)  # the game's own (compiled) schedule plays those four rounds to the same board
+    for _ in range(4):
+        compiled.schedule.run(compiled)
+    for name in ("health", "card_id", "lane", "pos"):
+        assert (getattr(compiled.c, name)[compiled.alive] == getattr(w.c, name)[w.alive]).all(), name
+    assert (compiled.g.board == w.g.board).all() and (compiled.g.gold == w.g.gold).all()
 
 
 # -- unit vs unit ----------------------------------------------------------------------------
