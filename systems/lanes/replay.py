@@ -69,7 +69,7 @@ def replay_game(game: Any, seed: int, decks: Sequence[str], agents: Sequence[Any
     marked = Schedule([Phase(p.name, [_PhaseMarker(p.name, log), *p.systems]) for p in game.reference.phases])
     w.schedule = marked
     with log:
-        game.run(w, marked)
+        game.run(w)
     cols = game.results(w, tuple(decks), list(agents))
     return {k: v[:1].tolist()[0] for k, v in cols.items()}  # plain Python values; a masked one is None, as in Parquet
 

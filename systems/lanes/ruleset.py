@@ -162,20 +162,19 @@ class LanesGame:
         """The two seats' decks, seat 0 playing ``decks[0]`` (``SEAT_DECKS``)."""
         return [self.cards.deck(d) for d in decks]
 
-    def run(self, w, schedule: Schedule | None = None) -> None:
+    def run(self, w) -> None:
         """Play rounds until every game of the batch has ended, system by system through the
-        schedule's Processors (``schedule``: the game's own by default)."""
-        schedule = schedule or self.schedule
+        Processors of the World's schedule (``w.schedule``: the game's own, set by ``new_world``)."""
         for _ in range(self.params.round_limit + 1):
             if not w.active.any():
                 return
-            schedule.run(w)
+            w.schedule.run(w)
         raise RuntimeError("games still running past the round limit")  # pragma: no cover
 
     def run_reference(self, w) -> None:
         """``run`` through the reference schedule (``make_schedule(reference=True)``)."""
         w.schedule = self.reference
-        self.run(w, self.reference)
+        self.run(w)
 
     def play(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any]) -> dict[str, np.ndarray]:
         """Play one batch; the games-table columns."""

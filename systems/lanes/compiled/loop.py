@@ -335,13 +335,17 @@ def run_system(w: Any, k: int) -> None:
     _bookkeeping(w)
 
 
-def system_index(name: str) -> int:
-    """The position of the system called ``name`` in the lanes schedule (plugins' systems
-    included), the ``k`` of ``run_system`` and of ``L.pc[b, PC_SYSTEM]``."""
+def system_names() -> list[str]:
+    """The lanes schedule's systems in order (plugins' systems included): position k is the
+    ``k`` of ``run_system`` and of ``L.pc[b, PC_SYSTEM]``."""
     from battlesim.ecs.plugin import extend
 
-    names = [s.name for _, specs in extend("lanes").schedule_specs() for s in specs]
-    return names.index(name)
+    return [s.name for _, specs in extend("lanes").schedule_specs() for s in specs]
+
+
+def system_index(name: str) -> int:
+    """The position of the system called ``name`` in the lanes schedule (``system_names``)."""
+    return system_names().index(name)
 
 
 def apply_answers(w: Any, k: int, games: np.ndarray, actor: np.ndarray, actions: np.ndarray) -> None:
@@ -370,9 +374,8 @@ def apply_answers(w: Any, k: int, games: np.ndarray, actor: np.ndarray, actions:
 def compiled_flags(n_systems: int) -> list[bool]:
     """Which systems of the schedule (in order) the engine's loop runs compiled."""
     from battlesim.ecs.compiled.loop import systems_of
-    from battlesim.ecs.plugin import extend
 
-    names = [s.name for _, specs in extend("lanes").schedule_specs() for s in specs]
+    names = system_names()
     assert len(names) == n_systems
     return [s is not None for s in systems_of("lanes", names)]
 

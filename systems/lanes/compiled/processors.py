@@ -40,7 +40,6 @@ from battlesim.systems.lanes.compiled.bundle import bundle
 from battlesim.systems.lanes.compiled.legal import legal_rows
 from battlesim.systems.lanes.compiled.setup import setup_tables
 from battlesim.systems.lanes.compiled.shop import BUY, SKIP, UPGRADED
-from battlesim.systems.lanes.deaths import settle
 
 # what a spawned creep is given through ``World.add`` in numpy (``board.spawn``)
 CREEP_COMPONENTS = ("card_id", "owner", "faction", "attack", "health", "max_health")
@@ -239,11 +238,10 @@ class PlayPhase(InLoop, play.PlayPhase):
 
     def apply(self, w, games: np.ndarray, actor: np.ndarray, actions: np.ndarray) -> None:
         """Each game's answer applied by the loop's own ``apply`` step (``loop.apply_answers``):
-        a scenario's or a test's single action, played as in a game (the numpy twin's while a
-        numpy-only plugin part is loaded, deaths settled after it as the loop's apply does)."""
+        a scenario's or a test's single action, played as in a game (the numpy twin's while the
+        twins play, ``twins_play``: it settles deaths itself)."""
         if twins_play():
             super().apply(w, games, actor, actions)
-            settle(w)
             return
         compiled_loop.apply_answers(w, compiled_loop.system_index("PlayPhase"), games, actor, actions)
 
