@@ -1,6 +1,8 @@
 """`battlesim replay`: one game alone, turn by turn; its result is that seed's row in any run."""
 
+import importlib.util
 import re
+from pathlib import Path
 
 import esper
 import numpy as np
@@ -11,6 +13,8 @@ from battlesim.ecs.cli import app
 from battlesim.ecs.decisions import make_agent
 from battlesim.ecs.runs.runner import RunConfig, simulate
 from battlesim.systems.lanes import replay as replay_mod
+
+GOLDEN_REPLAY = Path(__file__).resolve().parents[1] / "bench" / "golden_replay.py"
 
 DECKS = ("red_black_raiders", "blue_green_wardens")
 AGENTS = ("random", "pass")
@@ -56,6 +60,31 @@ def test_spells_abilities_equipment_and_shop_are_logged(lanes):
     assert "-- shop --" in text
     for needle in ("   cast    s", "   target  s", "   ability s", "   equip   s", "   buy     s"):
         assert needle in text, needle
+
+
+def test_replays_are_the_golden_texts(capsys):
+    # the replay reads the compiled game's own events (compiled/event_stream.py); its text for the
+    # golden set was recorded from the numpy twins' events, so the compiled game posts the same
+    # events at the same moments (bench/golden_replay.py; the whole set: `verify` without --quick)
+    spec = importlib.util.spec_from_file_location("golden_replay", GOLDEN_REPLAY)
+    golden = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(golden)
+    assert golden.verify(quick=True) == 0, capsys.readouterr().out
+
+
+def test_replay_plays_the_compiled_systems(lanes, monkeypatch):
+    # one engine: the replay's game is the compiled schedule's, with its events on; no numpy twin runs
+    from battlesim.systems.lanes import combat, deploy, play, round_end, round_start
+
+    def twin(self, *args):
+        raise AssertionError(f"the numpy twin {type(self).__name__} ran")
+
+    for cls in (round_start.StartOfRound, deploy.HeroDeployment, play.PlayPhase, combat.Combat,
+                round_end.EndOfRound):
+        monkeypatch.setattr(cls, "process", twin)
+    lines = []
+    lanes.replay(5, DECKS, [make_agent("random")] * 2, write=lines.append)
+    assert any(" hits " in line for line in lines) and any(line.startswith("   dies") for line in lines)
 
 
 def test_replay_leaves_no_handler_and_does_not_disturb_runs(lanes):
@@ -130,7 +159,8 @@ effects = [{ trigger = "on_play", op = "damage", select = "chosen", amount = 4 }
 def test_replay_writes_effect_damage_and_attack_after_auras(lanes, tmp_path):
     # the log says what the rules read: Left's attack with the Banner's aura (3, not its own 2),
     # and a spell's damage as it lands, with what is left of its target
-    from battlesim.systems.lanes import play as reference
+    from battlesim.systems.lanes.compiled.event_stream import events_of
+    from battlesim.systems.lanes.compiled.processors import PlayPhase
     from battlesim.systems.lanes.play import PENDING_NONE
     from battlesim.systems.lanes.scenario import load_scenario
 
@@ -143,8 +173,8 @@ def test_replay_writes_effect_damage_and_attack_after_auras(lanes, tmp_path):
     w, A, one = sc.w, lanes.actions, np.array([0])
     w.g.hand[0, 0, 0] = w.catalog.id("Test Bolt")
     w.g.to_act[0], w.g.pending_kind[0] = 0, PENDING_NONE
-    phase = reference.PlayPhase(A)  # the log listens to the reference twin's events (the replay's schedule)
-    with log:
+    phase = PlayPhase(A)  # the compiled play phase, its events on (as the replay plays it)
+    with events_of(w), log:
         phase.apply(w, one, one, np.array([A.play(0, 1, 0)]))
         phase.apply(w, one, one, np.array([A.target(1, 1, 3)]))
     text = "\n".join(lines)
@@ -155,7 +185,8 @@ def test_replay_writes_effect_damage_and_attack_after_auras(lanes, tmp_path):
 
 def test_replay_writes_an_attack_before_the_retaliation_it_provokes(lanes, tmp_path):
     # a batch's lines come before those of the damage it causes (retaliation is a nested run)
-    from battlesim.systems.lanes import combat as reference
+    from battlesim.systems.lanes.compiled.event_stream import events_of
+    from battlesim.systems.lanes.compiled.processors import Combat
     from battlesim.systems.lanes.scenario import load_scenario
 
     path = tmp_path / "board.toml"
@@ -165,8 +196,8 @@ def test_replay_writes_an_attack_before_the_retaliation_it_provokes(lanes, tmp_p
                     ']\n')
     sc = load_scenario(path, game=lanes)
     lines: list[str] = []
-    with replay_mod.ReplayLog(sc.w, ("a", "b"), ["x", "y"], write=lines.append):
-        reference.Combat().process(sc.w)  # the replay's schedule: the reference twin, whose events the log reads
+    with events_of(sc.w), replay_mod.ReplayLog(sc.w, ("a", "b"), ["x", "y"], write=lines.append):
+        Combat().process(sc.w)  # the compiled Combat, its events on (as the replay plays it)
     hits = [i for i, line in enumerate(lines) if "s0 (scenario unit) (lane 0 pos 1) hits" in line]
     back = [i for i, line in enumerate(lines) if "retaliates on s0 (scenario unit) (lane 0 pos 1) for 2: 3 HP left" in line]
     assert hits and back and hits[0] < back[0], lines

@@ -28,6 +28,10 @@ MACHINE = '''
 from battlesim.ecs.compiled.machine import (DAMAGE, F_AT, F_CARD, F_HI, F_HITS, F_KEEP, F_KIND, F_LAST, F_LO, F_N,
     F_NEXT, F_NH, F_OP, F_OPEN, F_ROWS, F_SLOT, F_TOP, F_TRIGGER, FIRING, I_CARD)
 from battlesim.ecs.compiled.interpreter import MAX_DEPTH as MAX_FIRINGS, NO_SLOT, WIDTH
+from battlesim.ecs.compiled.emit import (DAMAGE_CLOSE, DAMAGE_OPEN, DAMAGE_ROW, EMITTING, I_EMIT, OPCODE_DONE,
+    OPCODE_HIT, emit)
+from battlesim.ecs.compiled.damage_queue import (AMOUNT as Q_AMOUNT, DEALT as Q_DEALT, KIND as Q_KIND,
+    SOURCE as Q_SOURCE, TARGET as Q_TARGET)
 
 N_STAGES = len(STAGES)
 
@@ -104,6 +108,8 @@ def set_off(st, b, m, nf, top, pushed, ev0):
         m.frames[nf, F_NEXT] = 0
         m.frames[nf, F_KEEP] = 0
         nf += 1
+        if m.info[I_EMIT] == EMITTING:
+            emit(DAMAGE_OPEN, b, 0, 0, 0, 0, 0)
     return nf, top, status
 
 
@@ -133,6 +139,8 @@ def resolve(st, g, rng, b, m, kind, start, trigger, ctx, nctx):
         m.frames[0, F_NEXT] = 0
         m.frames[0, F_KEEP] = 1
         nf = 1
+        if m.info[I_EMIT] == EMITTING:
+            emit(DAMAGE_OPEN, b, 0, 0, 0, 0, 0)
     elif kind == 1:
         if st.nevents[b] == 0:
             return OK
@@ -158,6 +166,11 @@ def resolve(st, g, rng, b, m, kind, start, trigger, ctx, nctx):
         if frames[f, F_KIND] == DAMAGE:
             k = frames[f, F_NEXT]
             if k >= N_STAGES:
+                if m.info[I_EMIT] == EMITTING:  # the level's rows as every stage left them
+                    for i in range(frames[f, F_LO], frames[f, F_HI]):
+                        emit(DAMAGE_ROW, b, queue[b, i, Q_SOURCE], queue[b, i, Q_TARGET], queue[b, i, Q_AMOUNT],
+                             queue[b, i, Q_KIND], queue[b, i, Q_DEALT])
+                    emit(DAMAGE_CLOSE, b, 0, 0, 0, 0, 0)
                 if frames[f, F_KEEP] == 0:
                     qlen[b] = frames[f, F_LO]  # a nested level's rows are done with
                 nf -= 1
@@ -295,6 +308,11 @@ def resolve(st, g, rng, b, m, kind, start, trigger, ctx, nctx):
         if status < 0:
             m.info[I_CARD] = frames[f, F_CARD]
             return status
+        if m.info[I_EMIT] == EMITTING:  # the hits it was called with, then the call itself
+            for i in range(h0, h0 + nh):
+                emit(OPCODE_HIT, b, arena[i, H_OWNER], arena[i, H_AMOUNT], arena[i, H_TARGET], arena[i, H_CARD],
+                     arena[i, H_SOURCE])
+            emit(OPCODE_DONE, b, frames[f, F_OP], nh, 0, 0, 0)
         frames[f, F_AT] = status  # 0: done; else called again with it once what it pushed resolved
         nf, top, status = set_off(st, b, m, nf, top, pushed, ev0)
         if status != OK:

@@ -1,14 +1,14 @@
 """A readable turn-by-turn log of one lanes game, built from the systems' esper events.
 
 Rules never depend on it: the log only listens. ``replay_game`` plays one game alone (a batch
-of one) with the ruleset's own systems; a marker opens each phase of the schedule (round
-header, resources and hands before the play phase, the board before combat), and every event
-named in ``FORMATTERS`` (a table: event name -> function turning the event's arrays into log
-lines) is written as it happens, followed by the gold and objectives it changed. Every damage
-instance (combat, spells, battles, retaliation, overflow, decay) is written as it resolves:
-while the log is open the replayed world's damage pipeline is wrapped (``_LoggedPipeline``,
-which only reads), and a batch's lines take their place before those of the damage it causes,
-so an attack is written before the retaliation it provokes. Attack is written as the rules
+of one) with the ruleset's own schedule, the compiled systems every run plays, with their events
+on (``compiled/event_stream.py``); a marker opens each phase of the schedule (round header,
+resources and hands before the play phase, the board before combat), and every event named in
+``FORMATTERS`` (a table: event name -> function turning the event's arrays into log lines) is
+written as it happens, followed by the gold and objectives it changed. Every damage instance
+(combat, spells, battles, retaliation, overflow, decay) is written as it resolves (the
+pipeline's ``damage.open`` and ``damage.resolved``), and a run's lines take their place before
+those of the damage it causes, so an attack is written before the retaliation it provokes. Attack is written as the rules
 read it (own, equipment and auras: ``stats.attack``). A new event needs one formatter
 and nothing else::
 
@@ -60,36 +60,19 @@ def replay_game(game: Any, seed: int, decks: Sequence[str], agents: Sequence[Any
                 write: Callable[[str], Any] = print) -> dict[str, Any]:
     """Play game ``seed`` alone with the log open; returns its games-table row.
 
-    The game runs through ``game.run`` with a copy of its reference schedule (the numpy twins of
-    the systems that fire card effects, whose esper events the log reads: the compiled loop
-    dispatches none of them yet) in which each phase starts with a marker that only writes; the
-    golden games prove it the game any run plays for this seed."""
+    The game runs through ``game.run`` with a copy of its schedule in which each phase starts
+    with a marker that only writes, its compiled systems emitting their events (``events_of``):
+    the game any run plays for this seed, the same code."""
+    from battlesim.systems.lanes.compiled.event_stream import events_of
+
     w = game.new_world(np.array([seed], dtype=np.int64), tuple(decks), list(agents))
     log = ReplayLog(w, decks, agents, write)
-    marked = Schedule([Phase(p.name, [_PhaseMarker(p.name, log), *p.systems]) for p in game.reference.phases])
+    marked = Schedule([Phase(p.name, [_PhaseMarker(p.name, log), *p.systems]) for p in w.schedule.phases])
     w.schedule = marked
-    with log:
+    with events_of(w), log:
         game.run(w)
     cols = game.results(w, tuple(decks), list(agents))
     return {k: v[:1].tolist()[0] for k, v in cols.items()}  # plain Python values; a masked one is None, as in Parquet
-
-
-class _LoggedPipeline:
-    """The replayed world's damage pipeline, wrapped while a log is open: the same stages, and
-    each run of the log's own world is written (``ReplayLog.damage_run``). Other worlds sharing
-    it (a lookahead agent's rollouts) run unlogged."""
-
-    def __init__(self, inner: Any, log: "ReplayLog") -> None:
-        self.inner, self.log = inner, log
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    def run(self, world: Any, batch: DamageBatch) -> DamageBatch:
-        if world is not self.log.w:
-            return self.inner.run(world, batch)
-        self.log.damage_run(self.inner, batch)
-        return batch
 
 
 class _PhaseMarker(esper.Processor):
@@ -117,24 +100,25 @@ class ReplayLog:
         self.anchors = self.anchor_state()
         self._handlers: list[tuple[str, Callable]] = []
         self._damage: list[list[str] | None] = []  # lines of the damage runs under way, in order
+        self._open: list[int] = []  # where the runs open now write theirs, innermost last
 
     def __enter__(self) -> "ReplayLog":
         w, b = self.w, self.b
         self.write(f"seed {int(w.seeds[b])}: seat 0 {self.decks[0]} ({self.agents[0]}) vs seat 1 {self.decks[1]} ({self.agents[1]})")
         self.write(f"seat {int(w.g.first_player[b])} holds the initiative first; * hero, ~ creep, A anchor HP, E essence HP")
-        for event in FORMATTERS:
-            handler = self._handler(event)
+        listeners = [(event, self._handler(event)) for event in FORMATTERS]
+        # functions, not bound methods: esper's ``remove_handler`` does not find a method again
+        listeners += [("damage.open", lambda w: self._damage_open(w)),
+                      ("damage.resolved", lambda w, batch: self._damage_resolved(w, batch))]
+        for event, handler in listeners:
             esper.set_handler(event, handler)  # esper keeps a weak reference: self._handlers holds it
             self._handlers.append((event, handler))
-        w.pipeline = _LoggedPipeline(w.pipeline, self)
         return self
 
     def __exit__(self, *exc: Any) -> None:
         for event, handler in self._handlers:
             esper.remove_handler(event, handler)
         self._handlers.clear()
-        if isinstance(self.w.pipeline, _LoggedPipeline):
-            self.w.pipeline = self.w.pipeline.inner
 
     def _handler(self, event: str) -> Callable:
         def handle(w, *args: Any) -> None:
@@ -143,16 +127,21 @@ class ReplayLog:
             self._write_lines(FORMATTERS[event](self, w, *args))
         return handle
 
-    def damage_run(self, pipeline, batch: DamageBatch) -> None:
-        """Run ``batch`` through ``pipeline`` and write its instances: its lines take their place
-        before those of the runs it starts (retaliation, overflow); all are written when the
-        outermost run ends, then the objectives it changed (anchors have fallen by then)."""
-        at = len(self._damage)
-        self._damage.append(None)
-        try:
-            pipeline.run(self.w, batch)
-        finally:
-            self._damage[at] = _damage_lines(self, batch)
+    def _damage_open(self, w: Any) -> None:
+        """A run of the damage pipeline starts: its lines will take their place before those of
+        the runs it starts (retaliation, overflow)."""
+        if w is self.w:
+            self._open.append(len(self._damage))
+            self._damage.append(None)
+
+    def _damage_resolved(self, w: Any, batch: DamageBatch) -> None:
+        """The run on top resolved (and every run it started): its instances' lines; all are
+        written when the outermost run ends, then the objectives it changed (anchors have fallen
+        by then)."""
+        if w is not self.w:
+            return
+        at = self._open.pop()
+        self._damage[at] = _damage_lines(self, batch)
         if at:
             return
         lines = [line for block in self._damage for line in block or ()]

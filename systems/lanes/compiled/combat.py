@@ -30,10 +30,12 @@ import numpy as np
 from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import OK, push
+from battlesim.ecs.compiled.emit import emit, emitting
 from battlesim.ecs.compiled.events import push_event
 from battlesim.ecs.compiled.machine import Resolution, drain, resolve_damage
 from battlesim.ecs.compiled.world_view import WorldState
 from battlesim.ecs.damage import ATTACK, COMBAT
+from battlesim.systems.lanes.compiled import event_codes as ev
 from battlesim.systems.lanes.compiled.combat_layout import (
     C_ANCHOR,
     C_AURAS_POSSIBLE,
@@ -217,6 +219,8 @@ def resolve_lane(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, lane
             status = resolve_damage(st, g, rng, b, m, 0)  # "On Damage Taken" drains inside, at its stage
             if status != OK:
                 return status
+            if emitting(m):
+                emit(ev.COMBAT, b, lane, qlen[b], 0, 0, 0)
     for i in range(n):  # "Stealth ... (lost when attacking)"
         st.flags[cols[C_STEALTH], b, atk[i, SRC]] = False
     status = settle(st, f, cols, b, g, rng, m)

@@ -26,9 +26,11 @@ import numpy as np
 from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import OK
+from battlesim.ecs.compiled.emit import emit, emitting
 from battlesim.ecs.compiled.events import push_event
 from battlesim.ecs.compiled.machine import Resolution, drain
 from battlesim.ecs.compiled.world_view import WorldState
+from battlesim.systems.lanes.compiled import event_codes as ev
 from battlesim.systems.lanes.compiled.board import allocate
 from battlesim.systems.lanes.compiled.combat_layout import (
     C_ATTACK,
@@ -189,14 +191,14 @@ def settle(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, g: Any, rn
             status = drain(st, g, rng, b, m)  # DRAIN: "On Enemy Death", before the wave is removed
             if status != OK:
                 return status
-        if not destroy_wave(st, f, cols, b, wave, n, m.work[W_WAVE_READS]):
+        if not destroy_wave(st, f, cols, b, wave, n, m.work[W_WAVE_READS], emitting(m)):
             return SLOTS_FULL
     return CASCADE
 
 
 @njit(cache=False)
 def destroy_wave(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, wave: np.ndarray, n: int,
-                 info: np.ndarray) -> bool:
+                 info: np.ndarray, told: bool) -> bool:
     """``deaths.destroy`` of one wave (rows: slot, owner when found, pays a bounty): every read
     first (bounty, deck position, hero, Rapid
     Deployment, lane), then the removals, then the heroes' timers, then the redeployments in
@@ -218,6 +220,10 @@ def destroy_wave(st: WorldState, f: CombatFields, cols: np.ndarray, b: int, wave
         info[j, 2] = st.i8[cols[C_HERO_INDEX], b, s]
         info[j, 3] = st.flags[cols[C_RAPID], b, s] or st.cat[cols[C_KW_RAPID], item] != 0
         info[j, 4] = st.i8[cols[C_LANE], b, s]
+    if told:  # "lanes.deaths" (``emit``): the wave as it stands, its bounties paid, before it leaves
+        for j in range(n):
+            emit(ev.DEATH_ROW, b, wave[j, 0], st.i16[cols[C_CARD_ID], b, wave[j, 0]], 0, 0, 0)
+        emit(ev.DEATHS_END, b, 0, 0, 0, 0, 0)
     for j in range(n):  # board.remove
         s = wave[j, 0]
         f.board[b, info[j, 0], st.i8[cols[C_LANE], b, s], st.i8[cols[C_POS], b, s]] = -1

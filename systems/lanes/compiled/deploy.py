@@ -43,9 +43,11 @@ from __future__ import annotations
 from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import OK
+from battlesim.ecs.compiled.emit import emit, emitting
 from battlesim.ecs.compiled.events import push_event
 from battlesim.ecs.compiled.machine import drain
 from battlesim.ecs.compiled.rng import integers
+from battlesim.systems.lanes.compiled import event_codes as ev
 from battlesim.systems.lanes.compiled.deaths import SLOTS_FULL, settle, spawn_hero
 from battlesim.systems.lanes.compiled.play_steps import notify
 from battlesim.systems.lanes.compiled.round_layout import (
@@ -169,6 +171,8 @@ def place_step(st, f, cols, b, g, rng, m) -> int:
         if not spawn_hero(st, f.combat, cols, b, seat, lane, pos, card, k):
             return SLOTS_FULL
         f.combat.hero_status[b, seat, k] = cols[ON_BOARD]
+        if emitting(m):
+            emit(ev.DEPLOY, b, seat, k, lane, pos, 0)
         slot = f.combat.board[b, seat, lane, pos]
         if st.cat[cols[C_LISTENS + T_ON_PLAY], card] != 0:
             push_event(st.events, st.nevents, b, st.params[cols[C_TRIGGER + T_ON_PLAY]], card, slot,

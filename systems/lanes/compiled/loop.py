@@ -28,6 +28,7 @@ import numpy as np
 
 from battlesim.ecs.compiled import loop as cl
 from battlesim.ecs.compiled.interpreter import EffectError, check
+from battlesim.ecs.compiled.emit import EMITTING, I_EMIT
 from battlesim.ecs.compiled.machine import new_resolution
 from battlesim.ecs.effects import EffectDepthError
 from battlesim.ecs.plugin import extend
@@ -244,7 +245,7 @@ def _compile_lock(marker: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _bookkeeping(w: Any) -> None:
+def bookkeeping(w: Any) -> None:
     """Compiled code made and removed entities: the caches the numpy systems key on
     (``World.version``, ``World.changes``) must see it (conservatively: every tracked count)."""
     w.version += 1
@@ -291,7 +292,9 @@ def advance(w: Any, games: np.ndarray, stop: int = cl.NO_STOP, actions: np.ndarr
     L = loop_args(w) if KEY not in w.cache else w.cache[KEY][1]
     games = np.asarray(games, dtype=np.int64)
     acts = np.full(0, cl.NO_ACTION, dtype=np.int64) if actions is None else np.asarray(actions, dtype=np.int64)
-    n = min(threads(), games.size)
+    # a World listened to (``event_stream.events_of``) plays on its own thread: the other threads'
+    # resolution machines are silent, and its listeners hear its games in order
+    n = 1 if L.m.info[I_EMIT] == EMITTING else min(threads(), games.size)
     module = engine().game
     first = module.__name__ not in _NOTICED
     with first_compile_notice(module):
@@ -329,10 +332,10 @@ def run_system(w: Any, k: int) -> None:
     waiting = advance(w, games, k + 1)
     while waiting.size:
         actor, legal = pending(w, waiting)
-        _bookkeeping(w)
+        bookkeeping(w)
         actions = w.decide(waiting, actor, legal)
         waiting = advance(w, waiting, k + 1, actions)
-    _bookkeeping(w)
+    bookkeeping(w)
 
 
 def system_names() -> list[str]:
@@ -368,7 +371,7 @@ def apply_answers(w: Any, k: int, games: np.ndarray, actor: np.ndarray, actions:
         advance(w, games, k + 1, np.asarray(actions, dtype=np.int64))
     finally:
         L.agents[:] = codes
-    _bookkeeping(w)
+    bookkeeping(w)
 
 
 def compiled_flags(n_systems: int) -> list[bool]:
@@ -392,7 +395,7 @@ def play_batch(game: Any, w: Any) -> None:
         waiting = advance(w, games)
         while waiting.size:
             actor, legal = pending(w, waiting)
-            _bookkeeping(w)  # a Python agent may read the World through numpy code (its caches)
+            bookkeeping(w)  # a Python agent may read the World through numpy code (its caches)
             waiting = advance(w, waiting, cl.NO_STOP, w.decide(waiting, actor, legal))
         return
     play_by_system(game, w)

@@ -46,6 +46,8 @@ import numpy as np
 from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import OK
+from battlesim.ecs.compiled.emit import emit, emitting
+from battlesim.systems.lanes.compiled import event_codes as ev
 from battlesim.systems.lanes.compiled import legal as lg
 from battlesim.systems.lanes.compiled.board import remove_improvement
 from battlesim.systems.lanes.compiled.combat_layout import C_CARD_ID, C_CHARGES, C_IMPROVEMENT, C_LANE, C_OWNER, C_POS
@@ -159,6 +161,8 @@ def start_ability(st, f, cols, b, seat, src, card, lane, kind, g, rng, m):
     st.i16[lc[lg.COOLDOWN], b, src] = st.cat[cols[ABILITY_COOLDOWN], card]
     if st.i16[lc[lg.CHARGES], b, src] > 0:
         st.i16[lc[lg.CHARGES], b, src] -= 1
+    if emitting(m):
+        emit(ev.ABILITY, b, seat, card, src, 0, 0)
     quick = st.cat[cols[ABILITY_QUICKCAST], card] != 0
     if has_target(st, f, cols, b, seat, st.cat[lc[lg.C_ABILITY_TARGET], card], st.cat[lc[lg.C_ABILITY_RANGE], card],
                   lane):
@@ -202,6 +206,8 @@ def choose_target(st, f, cols, b, seat, side, lane, pos, g, rng, m):
     chosen = np.int64(f.board[b, side, lane, pos])
     src = np.int64(f.pending_src[b])
     origin = np.int64(f.pending_lane[b])
+    if emitting(m):
+        emit(ev.TARGET, b, seat, card, chosen, 0, 0)
     status = OK
     if kind == lc[lg.P_UNIT]:
         status = resolve_unit(st, f, cols, b, seat, card, src, chosen, g, rng, m)

@@ -16,7 +16,9 @@ import numpy as np
 from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import OK
+from battlesim.ecs.compiled.emit import emit, emitting
 from battlesim.ecs.compiled.machine import drain
+from battlesim.systems.lanes.compiled import event_codes as ev
 from battlesim.systems.lanes.compiled import legal as lg
 from battlesim.systems.lanes.compiled.board import add_improvement, remove, spawn
 from battlesim.systems.lanes.compiled.combat_layout import (
@@ -99,6 +101,8 @@ def bounce(st, f, cols, b, seat, s, g, rng, m) -> int:
     the deck (``card_died``), off the board. (Heroes are never bounced: the legal request offers
     no hero's cell.) OK or the machine's failure."""
     card = st.i16[cols[C_CARD_ID], b, s]
+    if emitting(m):
+        emit(ev.BOUNCE, b, s, 0, 0, 0, 0)
     if st.params[cols[C_USES + T_ON_DEATH]] != 0 and st.cat[cols[C_LISTENS + T_ON_DEATH], card] != 0:
         event(st, b, st.params[cols[C_TRIGGER + T_ON_DEATH]], card, s, -1, seat, st.i8[cols[C_LANE], b, s],
               st.i8[cols[C_POS], b, s])
@@ -119,6 +123,9 @@ def bounce(st, f, cols, b, seat, s, g, rng, m) -> int:
     src = st.i16[cols[DECK_POS], b, s]
     if src >= 0:
         f.card_died[b, st.i8[cols[C_OWNER], b, s], src] = f.round[b]
+    if emitting(m):
+        emit(ev.DEATH_ROW, b, s, card, 0, 0, 0)
+        emit(ev.DEATHS_END, b, 0, 0, 0, 0, 0)
     remove(st, f, b, s, cols[C_OWNER], cols[C_LANE], cols[C_POS])
     return OK
 
@@ -150,6 +157,8 @@ def play_unit(st, f, cols, b, seat, card, lane, pos, src, quick, passes, g, rng,
         return replay(SLOTS_FULL)
     st.i16[cols[DECK_POS], b, s] = src
     st.flags[cols[PRESENT_DECK_POS], b, s] = True
+    if emitting(m):
+        emit(ev.PLAY, b, seat, card, lane, pos, s)
     if occupant >= 0 and dying_in(st, cols, b):
         status = settle(st, f, cols, b, g, rng, m)
         if status != OK:
@@ -198,6 +207,8 @@ def cast(st, f, cols, b, seat, card, lane, caster, quick, passes, g, rng, m):
     """``PlayPhase._cast``: a spell aiming at a unit that exists waits for its TARGET decision,
     else it resolves now."""
     lc = cols[LEGAL:LEGAL + lg.N_COLS]
+    if emitting(m):
+        emit(ev.CAST, b, seat, card, lane, caster, 0)
     if has_target(st, f, cols, b, seat, st.cat[lc[lg.C_TARGET], card], st.cat[lc[lg.C_RANGE], card], lane):
         wait_for_target(f, b, seat, lc[lg.P_SPELL], card, -1, caster, lane, quick, passes)
     else:
@@ -226,6 +237,8 @@ def play_improvement(st, f, cols, b, seat, card, lane, quick, passes, g, rng, m)
     s = add_improvement(st, f, b, seat, lane, card, cols[IMPROVEMENT:])
     if s < 0:
         return replay(SLOTS_FULL)
+    if emitting(m):
+        emit(ev.IMPROVEMENT, b, seat, card, lane, s, 0)
     status = fire_own(st, cols, b, T_ON_PLAY, card, seat, lane, -1, s, s, -1, lane, g, rng, m)
     if status == OK:
         status = notify_played(st, cols, b, seat, s, False, g, rng, m)
@@ -249,6 +262,8 @@ def play_equipment(st, f, cols, b, seat, card, lane, pos, quick, passes, g, rng,
     st.i16[cols[C_EQUIPMENT], b, holder] = card
     st.i16[cols[C_MAX_HEALTH], b, holder] += st.cat[cols[C_CARD_HEALTH], card]
     st.i16[cols[C_HEALTH], b, holder] += st.cat[cols[C_CARD_HEALTH], card]
+    if emitting(m):
+        emit(ev.EQUIP, b, seat, card, holder, 0, 0)
     status = fire_own(st, cols, b, T_ON_EQUIP, card, seat, lane, pos, holder, holder, -1, -1, g, rng, m)
     if status == OK:
         status = notify_played(st, cols, b, seat, -1, False, g, rng, m)

@@ -22,8 +22,10 @@ from typing import Any
 import numpy as np
 
 from battlesim.ecs.compiled.damage_queue import OK
+from battlesim.ecs.compiled.emit import emit, emitting
 from battlesim.ecs.compiled.machine import Resolution, drain
 from battlesim.ecs.compiled.world_view import WorldState
+from battlesim.systems.lanes.compiled import event_codes as ev
 from battlesim.systems.lanes.compiled.board import remove_improvement
 from battlesim.systems.lanes.compiled.combat_layout import (
     C_HEALTH,
@@ -94,6 +96,10 @@ def end_of_round(st: WorldState, f: Any, cols: np.ndarray, b: int, g: Any, rng: 
             if st.i16[cols[C_TIMER], b, s] == 0:
                 expired[n] = s
                 n += 1
+    if n and emitting(m):  # "lanes.expired": the timed improvements of every slot, then their removal
+        for j in range(n):
+            emit(ev.EXPIRED_ROW, b, expired[j], 0, 0, 0, 0)
+        emit(ev.EXPIRED_END, b, 0, 0, 0, 0, 0)
     for j in range(n):
         remove_improvement(st, f, b, expired[j], cols[C_OWNER], cols[C_LANE])
     return n

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from battlesim.systems.lanes import combat as reference
+from battlesim.systems.lanes.compiled.event_stream import events_of
 from battlesim.systems.lanes.compiled.processors import Combat
 from battlesim.systems.lanes.damage_stages import lanes_pipeline
 
@@ -33,7 +33,8 @@ def test_lane_order_alternates_with_the_round(new_world, put, events):
         for lane in range(3):
             put(w, b, side=0, lane=lane, pos=0, attack=1, health=5)
     log = events("lanes.combat")
-    reference.Combat().process(w)  # the order is read from the reference twin's events (the loop dispatches none)
+    with events_of(w):  # the order as the compiled Combat posts it
+        Combat().process(w)
     seq = {}
     for _, lane, batch in log["lanes.combat"]:
         for b in np.unique(batch.game):
@@ -41,20 +42,15 @@ def test_lane_order_alternates_with_the_round(new_world, put, events):
     assert seq == {0: [0, 1, 2], 1: [2, 1, 0], 2: [0, 1, 2], 3: [2, 1, 0]}
 
 
-def test_lane_order_in_played_rounds(game, new_world, events):
+def test_lane_order_in_played_rounds(new_world, events):
     # lanes.md "Combat Order": "Combat direction alternates each round"
     w = new_world(1)
     log = events("lanes.combat")
-    for _ in range(4):
-        game.reference.run(w)  # the reference schedule: its Combat dispatches "lanes.combat"
+    with events_of(w):
+        for _ in range(4):
+            w.schedule.run(w)
     lanes = [lane for _, lane, _ in log["lanes.combat"]]
     assert lanes == [0, 1, 2, 2, 1, 0, 0, 1, 2, 2, 1, 0]
-    compiled = new_world(1)  # the game's own (compiled) schedule plays those four rounds to the same board
-    for _ in range(4):
-        compiled.schedule.run(compiled)
-    for name in ("health", "card_id", "lane", "pos"):
-        assert (getattr(compiled.c, name)[compiled.alive] == getattr(w.c, name)[w.alive]).all(), name
-    assert (compiled.g.board == w.g.board).all() and (compiled.g.gold == w.g.gold).all()
 
 
 # -- unit vs unit ----------------------------------------------------------------------------
@@ -184,7 +180,8 @@ def test_destroyed_units_are_removed_only_after_the_lane_resolves(new_world, put
     log = events("lanes.combat", "lanes.deaths")
     esper.set_handler("lanes.combat", on_combat)
     try:
-        reference.Combat().process(w)  # the moment between a lane's damage and its removals, seen through the reference twin's events
+        with events_of(w):  # the moment between a lane's damage and its removals
+            Combat().process(w)
     finally:
         esper.remove_handler("lanes.combat", on_combat)
     assert seen == [(a, b, True, True)]
@@ -227,7 +224,8 @@ def test_destroyed_lane_absorbs_nothing(new_world, put, set_anchor, events):
     assert (w.c.health[0, [3, 5]] == 30).all()  # no spill into other lanes
     w = board()
     log = events("lanes.combat")
-    reference.Combat().process(w)  # the attacks themselves, from the reference twin's events
+    with events_of(w):  # the attacks themselves, as the compiled Combat posts them
+        Combat().process(w)
     lane1 = [batch for _, lane, batch in log["lanes.combat"] if lane == 1][0]
     assert sorted(lane1.target.tolist()) == sorted(w.g.board[0, :, 1, 1].tolist())  # no attack on slot 4
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from battlesim.ecs.decisions import make_agent
-from battlesim.systems.lanes import deploy as reference
+from battlesim.systems.lanes.compiled.event_stream import events_of
 from battlesim.systems.lanes.compiled.processors import Combat, CreepSpawn, HeroAvailability, HeroDeployment
 from battlesim.systems.lanes.state import DEAD, LOCKED, ON_BOARD, READY
 
@@ -86,18 +86,23 @@ def test_round_one_side_assignment_is_random_per_game(new_world, events):
     start_round(w2)
     w = new_world(64)
     log = events("lanes.deploy")
-    start_round(w, reference.HeroDeployment)  # the steps are read from the reference twin's events
+    with events_of(w):  # the steps as the compiled deployment posts them, game by game
+        start_round(w)
     left = w.g.left_side.copy()
     assert set(left.tolist()) == {0, 1}
     assert 16 <= int(left.sum()) <= 48
     assert w2.g.left_side.tolist() == left.tolist()  # same seeds, same assignment
-    steps = log["lanes.deploy"]
-    assert len(steps) == 6  # 3 steps x 2 seats, each one batched call over all 64 games
-    for i, (_, g, side, k, lane, pos) in enumerate(steps):
-        step = i // 2
-        mine = left[g] == side
-        want = {0: np.ones_like(lane), 1: np.where(mine, 0, 2), 2: np.where(mine, 2, 0)}[step]
-        assert (lane == want).all(), f"step {step + 1}"
+    steps: dict[int, list] = {}
+    for _, g, side, k, lane, pos in log["lanes.deploy"]:
+        steps.setdefault(int(g[0]), []).append((int(side[0]), int(lane[0])))
+    assert sorted(steps) == list(range(64))
+    for g, placed in steps.items():
+        assert len(placed) == 6  # 3 steps x 2 seats
+        for i, (side, lane) in enumerate(placed):
+            step = i // 2
+            mine = left[g] == side
+            want = {0: 1, 1: 0 if mine else 2, 2: 2 if mine else 0}[step]
+            assert lane == want, f"game {g} step {step + 1}"
 
 
 def test_deployment_steps_are_revealed_simultaneously(game, new_world, script):
