@@ -233,6 +233,9 @@ def numpy_only(source: str) -> list[str]:
         ext = _EXTENSIONS[name]
         ex = ext.executor
         out += [f"{name} {item}" for item in ext.numpy_only(source, ext.stages, ex.opcodes, ex.selectors, ext.systems)]
+        # a trigger handler is Python run on the numpy engine's firings: the compiled machine fires
+        # its trigger (for every row, as numpy does) but cannot call it
+        out += [f"{name} trigger handler {h.name!r}" for hs in ex.handlers.values() for h in hs if h.source == source]
     return out
 
 
