@@ -9,13 +9,14 @@ each owner holds a (start, count) into it, so one interpreter (``effects.py``) r
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 from battlesim.systems.classes.cards import CardSet, CardSpec
 from battlesim.systems.classes.conditions import condition_names, plugin_conditions
 from battlesim.systems.classes.effect_spec import EffectSpec
+from battlesim.systems.classes.handle import Handle, HandleType, register
 from battlesim.systems.classes.powers import PowerSpec
 from battlesim.systems.classes.state import ABILITIES, NONE, TOKENS
 from battlesim.systems.classes.vocabulary import (
@@ -69,13 +70,31 @@ TK = {n: i for i, n in enumerate(TARGET_KINDS)}
 ST_ATTACK, ST_HEALTH = STATS.index("attack"), STATS.index("health")
 
 
-class Rules(NamedTuple):
-    """The static tables a kernel reads (int32, NONE where unused)."""
+RULES_ARRAYS = ("cards", "powers", "effects", "conditions")
 
-    cards: np.ndarray  # [cards, NC]
-    powers: np.ndarray  # [powers, NPW]
-    effects: np.ndarray  # [effects, NF]
-    conditions: np.ndarray  # [plugin conditions, NCD]: each one's tick (its effects, what it discards)
+
+class RulesType(HandleType):
+    """The numba type of ``Rules``."""
+
+
+class Rules(Handle):
+    """The static tables a kernel reads (int32, NONE where unused), one pointer in compiled code
+    (``handle.py``): cards [cards, NC]; powers [powers, NPW]; effects [effects, NF]; conditions
+    [plugin conditions, NCD] (each one's tick: its effects, what it discards)."""
+
+    FIELDS = RULES_ARRAYS
+
+
+register(RulesType, Rules, RULES_ARRAYS)
+
+
+@njit(cache=True)
+def make_rules(cards, powers, effects, conditions):  # type: ignore[no-untyped-def]
+    """The compiled handle of these tables (cached: numba's own constructor compiles per process)."""
+    return Rules(cards, powers, effects, conditions)
+
+
+Rules.MAKE = make_rules
 
 
 @dataclass

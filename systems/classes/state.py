@@ -15,12 +15,12 @@ machine code: ``kernel_cache.check`` flushes the cache when this layout changes.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
+from numba import njit
 
 from battlesim.systems.classes.board import FIELDS, LANES
 from battlesim.systems.classes.components import PREFIX
+from battlesim.systems.classes.handle import Handle, HandleType, register
 from battlesim.systems.classes.vocabulary import (
     COLOURS,
     CONDITION_SLOTS,
@@ -167,22 +167,37 @@ LC_CAST, LC_SUMMONED, LC_DIED, LC_KILLS, LC_PLAYED = range(len(TALLY_COLUMNS))
 NLC = len(TALLY_COLUMNS)
 
 
-class Game(NamedTuple):
-    """B games of classes, every array ``[B, ...]``; a kernel takes it whole (one argument)."""
+GAME_ARRAYS = ("g", "u", "pl", "hand", "nether", "upgrade", "area", "pw", "lv", "ans", "jobs", "scr", "tally")
 
-    g: np.ndarray  # int64[B, NG]
-    u: np.ndarray  # int16[B, FIELDS, NU]
-    pl: np.ndarray  # int16[B, 2, NP]
-    hand: np.ndarray  # int16[B, 2, HAND] card ids, NONE = empty
-    nether: np.ndarray  # int16[B, 2, HAND]
-    upgrade: np.ndarray  # int16[B, 2, HAND] the Class Upgrade deck
-    area: np.ndarray  # int16[B, 2, AREA, NA]
-    pw: np.ndarray  # int16[B, 2, POWERS, NW]
-    lv: np.ndarray  # int16[B, 2, LEVELS, NL]
-    ans: np.ndarray  # int16[B, 2, ANSWERS]
-    jobs: np.ndarray  # int64[B, JOBS, NJ]
-    scr: np.ndarray  # int64[B, NSCR] (``SCRATCH``)
-    tally: np.ndarray  # int32[B, 2, cards, NLC] (``TALLY_COLUMNS``; a greedy trial's scratch game counts too, unread)
+
+class GameType(HandleType):
+    """The numba type of ``Game``."""
+
+
+class Game(Handle):
+    """B games of classes, every array ``[B, ...]``; a kernel takes it whole, as one pointer
+    (``handle.py``: a NamedTuple of these 13 arrays was ~90 scalars per call).
+
+    g: int64[B, NG]; u: int16[B, FIELDS, NU]; pl: int16[B, 2, NP]; hand, nether, upgrade (the
+    Class Upgrade deck): int16[B, 2, HAND] card ids, NONE = empty; area: int16[B, 2, AREA, NA];
+    pw: int16[B, 2, POWERS, NW]; lv: int16[B, 2, LEVELS, NL]; ans: int16[B, 2, ANSWERS]; jobs:
+    int64[B, JOBS, NJ]; scr: int64[B, NSCR] (``SCRATCH``); tally: int32[B, 2, cards, NLC]
+    (``TALLY_COLUMNS``; a greedy trial's scratch game counts too, unread).
+    """
+
+    FIELDS = GAME_ARRAYS
+
+
+register(GameType, Game, GAME_ARRAYS)
+
+
+@njit(cache=True)
+def make_game(g, u, pl, hand, nether, upgrade, area, pw, lv, ans, jobs, scr, tally):  # type: ignore[no-untyped-def]
+    """The compiled handle of these arrays (cached: numba's own constructor compiles per process)."""
+    return Game(g, u, pl, hand, nether, upgrade, area, pw, lv, ans, jobs, scr, tally)
+
+
+Game.MAKE = make_game
 
 
 def new_game(n_games: int, cards: int, life: int = 20, turn_limit: int = 60, base_defense: int = 1) -> Game:
