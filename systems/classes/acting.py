@@ -287,8 +287,8 @@ def act(G, R, b, f, first, kind, target, pay):
 @njit(cache=True, _nrt=False, inline="always")
 def snapshot(G, b, p, uids, start):
     """Choice 5: the Act Step's order is a snapshot of ``p``'s units (their identities and fields)
-    taken as it starts; returns the count. Inlined: once per turn in the loop, and its own work
-    is less than a call handing over ``Game``."""
+    taken as it starts; returns the count. Inlined: once per turn in the loop (one call site),
+    and its own work is less than a call's."""
     fields = G.scr[b, SC_IN_ORDER:SC_IN_ORDER + FIELDS]
     n = units_in_order(G.u, b, p, fields)
     m = 0

@@ -105,7 +105,7 @@ def targets_of(kind, out):
 @njit(cache=True, _nrt=False, inline="always")
 def first_target(u, b, side, kind, by_card, t, m):
     """The first of ``t[:m]`` that ``legal.check_target`` accepts, -1 if none (``u``: the unit
-    array ``G.u``, so the per-target calls hand over one array, not all of ``Game``)."""
+    array ``G.u``: the per-target check needs nothing else of ``Game``)."""
     for i in range(m):
         if check_target(u, b, side, kind, t[i], by_card) == E_OK:
             return i
@@ -187,7 +187,7 @@ def legal_actions(G, R, b, side, out):
 @njit(cache=True, _nrt=False, inline="always")
 def apply_action(G, R, b, side, row):
     """Take one listed Main Phase action (a row of ``legal_actions``) with the default payer.
-    Inlined: a dispatch whose call would hand over ``Game`` and ``Rules`` before the action's own."""
+    Inlined: a dispatch, one call before the action's own."""
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
     if row[0] == K_CAST:
         return cast(G, R, b, side, row[1], False, row[3], NONE, pay)

@@ -69,10 +69,10 @@ def register(typeclass: type, proxy: type, fields: tuple[str, ...]) -> None:
 
 
 class Handle(structref.StructRefProxy):
-    """The Python side of a handle: the arrays by name and in order (``FIELDS``), and the
+    """The Python side of a handle: the arrays by name and in order (``ARRAYS``), and the
     compiled pointer numba passes (built by the subclass's cached ``MAKE``)."""
 
-    FIELDS: tuple[str, ...] = ()
+    ARRAYS: tuple[str, ...] = ()
     MAKE: Any = None
 
     def __new__(cls, *arrays: Any) -> Any:
@@ -90,7 +90,7 @@ class Handle(structref.StructRefProxy):
         if name.startswith("_"):
             raise AttributeError(name)
         try:
-            return self._arrays[type(self).FIELDS.index(name)]
+            return self._arrays[type(self).ARRAYS.index(name)]
         except ValueError:
             raise AttributeError(name) from None
 

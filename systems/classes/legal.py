@@ -37,8 +37,8 @@ def check_target(u, b, owner, kind, target, by_card):
     """A target of ``kind`` (spec §14 ``target``) chosen by ``owner``. Antimagic: "A unit with
     Antimagic cannot be targeted ... by cards" (choice 12: spells and unit abilities, ``by_card``;
     class abilities are not cards); a summon needs "an empty spot in the front row on your side".
-    It reads the unit array alone (``G.u``): the random agent's listing calls it per target, and
-    a call handing over all of ``Game`` passes each of its arrays as ~7 scalars."""
+    It reads the unit array alone (``G.u``): the random agent's listing calls it per target
+    (inlined), and it needs nothing else of ``Game``."""
     if kind == K_NONE:
         return E_OK if target == T_NONE else E_TARGET
     if kind in (K_UNIT, K_ENEMY, K_ALLIED):

@@ -105,8 +105,8 @@ def any_scoring(agents):
 @njit(cache=True, _nrt=False, inline="always")
 def holds_prepared(pl, b, side):
     """Whether a window of ``side`` has anything to decide (``window_for`` returns at once
-    otherwise). The callers ask first: a call hands over every array of ``Game``, ``Rules`` and
-    the scratch ``Game`` (~7 scalars each), far more than the answer costs."""
+    otherwise). The callers ask first: a call (its arguments, its frame) costs more than the
+    answer."""
     return pl[b, side, P_PREP] >= 0
 
 
@@ -269,8 +269,9 @@ def play_game(G, R, b, rng, rows, check, start, agents, S):
     (spec §2): Begin Phase, Main Phase, Act Step, Haste, the Battle Phase's end, End Phase, with
     the windows of choice 14. With ``check``, the invariants after every step; returns the
     first violation's code (0: none). Every step it calls once (``begin_step``, ``haste_step``,
-    ``battle_step``) or most often (``main_one``, ``act_one``) is inlined: a call would hand over
-    every array of ``Game``, ``Rules`` and the scratch ``Game``, ~7 scalars each."""
+    ``battle_step``) or most often (``main_one``, ``act_one``) is inlined (S9, S13: when
+    ``Game``, ``Rules`` and the scratch ``Game`` were 30 arrays of ~7 scalars per call; they are
+    one pointer each now, ``handle.py``)."""
     chosen = G.scr[b, SC_CHOSEN:SC_CHOSEN + 4]
     uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS]
     first = G.scr[b, SC_ACT_FIELDS:SC_ACT_FIELDS + FIELDS]

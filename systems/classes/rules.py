@@ -82,7 +82,7 @@ class Rules(Handle):
     (``handle.py``): cards [cards, NC]; powers [powers, NPW]; effects [effects, NF]; conditions
     [plugin conditions, NCD] (each one's tick: its effects, what it discards)."""
 
-    FIELDS = RULES_ARRAYS
+    ARRAYS = RULES_ARRAYS
 
 
 register(RulesType, Rules, RULES_ARRAYS)

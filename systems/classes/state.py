@@ -185,7 +185,7 @@ class Game(Handle):
     (``TALLY_COLUMNS``; a greedy trial's scratch game counts too, unread).
     """
 
-    FIELDS = GAME_ARRAYS
+    ARRAYS = GAME_ARRAYS
 
 
 register(GameType, Game, GAME_ARRAYS)

@@ -82,8 +82,7 @@ def team(u, b, f):
     opponents"). Also its facing index (board.facing_of: "it moves towards its owner").
 
     This and the other small helpers read the unit array ``u`` (``G.u``), not all of ``Game``,
-    and are inlined: a call handing over ``Game`` passes ~7 scalars per array, far more than
-    their work."""
+    and are inlined: a call costs more than their work."""
     return u[b, f, U_SIDE] ^ (1 if u[b, f, U_TURNOVER] > 0 else 0)
 
 
@@ -238,8 +237,7 @@ def advance(u, b, f):
     front of the unit is unoccupied." Snare: "skips its next Advance that it would execute, then
     discards one Snare token" (choice 13: even one that would not move); Grounded "does not move
     when Advancing"; Momentum "gains +1 Attack each time it moves". Returns the unit's field. It
-    reads and moves the unit array alone (``G.u``): every unit's act advances, and a call handing
-    over all of ``Game`` passes each of its arrays as ~7 scalars."""
+    reads and moves the unit array alone (``G.u``): it needs nothing else of ``Game``."""
     if u[b, f, U_SNARE] > 0:
         u[b, f, U_SNARE] -= 1
         return f
