@@ -14,7 +14,8 @@ compiled call per read), and iterating it gives them in order, as a NamedTuple d
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from llvmlite import ir
 from numba.core import cgutils, imputils, types

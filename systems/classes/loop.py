@@ -35,7 +35,6 @@ from battlesim.systems.classes.agent import (
     random_act,
     window,
 )
-from battlesim.systems.classes.board import FIELDS
 from battlesim.systems.classes.effects import run_jobs
 from battlesim.systems.classes.greedy import PASS, greedy_act, greedy_main, greedy_window, prime_answers
 from battlesim.systems.classes.invariants import START_CARDS, START_LIFE, START_MANA, card_total, mana_total, violation
@@ -43,6 +42,7 @@ from battlesim.systems.classes.lookahead import lookahead_main
 from battlesim.systems.classes.progress import take_bonus
 from battlesim.systems.classes.state import (
     E_OK,
+    FIELDS_MAX,
     G_ACTIVE,
     G_ENDED,
     G_TURN,
@@ -225,11 +225,11 @@ def haste_step(G, R, b, rng, agents):
     if any_scoring(agents):
         prime(G, R, b, agents)
     p = G.g[b, G_ACTIVE]
-    uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS]
-    first = G.scr[b, SC_ACT_FIELDS:SC_ACT_FIELDS + FIELDS]
+    uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS_MAX]
+    first = G.scr[b, SC_ACT_FIELDS:SC_ACT_FIELDS + FIELDS_MAX]
     m = 0
     if hasted(G.u, b, p):
-        m = snapshot(G, b, p, uids, first)
+        m = snapshot(G, R, b, p, uids, first)
     else:  # most turns: no token to play, the step only clears
         clear_haste(G.u, b, p, True)
     for i in range(m):
@@ -240,12 +240,12 @@ def haste_step(G, R, b, rng, agents):
         for _ in range(G.u[b, f, U_HASTE]):
             if G.g[b, G_ENDED] or f < 0:
                 break
-            t = find_target(G.u, b, f)
+            t = find_target(G.u, R, b, f)
             kills = G.pl[b, p, P_KILLS]
             if t != NONE and (agents[p] != RANDOM or integers(rng, b, 2, STREAM) == 0):
                 attack(G, R, b, f, t)
             else:
-                f = advance(G.u, b, f)
+                f = advance(G.u, R, b, f)
             if card >= 0:
                 G.tally[b, p, card, LC_KILLS] += G.pl[b, p, P_KILLS] - kills
             f = find_uid(G.u, b, uids[i])
@@ -273,8 +273,8 @@ def play_game(G, R, b, rng, rows, check, start, agents, S):
     ``Game``, ``Rules`` and the scratch ``Game`` were 30 arrays of ~7 scalars per call; they are
     one pointer each now, ``handle.py``)."""
     chosen = G.scr[b, SC_CHOSEN:SC_CHOSEN + 4]
-    uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS]
-    first = G.scr[b, SC_ACT_FIELDS:SC_ACT_FIELDS + FIELDS]
+    uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS_MAX]
+    first = G.scr[b, SC_ACT_FIELDS:SC_ACT_FIELDS + FIELDS_MAX]
     while not G.g[b, G_ENDED]:
         v = begin_step(G, R, b, rng, rows, agents, S)
         if v == 0 and check:
@@ -292,7 +292,7 @@ def play_game(G, R, b, rng, rows, check, start, agents, S):
             break
         if holds_prepared(G.pl, b, 1 - G.g[b, G_ACTIVE]) and reaction(G, R, b, rng, rows, agents, S) != E_OK:
             return INVARIANT_ACTION
-        m = snapshot(G, b, G.g[b, G_ACTIVE], uids, first)
+        m = snapshot(G, R, b, G.g[b, G_ACTIVE], uids, first)
         for i in range(m):
             if G.g[b, G_ENDED]:
                 break
