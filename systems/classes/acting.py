@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from numba import njit
 
-from battlesim.systems.classes.board import ADJACENT, FIELDS
 from battlesim.systems.classes.effects import run_jobs
 from battlesim.systems.classes.jobs import push
 from battlesim.systems.classes.legal import check_target
@@ -34,6 +33,7 @@ from battlesim.systems.classes.state import (
     E_OK,
     E_OVER,
     E_PAY,
+    FIELDS_MAX,
     G_ACTIVE,
     G_ATTACKER,
     G_ATTACKS,
@@ -91,14 +91,14 @@ ACT_DEFAULT, ACT_ATTACK, ACT_DEFEND, ACT_ABILITY = 0, 1, 2, 3
 
 
 @njit(cache=True, _nrt=False)
-def flankers(G, b, t, attacker):
+def flankers(G, R, b, t, attacker):
     """classes.md "An foe is considered to flank if it meets all these criteria: It is adjacent to
     the defending unit; It has an attack value of 0 or more; It is not defending itself; It is not
     the current attacker"; Ferocious "flanks even while defending, and while attacking (it flanks
     target of its attack)"; "Units without an Attack cannot ... flank"."""
     n = 0
-    for i in range(ADJACENT.shape[1]):
-        a = ADJACENT[t, i]
+    for i in range(R.adjacent.shape[1]):
+        a = R.adjacent[t, i]
         if a < 0 or not G.u[b, a, U_PRESENT] or not hostile(G.u, b, a, t) or not G.u[b, a, U_HAS_ATTACK]:
             continue
         fierce = G.u[b, a, U_FEROCIOUS] > 0
@@ -142,7 +142,7 @@ def attack(G, R, b, f, t):
             A = max(A - 1, 1)
         dmg = max(A, 0)
         if G.u[b, t, U_DEFENDING]:
-            n = flankers(G, b, t, f)
+            n = flankers(G, R, b, t, f)
             d = max(G.g[b, G_BASE_DEFENSE] + G.u[b, t, U_SHIELD] - n, 0)
             dmg = max(A - d, 0)
     chill = G.u[b, f, U_CHILL]
@@ -205,7 +205,7 @@ def action(G, R, b, f, kind, target, pay):
     if kind == ACT_ATTACK:
         if not G.u[b, f, U_HAS_ATTACK]:
             return E_NO_ATTACK  # "A unit can only attack if it has an Attack value"
-        t = find_target(G.u, b, f)
+        t = find_target(G.u, R, b, f)
         if t == NONE:
             return E_NO_VALID  # "It also needs a valid target within its range."
         attack(G, R, b, f, t)
@@ -222,7 +222,7 @@ def act_error(G, b, f):
     (classes.md "all units belonging to the current player will take their turn")."""
     if G.g[b, G_ENDED]:
         return E_OVER
-    if not (0 <= f < FIELDS) or not G.u[b, f, U_PRESENT]:
+    if not (0 <= f < G.u.shape[1]) or not G.u[b, f, U_PRESENT]:
         return E_NO_UNIT
     if G.u[b, f, U_SIDE] != G.g[b, G_ACTIVE]:
         return E_NOT_OWN
@@ -261,36 +261,36 @@ def act(G, R, b, f, first, kind, target, pay):
         return err
     uid = act_begin(G.u, G.g, b, f)
     if first == FIRST_DEFAULT and kind == ACT_DEFAULT:
-        if find_target(G.u, b, f) != NONE:
+        if find_target(G.u, R, b, f) != NONE:
             err = action(G, R, b, f, ACT_ATTACK, target, pay)
             f = find_uid(G.u, b, uid)
             if f >= 0 and not G.g[b, G_ENDED]:
-                f = advance(G.u, b, f)
+                f = advance(G.u, R, b, f)
         else:
-            f = advance(G.u, b, f)
-            err = action(G, R, b, f, ACT_ATTACK if find_target(G.u, b, f) != NONE else ACT_DEFEND, target, pay)
+            f = advance(G.u, R, b, f)
+            err = action(G, R, b, f, ACT_ATTACK if find_target(G.u, R, b, f) != NONE else ACT_DEFEND, target, pay)
     else:
         if kind == ACT_DEFAULT:
-            kind = ACT_ATTACK if find_target(G.u, b, f) != NONE else ACT_DEFEND
+            kind = ACT_ATTACK if find_target(G.u, R, b, f) != NONE else ACT_DEFEND
         if first == FIRST_ADVANCE:
-            f = advance(G.u, b, f)
+            f = advance(G.u, R, b, f)
             err = action(G, R, b, f, kind, target, pay)
         else:
             err = action(G, R, b, f, kind, target, pay)
             f = find_uid(G.u, b, uid)
             if err == E_OK and f >= 0 and not G.g[b, G_ENDED]:
-                f = advance(G.u, b, f)
+                f = advance(G.u, R, b, f)
     act_end(G.u, G.g, b, uid)
     return err
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def snapshot(G, b, p, uids, start):
+def snapshot(G, R, b, p, uids, start):
     """Choice 5: the Act Step's order is a snapshot of ``p``'s units (their identities and fields)
-    taken as it starts; returns the count. Inlined: once per turn in the loop, and its own work
-    is less than a call handing over ``Game``."""
-    fields = G.scr[b, SC_IN_ORDER:SC_IN_ORDER + FIELDS]
-    n = units_in_order(G.u, b, p, fields)
+    taken as it starts; returns the count. Inlined: once per turn in the loop (one call site),
+    and its own work is less than a call's."""
+    fields = G.scr[b, SC_IN_ORDER:SC_IN_ORDER + FIELDS_MAX]
+    n = units_in_order(G.u, R, b, p, fields)
     m = 0
     for i in range(n):
         if G.u[b, fields[i], U_SIDE] == p:
@@ -308,9 +308,9 @@ def act_step(G, R, b, orders, n_orders):
     snapshot; one act per unit; a unit that died first is skipped; choice 11: a unit with Turnover
     acts in its owner's step. ``orders[i]`` = (field at the step's start, first, action, target)."""
     p = G.g[b, G_ACTIVE]
-    uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS]
-    start = G.scr[b, SC_ACT_FIELDS:SC_ACT_FIELDS + FIELDS]
-    m = snapshot(G, b, p, uids, start)
+    uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS_MAX]
+    start = G.scr[b, SC_ACT_FIELDS:SC_ACT_FIELDS + FIELDS_MAX]
+    m = snapshot(G, R, b, p, uids, start)
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
     for i in range(m):
         if G.g[b, G_ENDED]:
@@ -331,7 +331,7 @@ def act_step(G, R, b, orders, n_orders):
 @njit(cache=True, _nrt=False, inline="always")
 def hasted(u, b, p):
     """Whether a unit of side ``p`` holds a Haste token (most turns none does)."""
-    for f in range(FIELDS):
+    for f in range(u.shape[1]):
         if u[b, f, U_PRESENT] and u[b, f, U_SIDE] == p and u[b, f, U_HASTE] > 0:
             return True
     return False
@@ -342,7 +342,7 @@ def clear_haste(u, b, p, acted):
     """What a Haste step leaves on side ``p``'s units when none holds a token, without walking the
     acting order: no tokens, no moves counted; with ``acted``, not acted either (the loop's step
     takes the Act Step's snapshot first, ``snapshot``)."""
-    for f in range(FIELDS):
+    for f in range(u.shape[1]):
         if u[b, f, U_PRESENT] and u[b, f, U_SIDE] == p:
             u[b, f, U_HASTE] = 0
             u[b, f, U_MOVES] = 0
@@ -360,9 +360,9 @@ def haste(G, R, b):
     if not hasted(G.u, b, p):
         clear_haste(G.u, b, p, False)
         return
-    fields = G.scr[b, SC_IN_ORDER:SC_IN_ORDER + FIELDS]
-    n = units_in_order(G.u, b, p, fields)
-    uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS]
+    fields = G.scr[b, SC_IN_ORDER:SC_IN_ORDER + FIELDS_MAX]
+    n = units_in_order(G.u, R, b, p, fields)
+    uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS_MAX]
     for i in range(n):
         uids[i] = G.u[b, fields[i], U_UID]
     for i in range(n):
@@ -372,11 +372,11 @@ def haste(G, R, b):
         for _ in range(G.u[b, f, U_HASTE]):
             if G.g[b, G_ENDED] or f < 0:
                 break
-            t = find_target(G.u, b, f)
+            t = find_target(G.u, R, b, f)
             if t != NONE:
                 attack(G, R, b, f, t)
             else:
-                f = advance(G.u, b, f)
+                f = advance(G.u, R, b, f)
             f = find_uid(G.u, b, uids[i])
         if f >= 0:
             G.u[b, f, U_HASTE] = 0
@@ -394,7 +394,7 @@ def battle_end(G, R, b):
     p = G.g[b, G_ACTIVE]
     gain_experience(G, R, b, p, 1)
     run_jobs(G, R, b)
-    for f in range(FIELDS):
+    for f in range(G.u.shape[1]):
         if G.u[b, f, U_PRESENT] and G.u[b, f, U_SIDE] == p:
             G.u[b, f, U_TURNOVER] = 0
     sync_health_auras(G, R, b)  # a unit back on its owner's side is under other auras

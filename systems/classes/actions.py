@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from battlesim.systems.classes.board import FIELDS
 from battlesim.systems.classes.effects import area_add, area_find, free_shape, run_jobs, tick_conditions, unleash
 from battlesim.systems.classes.jobs import push
 from battlesim.systems.classes.legal import check_summons, check_target
@@ -95,7 +94,7 @@ def unleash_in_order(G, R, b, order, n_order, cards):
     ``cards``: room for ``AREA`` shapes (the order, fixed before the first unleash; it may be
     ``order`` itself when ``n_order`` is 0)."""
     p = G.g[b, G_ACTIVE]
-    for f in range(FIELDS):
+    for f in range(G.u.shape[1]):
         if G.u[b, f, U_PRESENT] and G.u[b, f, U_SIDE] == p:
             G.u[b, f, U_ANTIMAGIC] = 0
     tick_conditions(G, R, b, p)
@@ -154,7 +153,7 @@ def end_phase(G, b):
         for q in range(POWERS):
             for a in range(W_CLOCK, W_CLOCK + 3):
                 G.pw[b, side, q, a] = 0
-    for f in range(FIELDS):
+    for f in range(G.u.shape[1]):
         G.u[b, f, U_ABILITY_USED] = 0
     G.g[b, G_TURN] += 1
     G.g[b, G_ACTIVE] = 1 - p
@@ -170,7 +169,7 @@ def cast_error(G, R, b, side, card, prepared, target, choice, pay):
     spell that is either prepared or in your hand"; "You cannot cast a spell if you cannot pay its
     cost"; a prepared spell "cannot be cast on the same turn it was prepared on". Changes nothing.
     Inlined, its checks on the arrays they read: the Main Phase listing asks it for each card in
-    hand at each decision, and a call hands over every array of ``Game`` and ``Rules``."""
+    hand at each decision (inlined when ``Game`` and ``Rules`` were 17 arrays per call, S11)."""
     if G.g[b, G_ENDED]:
         return E_OVER
     if prepared:

@@ -34,8 +34,8 @@ from battlesim.systems.classes.actions import (
     prepare,
     prepare_error,
 )
-from battlesim.systems.classes.board import FIELDS, INTERSECTIONS, LANES
-from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER, check_target
+from battlesim.systems.classes.board import LANES
+from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER, check_target, intersections
 from battlesim.systems.classes.mana import can_pay
 from battlesim.systems.classes.progress import unlocked
 from battlesim.systems.classes.rules import (
@@ -53,6 +53,7 @@ from battlesim.systems.classes.rules import (
 )
 from battlesim.systems.classes.state import (
     E_OK,
+    FIELDS_MAX,
     G_ENDED,
     HAND,
     NCOL,
@@ -80,9 +81,10 @@ INVARIANT_ACTION = 99  # a listed legal action that the engine then refused
 
 
 @njit(cache=True, _nrt=False)
-def targets_of(kind, out):
-    """Every target a choice of ``kind`` may name (spec §13 TARGET: 30 fields, 2 players, 20
-    intersections; a summon: the 5 first-row lanes); legality is the action's check."""
+def targets_of(u, kind, out):
+    """Every target a choice of ``kind`` may name on the board of the unit array ``u`` (spec §13
+    TARGET: 30 fields, 2 players, 20 intersections on 6 rows; a summon: the 5 first-row lanes);
+    legality is the action's check."""
     if kind == K_NONE:
         out[0] = T_NONE
         return 1
@@ -90,22 +92,23 @@ def targets_of(kind, out):
         out[0], out[1] = T_PLAYER, T_PLAYER + 1
         return 2
     if kind == K_INTERSECTION:
-        for i in range(INTERSECTIONS):
+        m = intersections(u)
+        for i in range(m):
             out[i] = T_INTERSECTION + i
-        return INTERSECTIONS
+        return m
     if kind == K_FIRST_ROW:
         for i in range(LANES):
             out[i] = T_LANE + i
         return LANES
-    for f in range(FIELDS):  # unit kinds and K_FIELD
+    for f in range(u.shape[1]):  # unit kinds and K_FIELD
         out[f] = f
-    return FIELDS
+    return u.shape[1]
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def first_target(u, b, side, kind, by_card, t, m):
     """The first of ``t[:m]`` that ``legal.check_target`` accepts, -1 if none (``u``: the unit
-    array ``G.u``, so the per-target calls hand over one array, not all of ``Game``)."""
+    array ``G.u``: the per-target check needs nothing else of ``Game``)."""
     for i in range(m):
         if check_target(u, b, side, kind, t[i], by_card) == E_OK:
             return i
@@ -132,7 +135,7 @@ def list_prepared(G, R, b, side, t, pay, out, n):
     if c < 0:
         return n
     kind = R.cards[c, C_TARGET]
-    m = targets_of(kind, t)
+    m = targets_of(G.u, kind, t)
     ok = first_target(G.u, b, side, kind, True, t, m)
     if ok >= 0 and cast_error(G, R, b, side, c, True, t[ok], NONE, pay) == E_OK:
         n = add_targets(G.u, b, side, kind, True, t, ok, m, out, n, K_CAST_PREPARED, c, 0)
@@ -148,7 +151,7 @@ def legal_actions(G, R, b, side, out):
     passes both, every target that passes ``check_target`` is legal, and with one that passes
     ``check_target`` only, none is (the listing is the per-target one: tested)."""
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
-    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS + 2]
+    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS_MAX + 2]
     u = G.u
     n = 0
     for k in range(HAND):
@@ -160,7 +163,7 @@ def legal_actions(G, R, b, side, out):
             seen = seen or G.hand[b, side, j] == c
         if seen or not can_pay(G.pl, b, side, R.cards[c, C_COST:C_COST + NCOST], pay):
             continue  # neither castable nor preparable: skip its targets
-        m = targets_of(R.cards[c, C_TARGET], t)
+        m = targets_of(u, R.cards[c, C_TARGET], t)
         ok = first_target(u, b, side, R.cards[c, C_TARGET], True, t, m)
         if ok >= 0 and cast_error(G, R, b, side, c, False, t[ok], NONE, pay) == E_OK:
             n = add_targets(u, b, side, R.cards[c, C_TARGET], True, t, ok, m, out, n, K_CAST, c, 0)
@@ -177,7 +180,7 @@ def legal_actions(G, R, b, side, out):
             if not can_pay(G.pl, b, side, R.powers[pid, base + AB_COST:base + AB_COST + NCOST], pay):
                 continue  # no target makes it payable: skip them
             kind = R.powers[pid, base + AB_TARGET]
-            m = targets_of(kind, t)
+            m = targets_of(u, kind, t)
             ok = first_target(u, b, side, kind, False, t, m)
             if ok >= 0 and ability_error(G, R, b, side, p, a, t[ok], NONE, pay) == E_OK:
                 n = add_targets(u, b, side, kind, False, t, ok, m, out, n, K_ABILITY, p, a)
@@ -187,7 +190,7 @@ def legal_actions(G, R, b, side, out):
 @njit(cache=True, _nrt=False, inline="always")
 def apply_action(G, R, b, side, row):
     """Take one listed Main Phase action (a row of ``legal_actions``) with the default payer.
-    Inlined: a dispatch whose call would hand over ``Game`` and ``Rules`` before the action's own."""
+    Inlined: a dispatch, one call before the action's own."""
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
     if row[0] == K_CAST:
         return cast(G, R, b, side, row[1], False, row[3], NONE, pay)
@@ -207,7 +210,7 @@ def window(G, R, b, rng, rows, side):
     if c < 0 or G.g[b, G_ENDED]:
         return E_OK
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
-    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS + 2]
+    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS_MAX + 2]
     n = list_prepared(G, R, b, side, t, pay, rows, 0)
     if n == 0:
         return E_OK
@@ -227,14 +230,14 @@ def unit_actions(G, R, b, f, t, pay, rows):
     random act)."""
     card = G.u[b, f, U_CARD]
     n = 0
-    if G.u[b, f, U_HAS_ATTACK] and find_target(G.u, b, f) != NONE:
+    if G.u[b, f, U_HAS_ATTACK] and find_target(G.u, R, b, f) != NONE:
         rows[n, 0], rows[n, 1], rows[n, 2], rows[n, 3] = ACT_ATTACK, card, 0, NONE
         n += 1
     rows[n, 0], rows[n, 1], rows[n, 2], rows[n, 3] = ACT_DEFEND, card, 0, NONE
     n += 1
     if card >= 0 and R.cards[card, C_HAS_ABILITY] == 1:
         kind, owner = R.cards[card, C_AB_TARGET], G.u[b, f, U_SIDE]
-        m = targets_of(kind, t)
+        m = targets_of(G.u, kind, t)
         ok = first_target(G.u, b, owner, kind, True, t, m)
         if ok >= 0 and unit_ability_error(G, R, b, f, t[ok], pay) == E_OK:
             n = add_targets(G.u, b, owner, kind, True, t, ok, m, rows, n, ACT_ABILITY, card, 0)
@@ -248,17 +251,17 @@ def random_act(G, R, b, f, rng, rows):
     one legal action at that moment (Attack if it has a valid target, Defend, its ability on a
     legal target)."""
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
-    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS + 2]
+    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS_MAX + 2]
     uid = act_begin(G.u, G.g, b, f)
     advance_first = integers(rng, b, 2, STREAM) == 1
     if advance_first:
-        f = advance(G.u, b, f)
+        f = advance(G.u, R, b, f)
     n = unit_actions(G, R, b, f, t, pay, rows)
     pick = integers(rng, b, n, STREAM)
     err = action(G, R, b, f, rows[pick, 0], rows[pick, 3], pay)
     if not advance_first:
         f = find_uid(G.u, b, uid)
         if f >= 0 and not G.g[b, G_ENDED]:
-            advance(G.u, b, f)
+            advance(G.u, R, b, f)
     act_end(G.u, G.g, b, uid)
     return err

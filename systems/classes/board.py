@@ -1,7 +1,9 @@
 """The classes battlefield: 5 lanes x 6 rows, its fields, intersections and geometry tables.
 
-Compiled code will index these tables (they are computed once, at import); the small pure
-functions beside them are the readable definition each table is built from and checked against.
+Compiled code reads a board's tables from ``Rules`` (``rules.compile_rules`` packs
+``geometry(rows)``: one engine for any ``rows``, spec choice 1), computed once per row count; the
+small pure functions beside them are the readable definition each table is built from and checked
+against. The 6-row tables below are the default board's, for Python and the tests.
 Coordinates are absolute (specs/classes.md §1): ``lane`` 0-4 left to right as player 0 sees the
 board, ``row`` 0-5 with row 0 player 0's first row and row 5 player 1's. A field's id is
 ``row * LANES + lane`` so a row is contiguous (the acting order walks rows).

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from numba import njit
 
-from battlesim.systems.classes.board import ACTING_ORDER, DISTANCE, FIELDS, FIRST_ROW, INTERSECTION_DISTANCE, LANES
+from battlesim.systems.classes.board import LANES
 from battlesim.systems.classes.jobs import push
+from battlesim.systems.classes.legal import first_row
 from battlesim.systems.classes.mana import gain_mana, tick
 from battlesim.systems.classes.progress import gain_experience
 from battlesim.systems.classes.rules import (
@@ -52,6 +53,7 @@ from battlesim.systems.classes.state import (
     AFTER_NOTHING,
     AFTER_UNLEASH,
     AREA,
+    FIELDS_MAX,
     G_ENDED,
     G_NEXT_UID,
     G_NJOBS,
@@ -151,19 +153,19 @@ def run_job(G, R, b, k):
 
 
 @njit(cache=True, _nrt=False)
-def in_range(f, target, reach):
+def in_range(R, f, target, reach):
     """spec §14 ``enemies_in_range``: within ``range`` of the chosen field or intersection
     (classes.md "Range": "When the origin is an intersection, all fields whose corners are part of
     that intersection count as being at range 1"; choice 19: the origin field itself counts)."""
-    if 0 <= target < FIELDS:
-        return DISTANCE[target, f] <= reach
+    if 0 <= target < R.distance.shape[0]:
+        return R.distance[target, f] <= reach
     if T_INTERSECTION <= target < T_LANE:
-        return INTERSECTION_DISTANCE[target - T_INTERSECTION, f] <= reach
+        return R.intersection_distance[target - T_INTERSECTION, f] <= reach
     return False
 
 
 @njit(cache=True, _nrt=False)
-def targets(G, b, job, sel, reach, out):
+def targets(G, R, b, job, sel, reach, out):
     """The units an effect acts on, in the owner's acting order (classes.md: "whenever an a text
     affects multiple units on the battleground, always resolve them row by row, left to right")."""
     owner = job[J_OWNER]
@@ -171,17 +173,17 @@ def targets(G, b, job, sel, reach, out):
     if sel == SEL_CHOSEN:
         t = job[J_TARGET]
         if t == T_NONE and job[J_TRIGGER] == TR_SUMMON:
-            t = summon_target(G, b, owner)
-        if 0 <= t < FIELDS and G.u[b, t, U_PRESENT]:
+            t = summon_target(G, R, b, owner)
+        if 0 <= t < G.u.shape[1] and G.u[b, t, U_PRESENT]:
             out[0] = t
             n = 1
         return n
-    for i in range(FIELDS):
-        f = ACTING_ORDER[owner, i]
+    for i in range(G.u.shape[1]):
+        f = R.acting_order[owner, i]
         if not G.u[b, f, U_PRESENT]:
             continue
         if sel == SEL_IN_RANGE:
-            ok = team(G.u, b, f) != owner and in_range(f, job[J_TARGET], reach)
+            ok = team(G.u, b, f) != owner and in_range(R, f, job[J_TARGET], reach)
         else:
             ok = selects(G, b, f, sel, owner, job[J_SRC], job[J_SHAPE])
         if ok:
@@ -191,12 +193,12 @@ def targets(G, b, job, sel, reach, out):
 
 
 @njit(cache=True, _nrt=False)
-def summon_target(G, b, owner):
+def summon_target(G, R, b, owner):
     """The target of a unit's "When summoned" text that names one (Warlock: "kill an enemy
     unit"): a summon step names the card and the lane, not a second target, so the engine takes
     the first foe in the owner's acting order that cards may target (ledger E3)."""
-    for i in range(FIELDS):
-        f = ACTING_ORDER[owner, i]
+    for i in range(G.u.shape[1]):
+        f = R.acting_order[owner, i]
         if G.u[b, f, U_PRESENT] and team(G.u, b, f) != owner and G.u[b, f, U_ANTIMAGIC] == 0:
             return f
     return T_NONE
@@ -258,8 +260,8 @@ def apply(G, R, b, job, e):
     if op == OP_SUMMON:
         summon(G, R, b, owner, job[J_CHOICE], ef[F_CARD_TYPE], job[J_TARGET])
         return
-    out = G.scr[b, SC_SELECTED:SC_SELECTED + FIELDS]
-    n = targets(G, b, job, ef[F_SELECT], ef[F_RANGE], out)
+    out = G.scr[b, SC_SELECTED:SC_SELECTED + FIELDS_MAX]
+    n = targets(G, R, b, job, ef[F_SELECT], ef[F_RANGE], out)
     for i in range(n):
         f = out[i]
         if not G.u[b, f, U_PRESENT]:
@@ -302,7 +304,7 @@ def summon(G, R, b, owner, card, mask, target):
     lane = target - T_LANE
     if card < 0 or not 0 <= lane < LANES:
         return
-    f = FIRST_ROW[owner] * LANES + lane
+    f = first_row(G.u, owner) * LANES + lane
     if G.u[b, f, U_PRESENT] or not take_card(G.hand, b, owner, card):
         return
     place_unit(G, R, b, f, owner, card)
@@ -387,7 +389,7 @@ def end_enchantment(G, b, side, shape):
     has no enchantment tokens on it, move it into that player's Nether." """
     if shape < 0:
         return
-    for f in range(FIELDS):
+    for f in range(G.u.shape[1]):
         G.u[b, f, U_ENCH + side * NSHAPES + shape] = 0
     k = area_find(G, b, side, NONE, shape)
     if k >= 0:
@@ -427,7 +429,7 @@ def tick_conditions(G, R, b, p):
     side only). No plugin condition: no loop at all."""
     for k in range(R.conditions.shape[0]):
         col = U_PLUGIN_CONDITION + k
-        for f in range(FIELDS):
+        for f in range(G.u.shape[1]):
             if G.g[b, G_ENDED]:
                 return
             if not G.u[b, f, U_PRESENT] or G.u[b, f, U_SIDE] != p or G.u[b, f, col] <= 0:

@@ -22,7 +22,6 @@ from battlesim.ecs.datafiles import DataError
 from battlesim.ecs.decisions import compiled_agent_codes
 from battlesim.ecs.threads import over_threads
 from battlesim.systems.classes import kernel_cache, loop
-from battlesim.systems.classes.board import ROWS
 from battlesim.systems.classes.cards import CardSet
 from battlesim.systems.classes.conditions import plugin_conditions
 from battlesim.systems.classes.decks import ClassDeck
@@ -60,7 +59,7 @@ class ClassesGame(Protocol):
     boards: dict[str, ClassBoard]
     decks: dict[str, ClassDeck]
     params: ClassesParams
-    compiled_by_decks: dict[tuple[str, str], tuple[tuple[Any, ...], Compiled]]
+    compiled_by_decks: dict[tuple[str, str, int], tuple[tuple[Any, ...], Compiled]]  # (decks, rows)
 
 
 def agent_codes(names: Sequence[str]) -> np.ndarray:
@@ -75,12 +74,13 @@ def compile_for(game: ClassesGame, decks: tuple[str, str]) -> Compiled:
     or forgotten later gets new tables)."""
     decks = (decks[0], decks[1])
     declared = tuple(plugin_conditions().values())
-    kept = game.compiled_by_decks.get(decks)
+    rows = game.params.rows
+    kept = game.compiled_by_decks.get((*decks, rows))
     if kept is not None and len(kept[0]) == len(declared) and all(a is b for a, b in zip(kept[0], declared)):
         return kept[1]
     powers = [p for d in decks for p in game.boards[game.decks[d].class_name].powers]
-    compiled = compile_rules(game.cards, powers)
-    game.compiled_by_decks[decks] = (declared, compiled)
+    compiled = compile_rules(game.cards, powers, rows)
+    game.compiled_by_decks[(*decks, rows)] = (declared, compiled)
     return compiled
 
 
@@ -97,7 +97,7 @@ def set_up(game: ClassesGame, decks: tuple[str, str], n_games: int) -> tuple[Gam
     compiled = compile_for(game, decks)
     R = compiled.rules
     G = new_game(n_games, R.cards.shape[0], life=game.params.life, turn_limit=game.params.turn_limit,
-                 base_defense=game.params.base_defense)
+                 base_defense=game.params.base_defense, rows=game.params.rows)
     for s, deck_id in enumerate(decks):
         deck = game.decks[deck_id]
         board = game.boards[deck.class_name]
@@ -140,13 +140,13 @@ def first_player(seeds: np.ndarray) -> np.ndarray:
 
 
 def new_batch(game: ClassesGame, decks: tuple[str, str], seeds: np.ndarray) -> Batch:
-    """One game per seed set up, its tally empty, not played yet. The compiled engine's board
-    and token shapes are fixed (``state.py``): other ``rows`` or ``shapes`` are refused, not
-    silently played on 6 rows and 5 shapes."""
+    """One game per seed set up, its tally empty, not played yet, on a board of ``rows`` rows
+    (the unit array and ``Rules``' board tables are laid out per batch). The token shapes are
+    fixed (``state.py``): other ``shapes`` are refused, not silently played as 5."""
     p = game.params
-    if p.rows != ROWS or p.shapes != len(SHAPES):
-        raise DataError(f"classes: rows={p.rows}, shapes={p.shapes}: the compiled engine plays {ROWS} rows and "
-                        f"{len(SHAPES)} shapes (spec choices 1 and 18); other values are not built")
+    if p.shapes != len(SHAPES):
+        raise DataError(f"classes: shapes={p.shapes}: the compiled engine plays {len(SHAPES)} shapes "
+                        f"(spec choice 18); other values are not built")
     seeds = np.asarray(seeds, dtype=np.int64)
     G, compiled, start = set_up(game, decks, len(seeds))
     G.g[:, G_ACTIVE] = first_player(seeds)
@@ -162,7 +162,7 @@ def scratch(game: ClassesGame, cards: int) -> Game:
     """A one-game scratch state for the greedy agent's trials (one per thread), of a card set of
     ``cards`` cards."""
     p = game.params
-    return new_game(1, cards, life=p.life, turn_limit=p.turn_limit, base_defense=p.base_defense)
+    return new_game(1, cards, life=p.life, turn_limit=p.turn_limit, base_defense=p.base_defense, rows=p.rows)
 
 
 def play_batch(game: ClassesGame, decks: tuple[str, str], seeds: np.ndarray, agents: tuple[int, int] = (0, 0),

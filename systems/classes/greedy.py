@@ -29,13 +29,14 @@ from battlesim.systems.classes.acting import ACT_ABILITY, ACT_ATTACK, ACT_DEFEND
 from battlesim.systems.classes.acting import ability_error as unit_ability_error
 from battlesim.systems.classes.actions import cast, cast_error
 from battlesim.systems.classes.agent import apply_action, legal_actions, targets_of
-from battlesim.systems.classes.board import FIELDS, LANES, ROWS
+from battlesim.systems.classes.board import LANES
 from battlesim.systems.classes.rules import C_AB_TARGET, C_COST, C_HAS_ABILITY, C_TARGET
 from battlesim.systems.classes.state import (
     BONUS_MANA,
     BONUS_TOKEN,
     BONUSES,
     E_OK,
+    FIELDS_MAX,
     G_ACTIVE,
     G_ENDED,
     G_WINNER,
@@ -122,12 +123,13 @@ def evaluate(G, b, side):
     s += 8 * (np.int64(G.pl[b, side, P_EXP]) - G.pl[b, o, P_EXP])
     s += 3 * (np.int64(G.pl[b, side, P_CAST]) - G.pl[b, o, P_CAST])
     s += 5 * ((1 if G.pl[b, side, P_PREP] >= 0 else 0) - (1 if G.pl[b, o, P_PREP] >= 0 else 0))
-    for f in range(FIELDS):
+    last = G.u.shape[1] // LANES - 1  # the board's last row
+    for f in range(G.u.shape[1]):
         if not G.u[b, f, U_PRESENT]:
             continue
         k = team(G.u, b, f)
         row = f // LANES
-        ahead = row if k == 0 else ROWS - 1 - row
+        ahead = row if k == 0 else last - row
         v = 10 * max(np.int64(G.u[b, f, U_HEALTH]), 0) + 6 * G.u[b, f, U_SHIELD] + 2 * ahead
         if G.u[b, f, U_HAS_ATTACK]:
             v += 10 * np.int64(G.u[b, f, U_ATTACK]) + 3 * G.u[b, f, U_RANGE]
@@ -159,9 +161,9 @@ def greedy_window(G, R, b, rng, side, S):
     if c < 0 or G.g[b, G_ENDED]:
         return PASS
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
-    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS + 2]
+    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS_MAX + 2]
     best, pick = evaluate(G, b, side) + jitter(rng, b), PASS
-    for i in range(targets_of(R.cards[c, C_TARGET], t)):
+    for i in range(targets_of(G.u, R.cards[c, C_TARGET], t)):
         if cast_error(G, R, b, side, c, True, t[i], NONE, pay) != E_OK:
             continue
         copy_game(G, b, S)
@@ -180,12 +182,12 @@ def play_act(G, R, b, f, first, kind, target):
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
     uid = act_begin(G.u, G.g, b, f)
     if first:
-        f = advance(G.u, b, f)
+        f = advance(G.u, R, b, f)
     err = action(G, R, b, f, kind, target, pay)
     if not first:
         f = find_uid(G.u, b, uid)
         if f >= 0 and not G.g[b, G_ENDED]:
-            advance(G.u, b, f)
+            advance(G.u, R, b, f)
     act_end(G.u, G.g, b, uid)
     return err
 
@@ -197,7 +199,7 @@ def greedy_act(G, R, b, f, rng, S):
     unit's ability on a legal target), each tried on the scratch copy; then played on ``G``."""
     side = G.g[b, G_ACTIVE]
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
-    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS + 2]
+    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS_MAX + 2]
     best = -2 * WIN
     b_first, b_kind, b_target = 1, ACT_DEFEND, NONE
     for first in (1, 0):
@@ -206,18 +208,18 @@ def greedy_act(G, R, b, f, rng, S):
         g = f
         if first:
             act_begin(S.u, S.g, 0, g)
-            g = advance(S.u, 0, g)
-        kinds = G.scr[b, SC_ACT_KINDS:SC_ACT_KINDS + FIELDS + 4]
-        tgts = G.scr[b, SC_ACT_TARGETS:SC_ACT_TARGETS + FIELDS + 4]
+            g = advance(S.u, R, 0, g)
+        kinds = G.scr[b, SC_ACT_KINDS:SC_ACT_KINDS + FIELDS_MAX + 4]
+        tgts = G.scr[b, SC_ACT_TARGETS:SC_ACT_TARGETS + FIELDS_MAX + 4]
         n = 0
-        if S.u[0, g, U_HAS_ATTACK] and find_target(S.u, 0, g) != NONE:
+        if S.u[0, g, U_HAS_ATTACK] and find_target(S.u, R, 0, g) != NONE:
             kinds[n], tgts[n] = ACT_ATTACK, NONE
             n += 1
         kinds[n], tgts[n] = ACT_DEFEND, NONE
         n += 1
         card = S.u[0, g, U_CARD]
         if card >= 0 and R.cards[card, C_HAS_ABILITY] == 1:
-            for i in range(targets_of(R.cards[card, C_AB_TARGET], t)):
+            for i in range(targets_of(S.u, R.cards[card, C_AB_TARGET], t)):
                 if unit_ability_error(S, R, 0, g, t[i], pay) == E_OK:
                     kinds[n], tgts[n] = ACT_ABILITY, t[i]
                     n += 1

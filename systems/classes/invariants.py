@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from numba import njit
 
-from battlesim.systems.classes.board import FIELDS
 from battlesim.systems.classes.state import (
     A_CARD,
     AREA,
@@ -64,7 +63,7 @@ def card_total(G, b, side):
         for pile in (G.hand, G.nether, G.upgrade):
             if pile[b, side, k] >= 0:
                 n += 1
-    for f in range(FIELDS):
+    for f in range(G.u.shape[1]):
         if G.u[b, f, U_PRESENT] and G.u[b, f, U_SIDE] == side and G.u[b, f, U_CARD] >= 0:
             n += 1
     for k in range(AREA):
@@ -81,7 +80,7 @@ def violation(G, R, b, start):
     the layout), units alive have HP >= 1, counts >= 0, mana conserved, life never rises (nothing
     heals a player), experience below the level maximum (at most it, at the top), a winner only
     when the loser's life is at 0 (a draw: both, or the turn limit), cards conserved."""
-    for f in range(FIELDS):
+    for f in range(G.u.shape[1]):
         if not G.u[b, f, U_PRESENT]:
             continue
         if G.u[b, f, U_HEALTH] <= 0:
@@ -89,7 +88,7 @@ def violation(G, R, b, start):
         for k in range(U_CONDITION, NU):
             if G.u[b, f, k] < 0:
                 return NEGATIVE
-        for g in range(f + 1, FIELDS):
+        for g in range(f + 1, G.u.shape[1]):
             if G.u[b, g, U_PRESENT] and G.u[b, g, U_UID] == G.u[b, f, U_UID]:
                 return TWO_UNITS
     for side in range(2):

@@ -14,7 +14,7 @@ from typing import Any
 
 from battlesim.ecs import kernel_stamp
 
-KERNEL_FILES = ("state.py", "rules.py", "board.py", "vocabulary.py", "jobs.py", "mana.py", "progress.py",
+KERNEL_FILES = ("handle.py", "state.py", "rules.py", "board.py", "vocabulary.py", "jobs.py", "mana.py", "progress.py",
                 "units.py", "effects.py", "legal.py", "acting.py", "actions.py", "invariants.py", "agent.py",
                 "greedy.py", "lookahead.py", "loop.py")
 _checked = False

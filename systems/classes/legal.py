@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from battlesim.systems.classes.board import FIELDS, FIRST_ROW, INTERSECTIONS, LANES
+from battlesim.systems.classes.board import LANES
 from battlesim.systems.classes.rules import C_SPELL, C_TYPE_BITS, F_CARD_TYPE, F_OP, F_TRIGGER, OP, TK, TR_CAST
 from battlesim.systems.classes.state import (
     E_ANTIMAGIC,
@@ -33,16 +33,29 @@ OP_SUMMON = OP["summon"]
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def first_row(u, side):
+    """Spec choice 2: the first row on ``side``'s side, row 0 or the last (``board.first_row``) of
+    the board the unit array ``u`` is laid out for (``rows`` = its fields / LANES)."""
+    return 0 if side == 0 else u.shape[1] // LANES - 1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def intersections(u):
+    """The interior intersections of the board of ``u`` (``board.INTERSECTIONS`` on 6 rows)."""
+    return (LANES - 1) * (u.shape[1] // LANES - 1)
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def check_target(u, b, owner, kind, target, by_card):
     """A target of ``kind`` (spec §14 ``target``) chosen by ``owner``. Antimagic: "A unit with
     Antimagic cannot be targeted ... by cards" (choice 12: spells and unit abilities, ``by_card``;
     class abilities are not cards); a summon needs "an empty spot in the front row on your side".
-    It reads the unit array alone (``G.u``): the random agent's listing calls it per target, and
-    a call handing over all of ``Game`` passes each of its arrays as ~7 scalars."""
+    It reads the unit array alone (``G.u``): the random agent's listing calls it per target
+    (inlined), and it needs nothing else of ``Game``."""
     if kind == K_NONE:
         return E_OK if target == T_NONE else E_TARGET
     if kind in (K_UNIT, K_ENEMY, K_ALLIED):
-        if not (0 <= target < FIELDS) or not u[b, target, U_PRESENT]:
+        if not (0 <= target < u.shape[1]) or not u[b, target, U_PRESENT]:
             return E_TARGET
         side = u[b, target, U_SIDE] ^ (1 if u[b, target, U_TURNOVER] > 0 else 0)  # units.team
         if kind == K_ENEMY and side == owner or kind == K_ALLIED and side != owner:
@@ -53,14 +66,14 @@ def check_target(u, b, owner, kind, target, by_card):
     if kind == K_PLAYER:
         return E_OK if T_PLAYER <= target <= T_PLAYER + 1 else E_TARGET
     if kind == K_FIELD:
-        return E_OK if 0 <= target < FIELDS else E_TARGET
+        return E_OK if 0 <= target < u.shape[1] else E_TARGET
     if kind == K_INTERSECTION:
-        return E_OK if T_INTERSECTION <= target < T_INTERSECTION + INTERSECTIONS else E_TARGET
+        return E_OK if T_INTERSECTION <= target < T_INTERSECTION + intersections(u) else E_TARGET
     if kind == K_FIRST_ROW:
         lane = target - T_LANE
         if not 0 <= lane < LANES:
             return E_TARGET
-        return E_OCCUPIED if u[b, FIRST_ROW[owner] * LANES + lane, U_PRESENT] else E_OK
+        return E_OCCUPIED if u[b, first_row(u, owner) * LANES + lane, U_PRESENT] else E_OK
     return E_TARGET
 
 

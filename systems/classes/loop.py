@@ -35,7 +35,6 @@ from battlesim.systems.classes.agent import (
     random_act,
     window,
 )
-from battlesim.systems.classes.board import FIELDS
 from battlesim.systems.classes.effects import run_jobs
 from battlesim.systems.classes.greedy import PASS, greedy_act, greedy_main, greedy_window, prime_answers
 from battlesim.systems.classes.invariants import START_CARDS, START_LIFE, START_MANA, card_total, mana_total, violation
@@ -43,6 +42,7 @@ from battlesim.systems.classes.lookahead import lookahead_main
 from battlesim.systems.classes.progress import take_bonus
 from battlesim.systems.classes.state import (
     E_OK,
+    FIELDS_MAX,
     G_ACTIVE,
     G_ENDED,
     G_TURN,
@@ -105,8 +105,8 @@ def any_scoring(agents):
 @njit(cache=True, _nrt=False, inline="always")
 def holds_prepared(pl, b, side):
     """Whether a window of ``side`` has anything to decide (``window_for`` returns at once
-    otherwise). The callers ask first: a call hands over every array of ``Game``, ``Rules`` and
-    the scratch ``Game`` (~7 scalars each), far more than the answer costs."""
+    otherwise). The callers ask first: a call (its arguments, its frame) costs more than the
+    answer."""
     return pl[b, side, P_PREP] >= 0
 
 
@@ -225,11 +225,11 @@ def haste_step(G, R, b, rng, agents):
     if any_scoring(agents):
         prime(G, R, b, agents)
     p = G.g[b, G_ACTIVE]
-    uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS]
-    first = G.scr[b, SC_ACT_FIELDS:SC_ACT_FIELDS + FIELDS]
+    uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS_MAX]
+    first = G.scr[b, SC_ACT_FIELDS:SC_ACT_FIELDS + FIELDS_MAX]
     m = 0
     if hasted(G.u, b, p):
-        m = snapshot(G, b, p, uids, first)
+        m = snapshot(G, R, b, p, uids, first)
     else:  # most turns: no token to play, the step only clears
         clear_haste(G.u, b, p, True)
     for i in range(m):
@@ -240,12 +240,12 @@ def haste_step(G, R, b, rng, agents):
         for _ in range(G.u[b, f, U_HASTE]):
             if G.g[b, G_ENDED] or f < 0:
                 break
-            t = find_target(G.u, b, f)
+            t = find_target(G.u, R, b, f)
             kills = G.pl[b, p, P_KILLS]
             if t != NONE and (agents[p] != RANDOM or integers(rng, b, 2, STREAM) == 0):
                 attack(G, R, b, f, t)
             else:
-                f = advance(G.u, b, f)
+                f = advance(G.u, R, b, f)
             if card >= 0:
                 G.tally[b, p, card, LC_KILLS] += G.pl[b, p, P_KILLS] - kills
             f = find_uid(G.u, b, uids[i])
@@ -269,11 +269,12 @@ def play_game(G, R, b, rng, rows, check, start, agents, S):
     (spec §2): Begin Phase, Main Phase, Act Step, Haste, the Battle Phase's end, End Phase, with
     the windows of choice 14. With ``check``, the invariants after every step; returns the
     first violation's code (0: none). Every step it calls once (``begin_step``, ``haste_step``,
-    ``battle_step``) or most often (``main_one``, ``act_one``) is inlined: a call would hand over
-    every array of ``Game``, ``Rules`` and the scratch ``Game``, ~7 scalars each."""
+    ``battle_step``) or most often (``main_one``, ``act_one``) is inlined (S9, S13: when
+    ``Game``, ``Rules`` and the scratch ``Game`` were 30 arrays of ~7 scalars per call; they are
+    one pointer each now, ``handle.py``)."""
     chosen = G.scr[b, SC_CHOSEN:SC_CHOSEN + 4]
-    uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS]
-    first = G.scr[b, SC_ACT_FIELDS:SC_ACT_FIELDS + FIELDS]
+    uids = G.scr[b, SC_ACT_UIDS:SC_ACT_UIDS + FIELDS_MAX]
+    first = G.scr[b, SC_ACT_FIELDS:SC_ACT_FIELDS + FIELDS_MAX]
     while not G.g[b, G_ENDED]:
         v = begin_step(G, R, b, rng, rows, agents, S)
         if v == 0 and check:
@@ -291,7 +292,7 @@ def play_game(G, R, b, rng, rows, check, start, agents, S):
             break
         if holds_prepared(G.pl, b, 1 - G.g[b, G_ACTIVE]) and reaction(G, R, b, rng, rows, agents, S) != E_OK:
             return INVARIANT_ACTION
-        m = snapshot(G, b, G.g[b, G_ACTIVE], uids, first)
+        m = snapshot(G, R, b, G.g[b, G_ACTIVE], uids, first)
         for i in range(m):
             if G.g[b, G_ENDED]:
                 break

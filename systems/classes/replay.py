@@ -22,7 +22,7 @@ from battlesim.systems.classes import loop
 from battlesim.systems.classes.acting import snapshot
 from battlesim.systems.classes.actions import end_phase
 from battlesim.systems.classes.agent import CANDIDATES, K_ABILITY, K_CAST, K_CAST_PREPARED, K_PREPARE, MAIN_ACTIONS
-from battlesim.systems.classes.board import FIELDS, LANES
+from battlesim.systems.classes.board import LANES
 from battlesim.systems.classes.games import Batch, agent_codes, new_batch, scratch
 from battlesim.systems.classes.rules import Compiled
 from battlesim.systems.classes.state import (
@@ -177,7 +177,7 @@ class Narrator:
 
     def _units(self, a: Game, z: Game) -> None:
         def units(G: Game) -> dict[int, int]:
-            return {int(G.u[0, f, U_UID]): f for f in range(FIELDS) if G.u[0, f, U_PRESENT]}
+            return {int(G.u[0, f, U_UID]): f for f in range(G.u.shape[1]) if G.u[0, f, U_PRESENT]}
 
         ua, uz = units(a), units(z)
         for uid, f in ua.items():
@@ -232,7 +232,7 @@ def play_narrated(bt: Batch, codes: np.ndarray, S: Game, n: Narrator, decks: Seq
     G, R, rng, w = bt.G, bt.compiled.rules, bt.rng, n.write
     rows = np.empty((CANDIDATES, 4), np.int64)
     chosen = np.empty(4, np.int64)
-    uids, first = np.empty(FIELDS, np.int64), np.empty(FIELDS, np.int64)
+    uids, first = np.empty(G.u.shape[1], np.int64), np.empty(G.u.shape[1], np.int64)
     args = (rng, rows, codes, S)
 
     def step(title: str, fn: Callable[[], int], always: bool = True) -> int:
@@ -273,7 +273,7 @@ def play_narrated(bt: Batch, codes: np.ndarray, S: Game, n: Narrator, decks: Seq
         if G.g[0, G_ENDED]:
             break
         step("", lambda: loop.reaction(G, R, 0, rng, rows, codes, S))
-        m = snapshot(G, 0, p, uids, first)
+        m = snapshot(G, R, 0, p, uids, first)
         w(f"  Battle Phase: {m} units act")
         for i in range(m):
             if G.g[0, G_ENDED]:
@@ -281,7 +281,7 @@ def play_narrated(bt: Batch, codes: np.ndarray, S: Game, n: Narrator, decks: Seq
             f = find_uid(G.u, 0, uids[i])
             if f < 0 or G.u[0, f, U_ACTED]:
                 continue
-            t = int(find_target(G.u, 0, f))
+            t = int(find_target(G.u, R, 0, f))
             seen = "no valid target" if t < 0 else "target" + n.target(G, t).replace(" on ", " ", 1)
             step(f"{n.unit(G, f)} acts (search rule: {seen})",
                  lambda uid=uids[i]: loop.act_one(G, R, 0, uid, *args))

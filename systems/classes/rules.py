@@ -9,13 +9,15 @@ each owner holds a (start, count) into it, so one interpreter (``effects.py``) r
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
+from battlesim.systems.classes.board import ROWS, geometry
 from battlesim.systems.classes.cards import CardSet, CardSpec
 from battlesim.systems.classes.conditions import condition_names, plugin_conditions
 from battlesim.systems.classes.effect_spec import EffectSpec
+from battlesim.systems.classes.handle import Handle, HandleType, register
 from battlesim.systems.classes.powers import PowerSpec
 from battlesim.systems.classes.state import ABILITIES, NONE, TOKENS
 from battlesim.systems.classes.vocabulary import (
@@ -69,13 +71,37 @@ TK = {n: i for i, n in enumerate(TARGET_KINDS)}
 ST_ATTACK, ST_HEALTH = STATS.index("attack"), STATS.index("health")
 
 
-class Rules(NamedTuple):
-    """The static tables a kernel reads (int32, NONE where unused)."""
+RULES_ARRAYS = ("cards", "powers", "effects", "conditions", "search", "search_distance", "front", "acting_order",
+                "distance", "intersection_distance", "adjacent")
 
-    cards: np.ndarray  # [cards, NC]
-    powers: np.ndarray  # [powers, NPW]
-    effects: np.ndarray  # [effects, NF]
-    conditions: np.ndarray  # [plugin conditions, NCD]: each one's tick (its effects, what it discards)
+
+class RulesType(HandleType):
+    """The numba type of ``Rules``."""
+
+
+class Rules(Handle):
+    """The static tables a kernel reads (int32, NONE where unused), one pointer in compiled code
+    (``handle.py``): cards [cards, NC]; powers [powers, NPW]; effects [effects, NF]; conditions
+    [plugin conditions, NCD] (each one's tick: its effects, what it discards); then the board's
+    tables (``board.geometry(rows)``, int8: the attack search order and its distances, the field
+    in front, the acting order, distances from a field or an intersection, adjacent fields), so
+    one compiled engine plays any ``rows`` (spec choice 1)."""
+
+    ARRAYS = RULES_ARRAYS
+
+
+register(RulesType, Rules, RULES_ARRAYS)
+
+
+@njit(cache=True)
+def make_rules(cards, powers, effects, conditions, search, search_distance, front, acting_order, distance,  # type: ignore[no-untyped-def]
+               intersection_distance, adjacent):
+    """The compiled handle of these tables (cached: numba's own constructor compiles per process)."""
+    return Rules(cards, powers, effects, conditions, search, search_distance, front, acting_order, distance,
+                 intersection_distance, adjacent)
+
+
+Rules.MAKE = make_rules
 
 
 @dataclass
@@ -104,8 +130,9 @@ def _cost(cost: dict[str, int]) -> list[int]:
     return [cost.get(c, 0) for c in COST_COLOURS]
 
 
-def compile_rules(cards: CardSet, powers: list[PowerSpec]) -> Compiled:
-    """Every card of ``cards`` and every power of ``powers`` (both sides' boards) as tables."""
+def compile_rules(cards: CardSet, powers: list[PowerSpec], rows: int = ROWS) -> Compiled:
+    """Every card of ``cards`` and every power of ``powers`` (both sides' boards) as tables, and
+    the tables of a board of ``rows`` rows."""
     names = list(cards.specs)
     index = {n: i for i, n in enumerate(names)}
     words = tuple(sorted({w for s in cards.specs.values() for w in s.type.split()}))
@@ -177,4 +204,6 @@ def compile_rules(cards: CardSet, powers: list[PowerSpec]) -> Compiled:
         ctable[k, CD_START], ctable[k, CD_N] = add(list(c.effects))
         ctable[k, CD_DISCARD] = DISCARDS.index(c.discard)
     eff = np.array(effects, np.int32).reshape(len(effects), NF) if effects else np.full((1, NF), NONE, np.int32)
-    return Compiled(Rules(table, ptable, eff, ctable), names, [p.name for p in specs], specs, words)
+    g = geometry(rows)
+    board = (g.search, g.search_distance, g.front, g.acting_order, g.distance, g.intersection_distance, g.adjacent)
+    return Compiled(Rules(table, ptable, eff, ctable, *board), names, [p.name for p in specs], specs, words)

@@ -28,7 +28,7 @@ class ClassesGame:
     params: ClassesParams
     ruleset: str = "classes"
     # a deck pair's tables (``games.compile_for``), with the plugin conditions they were built with
-    compiled_by_decks: dict[tuple[str, str], tuple[tuple[Any, ...], Any]] = field(
+    compiled_by_decks: dict[tuple[str, str, int], tuple[tuple[Any, ...], Any]] = field(
         default_factory=dict, repr=False, compare=False)
 
     def deck_ids(self) -> list[str]:

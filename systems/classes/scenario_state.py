@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from battlesim.systems.classes.board import FIELDS, LANES
+from battlesim.systems.classes.board import LANES
 from battlesim.systems.classes.conditions import condition_names
 from battlesim.systems.classes.rules import Compiled, Rules
 from battlesim.systems.classes.scenario_check import Scenario
@@ -79,7 +79,7 @@ def json_state(G: Game, R: Rules, compiled: Compiled, sc: Scenario, names: dict[
             "prepared": prepared, "play_area": area, "powers": powers,
         })
     out_units = []
-    for f in range(FIELDS):
+    for f in range(G.u.shape[1]):
         u = G.u[b, f]
         if not u[U_PRESENT]:
             continue

@@ -15,12 +15,12 @@ machine code: ``kernel_cache.check`` flushes the cache when this layout changes.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
+from numba import njit
 
-from battlesim.systems.classes.board import FIELDS, LANES
+from battlesim.systems.classes.board import LANES, ROWS, ROWS_MAX
 from battlesim.systems.classes.components import PREFIX
+from battlesim.systems.classes.handle import Handle, HandleType, register
 from battlesim.systems.classes.vocabulary import (
     COLOURS,
     CONDITION_SLOTS,
@@ -44,6 +44,7 @@ BONUSES = 4  # a level's bonus list (LevelSpec.bonus max_length)
 ANSWERS = 32  # level-up answers a scenario may give a side
 JOBS = 64  # effect lists waiting to resolve in one game (the worklist)
 NSHAPES = len(SHAPES)
+FIELDS_MAX = LANES * ROWS_MAX  # the scratch regions of a field list fit any board (``params.rows``)
 
 # -- a unit: u[b, field, column] (each column a classes_ component) -------------------------
 _UNIT = ("present", "side", "card", "uid", "health", "attack", "has_attack", "base_health", "base_attack", "range",
@@ -142,12 +143,12 @@ ERRORS = ("", "cannot pay its cost", "not in hand", "the prepared spell cannot b
 # are shared only by functions that never hold one across a call to another of its users.
 SCRATCH = (("payer", NCOL),  # the default payer (every entry -1: mana.payment); never written
            ("paid", NCOL),  # mana.spend: the colours a payment takes
-           ("selected", FIELDS),  # effects.apply: the fields an effect's selector names
-           ("in_order", FIELDS),  # acting.snapshot and acting.haste: a side's units in acting order
-           ("act_uids", FIELDS), ("act_fields", FIELDS),  # the Act Step's snapshot (choice 5), and Haste's
+           ("selected", FIELDS_MAX),  # effects.apply: the fields an effect's selector names
+           ("in_order", FIELDS_MAX),  # acting.snapshot and acting.haste: a side's units in acting order
+           ("act_uids", FIELDS_MAX), ("act_fields", FIELDS_MAX),  # the Act Step's snapshot (choice 5), and Haste's
            ("unleashed", AREA),  # actions.begin_phase: the enchantments unleashed, in order
-           ("choices", FIELDS + 2),  # an agent's candidate targets (agent.targets_of)
-           ("act_kinds", FIELDS + 4), ("act_targets", FIELDS + 4),  # greedy: a unit's candidate actions
+           ("choices", FIELDS_MAX + 2),  # an agent's candidate targets (agent.targets_of)
+           ("act_kinds", FIELDS_MAX + 4), ("act_targets", FIELDS_MAX + 4),  # greedy: a unit's candidate actions
            ("chosen", 4))  # loop.main_one: the Main Phase action taken
 SC = {}
 _at = 0
@@ -167,28 +168,45 @@ LC_CAST, LC_SUMMONED, LC_DIED, LC_KILLS, LC_PLAYED = range(len(TALLY_COLUMNS))
 NLC = len(TALLY_COLUMNS)
 
 
-class Game(NamedTuple):
-    """B games of classes, every array ``[B, ...]``; a kernel takes it whole (one argument)."""
-
-    g: np.ndarray  # int64[B, NG]
-    u: np.ndarray  # int16[B, FIELDS, NU]
-    pl: np.ndarray  # int16[B, 2, NP]
-    hand: np.ndarray  # int16[B, 2, HAND] card ids, NONE = empty
-    nether: np.ndarray  # int16[B, 2, HAND]
-    upgrade: np.ndarray  # int16[B, 2, HAND] the Class Upgrade deck
-    area: np.ndarray  # int16[B, 2, AREA, NA]
-    pw: np.ndarray  # int16[B, 2, POWERS, NW]
-    lv: np.ndarray  # int16[B, 2, LEVELS, NL]
-    ans: np.ndarray  # int16[B, 2, ANSWERS]
-    jobs: np.ndarray  # int64[B, JOBS, NJ]
-    scr: np.ndarray  # int64[B, NSCR] (``SCRATCH``)
-    tally: np.ndarray  # int32[B, 2, cards, NLC] (``TALLY_COLUMNS``; a greedy trial's scratch game counts too, unread)
+GAME_ARRAYS = ("g", "u", "pl", "hand", "nether", "upgrade", "area", "pw", "lv", "ans", "jobs", "scr", "tally")
 
 
-def new_game(n_games: int, cards: int, life: int = 20, turn_limit: int = 60, base_defense: int = 1) -> Game:
+class GameType(HandleType):
+    """The numba type of ``Game``."""
+
+
+class Game(Handle):
+    """B games of classes, every array ``[B, ...]``; a kernel takes it whole, as one pointer
+    (``handle.py``: a NamedTuple of these 13 arrays was ~90 scalars per call).
+
+    g: int64[B, NG]; u: int16[B, LANES * rows, NU]; pl: int16[B, 2, NP]; hand, nether, upgrade (the
+    Class Upgrade deck): int16[B, 2, HAND] card ids, NONE = empty; area: int16[B, 2, AREA, NA];
+    pw: int16[B, 2, POWERS, NW]; lv: int16[B, 2, LEVELS, NL]; ans: int16[B, 2, ANSWERS]; jobs:
+    int64[B, JOBS, NJ]; scr: int64[B, NSCR] (``SCRATCH``); tally: int32[B, 2, cards, NLC]
+    (``TALLY_COLUMNS``; a greedy trial's scratch game counts too, unread).
+    """
+
+    ARRAYS = GAME_ARRAYS
+
+
+register(GameType, Game, GAME_ARRAYS)
+
+
+@njit(cache=True)
+def make_game(g, u, pl, hand, nether, upgrade, area, pw, lv, ans, jobs, scr, tally):  # type: ignore[no-untyped-def]
+    """The compiled handle of these arrays (cached: numba's own constructor compiles per process)."""
+    return Game(g, u, pl, hand, nether, upgrade, area, pw, lv, ans, jobs, scr, tally)
+
+
+Game.MAKE = make_game
+
+
+def new_game(n_games: int, cards: int, life: int = 20, turn_limit: int = 60, base_defense: int = 1,
+             rows: int = ROWS) -> Game:
     """``n_games`` empty games of a card set of ``cards`` cards (the tally has a row for each): no
     units, empty hands, life ``life``, turn 1, seat 0 active (the ruleset parameters ``life``,
-    ``turn_limit``, ``base_defense``)."""
+    ``turn_limit``, ``base_defense``), on a board of ``rows`` rows (the unit array has its
+    ``LANES * rows`` fields: the kernels read the board's size from it)."""
     B = int(n_games)
     g = np.zeros((B, NG), np.int64)
     g[:, G_TURN] = 1
@@ -200,7 +218,7 @@ def new_game(n_games: int, cards: int, life: int = 20, turn_limit: int = 60, bas
     pl[:, :, P_LIFE] = life
     pl[:, :, P_LEVEL] = 1
     pl[:, :, P_PREP] = NONE
-    u = np.zeros((B, FIELDS, NU), np.int16)
+    u = np.zeros((B, LANES * int(rows), NU), np.int16)
     u[:, :, U_CARD] = NONE
     area = np.full((B, 2, AREA, NA), NONE, np.int16)
     pw = np.zeros((B, 2, POWERS, NW), np.int16)
@@ -212,5 +230,3 @@ def new_game(n_games: int, cards: int, life: int = 20, turn_limit: int = 60, bas
                 np.full((B, 2, ANSWERS), NONE, np.int16), np.zeros((B, JOBS, NJ), np.int64), scr,
                 np.zeros((B, 2, int(cards), NLC), np.int32))
 
-
-assert FIELDS == LANES * 6

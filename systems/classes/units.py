@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from numba import njit
 
-from battlesim.systems.classes.board import ACTING_ORDER, FIELDS, FRONT, PLAYER, SEARCH, SEARCH_DISTANCE
 from battlesim.systems.classes.jobs import push_simple
 from battlesim.systems.classes.progress import gain_experience
 from battlesim.systems.classes.rules import (
@@ -82,8 +81,7 @@ def team(u, b, f):
     opponents"). Also its facing index (board.facing_of: "it moves towards its owner").
 
     This and the other small helpers read the unit array ``u`` (``G.u``), not all of ``Game``,
-    and are inlined: a call handing over ``Game`` passes ~7 scalars per array, far more than
-    their work."""
+    and are inlined: a call costs more than their work."""
     return u[b, f, U_SIDE] ^ (1 if u[b, f, U_TURNOVER] > 0 else 0)
 
 
@@ -96,7 +94,7 @@ def hostile(u, b, f, g):
 @njit(cache=True, _nrt=False, inline="always")
 def find_uid(u, b, uid):
     """The field of the unit ``uid``, NONE if it is gone."""
-    for f in range(FIELDS):
+    for f in range(u.shape[1]):
         if u[b, f, U_PRESENT] and u[b, f, U_UID] == uid:
             return f
     return NONE
@@ -125,7 +123,7 @@ def aura_gain(G, R, b, f, stat):
     stored (spec §8). classes.md "Auras": "always active for as long as the card is in play
     (battleground for units and play area for spells)"."""
     total = 0
-    for s in range(FIELDS):
+    for s in range(G.u.shape[1]):
         if G.u[b, s, U_PRESENT] and G.u[b, s, U_CARD] >= 0 and R.cards[G.u[b, s, U_CARD], C_AURA] == 1:
             total += _aura_of(G, R, b, G.u[b, s, U_CARD], f, stat, G.u[b, s, U_SIDE], G.u[b, s, U_UID], NONE)
     for side in range(2):
@@ -156,7 +154,7 @@ def sync_health_auras(G, R, b):
     applied HP aura (``classes_aura_health``) is brought to what the auras in play give now;
     called after every effect list and every change of allegiance."""
     any_aura = False
-    for f in range(FIELDS):
+    for f in range(G.u.shape[1]):
         if G.u[b, f, U_PRESENT] and (G.u[b, f, U_AURA_HEALTH] != 0 or
                                      (G.u[b, f, U_CARD] >= 0 and R.cards[G.u[b, f, U_CARD], C_HP_AURA] == 1)):
             any_aura = True
@@ -167,7 +165,7 @@ def sync_health_auras(G, R, b):
                 any_aura = True
     if not any_aura:
         return
-    for f in range(FIELDS):
+    for f in range(G.u.shape[1]):
         if not G.u[b, f, U_PRESENT]:
             continue
         now = aura_gain(G, R, b, f, ST_HEALTH)
@@ -187,26 +185,27 @@ def attack_value(G, R, b, f):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def find_target(u, b, f):
+def find_target(u, R, b, f):
     """The unit's valid Attack target now: a field, ``T_PLAYER + side``, or NONE.
 
     classes.md "Finding a Valid Attack Target": "Start searching for the closest enemy in the same
     lane as the attacking unit. If none are found within range, expand the search to the adjacent
     lanes, first to the right and then to the left"; "Units cannot attack enemies behind them";
     "If a unit attacks the far edge of its lane ... the attack targets the enemy player directly";
-    "A unit can only attack if it has an Attack value". The order is board.SEARCH (spec choices
-    3, 4, 28); the first foe within range wins."""
+    "A unit can only attack if it has an Attack value". The order is ``R.search``, the board's
+    (``board.geometry(rows).search``: spec choices 3, 4, 28); the first foe within range wins."""
     if not u[b, f, U_HAS_ATTACK]:
         return NONE
     k = team(u, b, f)
     reach = u[b, f, U_RANGE]
-    for i in range(SEARCH.shape[2]):
-        c = SEARCH[k, f, i]
+    player = u.shape[1]  # board.Geometry.player: the enemy player's candidate id
+    for i in range(R.search.shape[2]):
+        c = R.search[k, f, i]
         if c < 0:
             break
-        if SEARCH_DISTANCE[k, f, i] > reach:
+        if R.search_distance[k, f, i] > reach:
             continue
-        if c == PLAYER:
+        if c == player:
             return T_PLAYER + (1 - k)
         if u[b, c, U_PRESENT] and team(u, b, c) != k:
             return c
@@ -232,20 +231,19 @@ def clear(u, b, f):
 
 
 @njit(cache=True, _nrt=False)
-def advance(u, b, f):
+def advance(u, R, b, f):
     """classes.md "Advance": "When a unit advances, it attempts to move into the field in front of
     it. A unit does not move if it has a valid target for Attack and it only moves if the field in
     front of the unit is unoccupied." Snare: "skips its next Advance that it would execute, then
     discards one Snare token" (choice 13: even one that would not move); Grounded "does not move
     when Advancing"; Momentum "gains +1 Attack each time it moves". Returns the unit's field. It
-    reads and moves the unit array alone (``G.u``): every unit's act advances, and a call handing
-    over all of ``Game`` passes each of its arrays as ~7 scalars."""
+    reads and moves the unit array alone (``G.u``): it needs nothing else of ``Game``."""
     if u[b, f, U_SNARE] > 0:
         u[b, f, U_SNARE] -= 1
         return f
-    if u[b, f, U_GROUNDED] or find_target(u, b, f) != NONE:
+    if u[b, f, U_GROUNDED] or find_target(u, R, b, f) != NONE:
         return f
-    to = FRONT[team(u, b, f), f]
+    to = R.front[team(u, b, f), f]
     if to < 0 or u[b, to, U_PRESENT]:
         return f
     if u[b, f, U_MOMENTUM]:
@@ -363,13 +361,13 @@ def first_of_type(hand, cards, b, side, mask):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def units_in_order(u, b, side, out):
+def units_in_order(u, R, b, side, out):
     """Fields holding units (``u``: ``G.u``) in ``side``'s acting order (classes.md "Unit Acting
     Order": "row by row, left to right, starting from the row that is most further from you");
     returns the count."""
     n = 0
-    for i in range(FIELDS):
-        f = ACTING_ORDER[side, i]
+    for i in range(u.shape[1]):
+        f = R.acting_order[side, i]
         if u[b, f, U_PRESENT]:
             out[n] = f
             n += 1

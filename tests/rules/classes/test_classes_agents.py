@@ -80,14 +80,14 @@ def per_target_listing(G, R, b: int, side: int) -> list[tuple[int, int, int, int
         if c < 0 or R.cards[c, 0] == 0 or c in seen:
             continue
         seen.add(c)
-        for i in range(targets_of(R.cards[c, C_TARGET], t)):
+        for i in range(targets_of(G.u, R.cards[c, C_TARGET], t)):
             if cast_error(G, R, b, side, c, False, t[i], -1, pay) == 0:
                 rows.append((K_CAST, c, 0, int(t[i])))
         if prepare_error(G, R, b, side, c, pay) == 0:
             rows.append((K_PREPARE, c, 0, -1))
     c = int(G.pl[b, side, P_PREP])
     if c >= 0:
-        for i in range(targets_of(R.cards[c, C_TARGET], t)):
+        for i in range(targets_of(G.u, R.cards[c, C_TARGET], t)):
             if cast_error(G, R, b, side, c, True, t[i], -1, pay) == 0:
                 rows.append((K_CAST_PREPARED, c, 0, int(t[i])))
     for p in range(POWERS):
@@ -95,7 +95,7 @@ def per_target_listing(G, R, b: int, side: int) -> list[tuple[int, int, int, int
         if pid < 0:
             continue
         for a in range(R.powers[pid, PW_NAB]):
-            for i in range(targets_of(R.powers[pid, PW_AB + a * NAB + AB_TARGET], t)):
+            for i in range(targets_of(G.u, R.powers[pid, PW_AB + a * NAB + AB_TARGET], t)):
                 if ability_error(G, R, b, side, p, a, t[i], -1, pay) == 0:
                     rows.append((K_ABILITY, p, a, int(t[i])))
     return rows
@@ -142,11 +142,11 @@ def per_target_unit_acts(G, R, b: int, f: int) -> list[tuple[int, int, int, int]
     from battlesim.systems.classes.units import find_target
 
     card = int(G.u[b, f, U_CARD])
-    rows = [(ACT_ATTACK, card, 0, -1)] if G.u[b, f, U_HAS_ATTACK] and find_target(G.u, b, f) != -1 else []
+    rows = [(ACT_ATTACK, card, 0, -1)] if G.u[b, f, U_HAS_ATTACK] and find_target(G.u, R, b, f) != -1 else []
     rows.append((ACT_DEFEND, card, 0, -1))
     if card >= 0 and R.cards[card, C_HAS_ABILITY] == 1:
         t = np.empty(32, np.int64)
-        for i in range(targets_of(R.cards[card, C_AB_TARGET], t)):
+        for i in range(targets_of(G.u, R.cards[card, C_AB_TARGET], t)):
             if ability_error(G, R, b, f, t[i], np.full(5, -1, np.int64)) == 0:
                 rows.append((ACT_ABILITY, card, 0, int(t[i])))
     return rows

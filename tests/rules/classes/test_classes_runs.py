@@ -162,7 +162,7 @@ def test_agents_lists_classes_agents_as_compiled():
     (["--deck", "nope"], ["nope", "paladin_bulwark"]),
     (["--param", "life=abc"], ["life"]),
     (["--param", "bogus=1"], ["bogus"]),
-    (["--param", "rows=5"], ["rows=5", "6 rows"]),
+    (["--param", "shapes=4"], ["shapes=4", "5 shapes"]),
     (["--agents", "pass,random"], ["pass", "classes agents"]),
 ])
 def test_bad_input_is_one_line(args, words):
@@ -268,12 +268,14 @@ def test_level_thresholds_are_a_parameter_and_a_sweep_axis(classes, tmp_path):
     assert len(json.loads((tmp_path / "sw" / "sweep.json").read_text())["points"]) == 3
 
 
-def test_a_sweep_over_rows_is_refused_in_one_line(tmp_path):
-    # ledger: the compiled engine's unit array is laid out for 6 rows (spec choice 1)
-    r = run("sweep", "--ruleset", "classes", "--decks", ",".join(DECKS), "--param", "rows=5,6",
+def test_a_sweep_over_rows_plays_each_board(tmp_path):
+    # issue 15: "sweep over the class parameters (life, rows, level thresholds)"; spec choice 1: rows
+    # is a parameter (ledger R5: each batch's unit array and board tables are laid out for its rows)
+    r = run("sweep", "--ruleset", "classes", "--decks", ",".join(DECKS), "--param", "rows=4,6,8",
             "--games-per-pairing", "4", "--min-games", "1", "--out", str(tmp_path / "sw"), "--quiet")
-    assert r.exit_code == 2, r.output
-    assert "rows=5" in r.output and "6 rows" in r.output and "Traceback" not in r.output
+    assert r.exit_code == 0, r.output
+    points = json.loads((tmp_path / "sw" / "sweep.json").read_text())["points"]
+    assert len(points) == 3, points
 
 
 def test_the_replay_shows_each_attack_with_defence_and_flanking(classes):
