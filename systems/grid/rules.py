@@ -333,8 +333,9 @@ def legal_mask(w, cols, f, bd, ct, pr, b, k, out, since=-1):
 
 @njit(cache=True, _nrt=False, inline="always")
 def mark_legal(w, cols, f, bd, ct, pr, b, k, out, since):
-    """``legal_mask``'s work, inlined where the mask is filled on every decision (the random agent,
-    ``play.random_action``): a call passes each of the ~30 arrays of its arguments as ~7 scalars."""
+    """spec §4, the legal actions: ``legal_mask``'s work, inlined where the mask is filled on every
+    decision (the random agent, ``play.random_action``): a call passes each of the ~30 arrays of
+    its arguments as ~7 scalars."""
     cells = bd.wall.shape[0]
     side = f.g[b, TURN]
     a = f.g[b, ACTIVE]
