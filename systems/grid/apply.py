@@ -204,7 +204,7 @@ def place(w, cols, f, bd, ct, pr, b, s, c):
 @njit(cache=True, _nrt=False, inline="always")
 def walk(w, cols, f, bd, ct, pr, b, k, s, dest):
     """grid.md 4.2.1: move along the cheapest legal path, spending its MV; a trap on the way stops
-    the unit on its cell (the MV spent so far stays spent). True when a trap went off."""
+    the unit on its cell (the MV spent so far stays spent)."""
     occ, path = f.occ[b], k.path
     start = w.i16[cols[CELL], b, s]
     fl = flies(w, cols, ct, b, s)
@@ -222,17 +222,14 @@ def walk(w, cols, f, bd, ct, pr, b, k, s, dest):
                 break
         cur = nxt
     spent = 0
-    sprung = False
     for i in range(n - 1, -1, -1):
         c = np.int64(path[i])
         spent = cost[c]
         empty = occ[c] == -1  # a friend's cell passed through has no trap to spring
         move_unit(w, cols, f, b, s, c)
         if empty and spring_trap(w, cols, f, bd, ct, pr, b, s, c):
-            sprung = True
             break
     w.i8[cols[MV_LEFT], b, s] -= spent
-    return sprung
 
 
 # -- unit turns -------------------------------------------------------------------------------------
@@ -446,10 +443,7 @@ def end_turn(w, cols, f, bd, ct, pr, b):
 
 @njit(cache=True, _nrt=False)
 def apply_action(w, cols, f, bd, ct, pr, b, k, a):
-    """Action ``a`` of the action table (spec §4) for the player whose turn it is. Returns what
-    the next legal mask may take the change as (``rules.legal_mask``'s ``since``): the action's
-    kind, or -1 after a move that sprang a trap (its damage, deaths and the trap's going change
-    more than the mover's two cells)."""
+    """Action ``a`` of the action table (spec §4) for the player whose turn it is."""
     cells = bd.wall.shape[0]
     kind, j, c = decode(a, cells, K, f.hand.shape[2])
     s = f.g[b, ACTIVE]
@@ -463,8 +457,7 @@ def apply_action(w, cols, f, bd, ct, pr, b, k, a):
         w.i8[cols[TURN_STATE], b, t] = ACTIVE_TURN
         f.g[b, ACTIVE] = t
     elif kind == MOVE:
-        if walk(w, cols, f, bd, ct, pr, b, k, s, c):
-            kind = -1
+        walk(w, cols, f, bd, ct, pr, b, k, s, c)
         settle(w, cols, f, pr, b)
     elif kind == ATTACK:  # the basic attack: never an action, never SE (grid.md 4.3.8)
         strike(w, cols, f, bd, ct, pr, b, s, c, eff_damage(w, cols, ct, b, s), 2, 0,
@@ -484,7 +477,6 @@ def apply_action(w, cols, f, bd, ct, pr, b, k, a):
         play_card(w, cols, f, bd, ct, pr, b, k, j, c)
         settle(w, cols, f, pr, b)
     forget_move_costs(k)  # the game has changed
-    return kind
 
 
 kernel_cache.check("apply", kernel_cache.kernels_of(globals(), __name__))

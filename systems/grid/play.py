@@ -13,7 +13,7 @@ from numba import njit
 
 from battlesim.ecs.compiled.rng import integers
 from battlesim.systems.grid import kernel_cache
-from battlesim.systems.grid.action_table import PASS
+from battlesim.systems.grid.action_table import PASS, decode
 from battlesim.systems.grid.agents import greedy_action
 from battlesim.systems.grid.apply import apply_action, begin_turn, shuffle_deck, spawn, take_from_deck, to_hand
 from battlesim.systems.grid.draw import draw_legal
@@ -45,6 +45,7 @@ from battlesim.systems.grid.state import (
     TURN,
     TURN_STATE,
     WINNER,
+    K,
 )
 from battlesim.systems.grid.work import forget_move_costs
 
@@ -159,9 +160,9 @@ def play_game(w, cols, f, bd, ct, pr, b, ak, mask, agents, max_actions, check):
     taken, the first invariant broken or 0). ``max_actions`` only guards the test: a player turn
     always ends (each unit has one turn of bounded MV and actions; hires, items and spells spend
     the hand). ``mask`` keeps the random agent's legal mask from one of its decisions to the next
-    (``since``: the kind of change the action taken from it made, as ``apply_action`` says);
-    another agent's decision leaves it unknown."""
+    (``since``: the kind of the action taken from it); another agent's decision leaves it unknown."""
     n = 0
+    cells = bd.wall.shape[0]
     since = -1
     k = ak.k  # the mask's and the actions' working space (``work.AgentWork``: the agents')
     forget_move_costs(k)  # the game was set up (or changed) since ``k`` last saw it
@@ -173,8 +174,8 @@ def play_game(w, cols, f, bd, ct, pr, b, ak, mask, agents, max_actions, check):
             a = random_action(w, cols, f, bd, ct, pr, b, k, mask, since)
         else:
             a = agent_action(w, cols, f, bd, ct, pr, b, ak, mask, agent, since)
-        changed = apply_action(w, cols, f, bd, ct, pr, b, k, a)
-        since = changed if agent == RANDOM else -1  # another agent's mask is not ``mask``
+        apply_action(w, cols, f, bd, ct, pr, b, k, a)
+        since = decode(a, cells, K, f.hand.shape[2])[0] if agent == RANDOM else -1
         n += 1
         if check:
             v = violation(w, cols, f, bd, ct, pr, b)

@@ -327,10 +327,7 @@ def legal_mask(w, cols, f, bd, ct, pr, b, k, out, since=-1):
 
     ``since``: the kind of the one action applied to the game since ``out`` was last filled for
     it (-1, the default: ``out`` holds nothing of this game). After a SELECT or an END_UNIT only
-    the blocks those can change are recomputed (``kept_after``); after a MOVE (one that sprang
-    no trap: ``apply.apply_action`` says) those and the hand's hire, item and trap entries of the
-    two cells it changed, the cell the mover left (``k.mover_at``, set here) and the one it
-    reached; the whole mask otherwise."""
+    the blocks those can change are recomputed (``kept_after``); the whole mask otherwise."""
     mark_legal(w, cols, f, bd, ct, pr, b, k, out, since)
 
 
@@ -343,10 +340,9 @@ def mark_legal(w, cols, f, bd, ct, pr, b, k, out, since):
     side = f.g[b, TURN]
     a = f.g[b, ACTIVE]
     kept = kept_after(since)
-    stepped = since == MOVE  # a move that sprang no trap (``apply.apply_action``): the mover's two cells changed
     occ, who = f.occ[b], f.who[b]  # the occupancy map, kept as game state (occupancy.py)
     dist = k.dist  # the thread's working space (``work.GridWork``): nothing allocated per call
-    if kept or stepped:
+    if kept:
         clear_active_blocks(out, cells)
         if since == SELECT:  # the selected unit is no longer ready
             out[encode(SELECT, -1, w.i16[cols[CELL], b, a], cells, K)] = False
@@ -354,6 +350,7 @@ def mark_legal(w, cols, f, bd, ct, pr, b, k, out, since):
         out[:] = False
         if f.g[b, GAME_OVER]:
             return
+    if not kept:
         out[PASS] = True  # grid.md 4.1.4: the turn ends when the player has exhausted all desired options
         for s in range(w.alive.shape[1]):  # grid.md 4.1.3: starting another unit's turn ends the previous one's
             if w.alive[b, s] and w.i8[cols[SIDE], b, s] == side and w.i8[cols[TURN_STATE], b, s] == READY:
@@ -362,33 +359,41 @@ def mark_legal(w, cols, f, bd, ct, pr, b, k, out, since):
     have_dist = False
     gold = f.g[b, GOLD + side]
     have_slot = not kept and free_slot(w, b) >= 0  # read only when the hires are recomputed
-    # the cells a hire, an item or a trap may go to depend on the board, not on the card: each kind's
-    # are found once (when a card of that kind is affordable) and copied into every such card's block;
-    # after a move only the two cells it changed are looked at again (``k.mover_at``: the cell it left)
+    # the cells a hire, an item or a trap may go to depend on the board, not on the card: each is
+    # found once (when a card of its kind is affordable) and copied into every such card's block
     spots = k.spots  # hire, item, trap cells
-    found = 0  # bit n: spots[n] found
-    left, now = k.mover_at[0], w.i16[cols[CELL], b, a] if stepped else -1
+    found_hire, found_item, found_trap = False, False, False
     for h in range(f.g[b, HAND_N + side]):
         card = f.hand[b, side, h]
         typ = ct.card[card, C_TYPE]
         cost = ct.card[card, C_COST]
         base = encode(PLAY, h, 0, cells, K)
-        spot = spot_kind(typ)
-        # each block is set only when the card is affordable (most hand cards most of the time are not);
-        # a select changes none of what they read (gold, occupancy, free slots, traps)
-        if not kept and spot >= 0 and cost <= gold and (spot != HIRE_SPOT or have_slot):
-            if stepped:
-                out[base + left] = spot_free(bd, f, b, occ, side, spot, left)
-                out[base + now] = spot_free(bd, f, b, occ, side, spot, now)
-            else:
-                if not found & (1 << spot):
+        # each block is set only when the card is affordable (most hand cards most of the time are not)
+        if kept:
+            pass  # hires, items and traps read gold, occupancy and free slots: a select changes none
+        elif typ == T_UNIT or typ == T_HERO:  # spec §2 Deployment: own deploy rows, empty, not a wall
+            if have_slot and cost <= gold:
+                if not found_hire:
                     for c in range(cells):
-                        spots[spot, c] = spot_free(bd, f, b, occ, side, spot, c)
-                    found |= 1 << spot
-                copy_block(out, base, spots[spot])
+                        spots[0, c] = bd.home[c] == side and occ[c] == EMPTY and not bd.wall[c]
+                    found_hire = True
+                copy_block(out, base, spots[0])
+        elif typ == T_ITEM:
+            if cost <= gold:
+                if not found_item:
+                    for c in range(cells):
+                        spots[1, c] = occ[c] == side
+                    found_item = True
+                copy_block(out, base, spots[1])
+        elif typ == T_TRAP and cost <= gold:  # ledger: Traps: an empty non-wall cell of the own half
+            if not found_trap:
+                for c in range(cells):
+                    spots[2, c] = bd.half[c] == side and occ[c] == EMPTY and not bd.wall[c] and f.trap[b, c, 0] < 0
+                found_trap = True
+            copy_block(out, base, spots[2])
         if typ != T_SPELL:
             continue
-        if kept or stepped:  # a spell is cast by the active unit, who has changed or moved
+        if kept:  # a spell is cast by the active unit, who has changed
             for c in range(cells):
                 out[base + c] = False
         row = ct.abil[card, 0]
@@ -403,7 +408,6 @@ def mark_legal(w, cols, f, bd, ct, pr, b, k, out, since):
         return
     out[END_UNIT] = True
     start = w.i16[cols[CELL], b, a]
-    k.mover_at[0] = start  # the cell a move allowed here leaves
     if not have_dist:
         los_distance_into(bd.neighbours, bd.wall, occ, start, side, sight_limit(w, cols, f, ct, b, a, side), dist,
                           k.queue)
@@ -425,32 +429,6 @@ def mark_legal(w, cols, f, bd, ct, pr, b, k, out, since):
         if row[A_OP] < 0 or row[A_SE] > f.g[b, SE + side] or not slot_free(w, cols, b, a, row[A_BONUS] > 0):
             continue
         mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, out, encode(USE, j, 0, cells, K))
-
-
-HIRE_SPOT, ITEM_SPOT, TRAP_SPOT = range(3)  # rows of ``GridWork.spots``
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def spot_kind(typ):
-    """spec §4, a hand card's block: the row of ``GridWork.spots`` a card of type ``typ`` is
-    played on, -1 for a spell."""
-    if typ == T_UNIT or typ == T_HERO:
-        return HIRE_SPOT
-    if typ == T_ITEM:
-        return ITEM_SPOT
-    return TRAP_SPOT if typ == T_TRAP else -1
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def spot_free(bd, f, b, occ, side, spot, c):
-    """Whether a hand card of kind ``spot`` may be played on cell c: a hire on an empty non-wall
-    cell of the own deploy rows (spec §2 Deployment), an item on an own unit (spec §3 Items), a
-    trap on an empty non-wall cell of the own half without a trap (ledger: Traps)."""
-    if spot == HIRE_SPOT:
-        return bd.home[c] == side and occ[c] == EMPTY and not bd.wall[c]
-    if spot == ITEM_SPOT:
-        return occ[c] == side
-    return bd.half[c] == side and occ[c] == EMPTY and not bd.wall[c] and f.trap[b, c, 0] < 0
 
 
 @njit(cache=True, _nrt=False, inline="always")

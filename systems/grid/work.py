@@ -8,11 +8,9 @@ of a tuple argument (the World, the fields, the board) is an atomic increment an
 kernels that allocate nothing run without it (``_nrt=False``; docs/grid-speed.md). Nothing here
 is game state: each call overwrites what it reads before reading it, so one ``GridWork`` serves
 every game a thread plays, one after another, and any nesting of calls (the lookahead's). The one
-exceptions are marked: the move costs are kept from the legal mask to the move it allows
+exception is marked: the move costs are kept from the legal mask to the move it allows
 (``costs_of``, ``rules.move_costs_of``), and forgotten by every action and by whatever else
-changes a game (``forget_move_costs``); the cell a move leaves is the one the mask that allowed it
-saw the mover on (``mover_at``, read by the next mask of the same game only when told a move came
-between, ``rules.legal_mask``'s ``since``)."""
+changes a game (``forget_move_costs``)."""
 
 from __future__ import annotations
 
@@ -56,7 +54,6 @@ class GridWork(NamedTuple):
     spots: np.ndarray  # bool[3, C]: the cells a hire, an item and a trap may go to (rules.legal_mask)
     path: np.ndarray  # int16[C]: a walked path, destination first (apply.walk)
     costs_of: np.ndarray  # int64[2]: (game, unit) whose move costs ``cost`` holds, the game as it is now; -1 none
-    mover_at: np.ndarray  # int64[1]: the active unit's cell when the legal mask was last filled (rules.legal_mask)
 
 
 class AgentWork(NamedTuple):
@@ -78,7 +75,7 @@ def new_work(cells: int) -> GridWork:
     """The mask's and the actions' working space for a board of ``cells`` cells."""
     i16 = np.zeros((4, cells), dtype=np.int16)
     return GridWork(i16[0], i16[1], i16[2], np.zeros(cells, dtype=np.bool_), np.zeros((3, cells), dtype=np.bool_),
-                    i16[3], np.full(2, -1, dtype=np.int64), np.full(1, -1, dtype=np.int64))
+                    i16[3], np.full(2, -1, dtype=np.int64))
 
 
 def new_agent_work(ws: Any, f: Any, actions: int) -> AgentWork:
