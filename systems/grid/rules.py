@@ -235,20 +235,6 @@ def move_costs_of(w, cols, f, bd, ct, b, k, s):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def mark_enemies_in_sight(w, cols, b, side, dist, reach, out, offset):
-    """grid.md 4.4.1: "A unit or hero must have a line of sight (LoS) before it can attack any
-    card"; "A unit or hero cannot target a hidden or invisible unit.": sets ``out[offset + c]``
-    for the cell c of every enemy of ``side`` in sight within ``reach`` (``dist``: the attacker's
-    LoS distances; a wall is never in sight, ``board.los_distance_into``). The targets of a basic
-    attack and of a single-target attack ability or spell: a loop over the units, not the cells."""
-    for t in range(w.alive.shape[1]):
-        if w.alive[b, t] and w.i8[cols[SIDE], b, t] != side and not concealed(w, cols, b, t):
-            c = w.i16[cols[CELL], b, t]
-            if dist[c] <= reach:
-                out[offset + c] = True
-
-
-@njit(cache=True, _nrt=False, inline="always")
 def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, out, offset):
     """grid.md 4.3.1: "An “action” is defined as using an ability listed on the card": sets
     ``out[offset + c]`` for every cell c unit s may aim the ability ``row`` at (its target's cell,
@@ -264,9 +250,7 @@ def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, out, offset):
         if row[A_REQUIRES_HIDDEN] > 0 and not concealed(w, cols, b, s):
             return
         r = np.int64(row[A_RANGE]) if row[A_RANGE] >= 0 else eff_range(w, cols, ct, b, s)
-        if row[A_AREA] < 0:  # one target: a unit, so only the units' cells are looked at
-            mark_enemies_in_sight(w, cols, b, side, dist, r, out, offset)
-            return
+        area = row[A_AREA] >= 0
         for c in range(cells):
             if bd.wall[c] or dist[c] > r:  # grid.md 4.4.1: "must have a line of sight (LoS)"
                 continue
@@ -274,7 +258,7 @@ def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, out, offset):
             if t >= 0:
                 out[offset + c] = occ[c] != side and not concealed(w, cols, b, t)
             else:
-                out[offset + c] = True  # an area's centre: a visible enemy or an empty cell
+                out[offset + c] = area  # an area's centre: a visible enemy or an empty cell
     elif op == OP_EXTRA_MV:
         out[offset + start] = True
     elif op == OP_GATHER:
@@ -418,7 +402,12 @@ def mark_legal(w, cols, f, bd, ct, pr, b, k, out, since):
         moves = encode(MOVE, -1, 0, cells, K)
         for c in range(cells):  # board.reachable, without its array
             out[moves + c] = 0 < cost[c] <= mv_left and can_stop(bd.wall, occ, c, pw)
-    mark_enemies_in_sight(w, cols, b, side, dist, eff_range(w, cols, ct, b, a), out, encode(ATTACK, -1, 0, cells, K))
+    rng = eff_range(w, cols, ct, b, a)
+    for t in range(w.alive.shape[1]):  # grid.md 4.4.1: in range, in sight, not hidden or invisible
+        if w.alive[b, t] and w.i8[cols[SIDE], b, t] != side and not concealed(w, cols, b, t):
+            c = w.i16[cols[CELL], b, t]
+            if dist[c] <= rng:
+                out[encode(ATTACK, -1, c, cells, K)] = True
     # grid.md 4.2.14: "can move and then hide as long as no other action or combat is taken"
     if (hides(w, cols, ct, b, a) and not w.flags[cols[ACTION_USED], b, a] and not w.flags[cols[BONUS_USED], b, a]
             and not w.flags[cols[ATTACKED], b, a] and not w.flags[cols[HIDDEN], b, a]):
