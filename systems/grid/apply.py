@@ -140,7 +140,7 @@ from battlesim.systems.grid.work import forget_move_costs
 MV_CAP = 100  # grid_mv_left is int8: extra MV beyond this is never spendable on a 16x16 board anyway
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def strike(w, cols, f, bd, ct, pr, b, s, c, base, mult2, bonus, dtype, area, stun):
     """grid.md 4.4.4: "During combat, a unit or hero always hits a target that is in range." An
     area hits every enemy within ``area`` orthogonal steps of c, hidden ones too ("Hidden or
@@ -168,7 +168,7 @@ def strike(w, cols, f, bd, ct, pr, b, s, c, base, mult2, bonus, dtype, area, stu
     hit(w, cols, ct, b, t, base, mult2, bonus, dtype)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def spring_trap(w, cols, f, bd, ct, pr, b, s, c):
     """Ledger "Traps" (grid.md 4.4.3: "Physical damage occurs from ... spike traps. Magic damage
     occurs from ... explosion traps."): unit s entered c; an enemy trap there goes off (its
@@ -193,7 +193,7 @@ def spring_trap(w, cols, f, bd, ct, pr, b, s, c):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def place(w, cols, f, bd, ct, pr, b, s, c):
     """Unit s is moved onto c without spending MV (jump, teleport, push, rush: grid.md 4.2.13
     "If the card that was moved still has a turn, it is allowed use of its full MV value.")."""
@@ -201,7 +201,7 @@ def place(w, cols, f, bd, ct, pr, b, s, c):
     spring_trap(w, cols, f, bd, ct, pr, b, s, c)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def walk(w, cols, f, bd, ct, pr, b, k, s, dest):
     """grid.md 4.2.1: move along the cheapest legal path, spending its MV; a trap on the way stops
     the unit on its cell (the MV spent so far stays spent)."""
@@ -233,7 +233,7 @@ def walk(w, cols, f, bd, ct, pr, b, k, s, dest):
 
 
 # -- unit turns -------------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def end_unit_turn(w, cols, f, b):
     """grid.md 4.1.3: "Starting the turn of another unit or hero results in the immediate
     termination of the previous card's turn."."""
@@ -299,7 +299,7 @@ def use(w, cols, f, bd, ct, pr, b, k, s, row, c):
         end_unit_turn(w, cols, f, b)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def after_attack(w, cols, f, b, s):
     """grid.md 4.1.1: "Movement -> Action -> Combat": the attack is the last thing the unit does;
     hiding ends with it (ledger Hidden; invisibility does not)."""
@@ -383,7 +383,7 @@ def play_card(w, cols, f, bd, ct, pr, b, k, h, c):
 
 
 # -- player turns -------------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def begin_turn(w, cols, f, bd, ct, pr, b, side):
     """grid.md 4.1.4: "the other player's turn begins by gaining gold and drawing a card" (+ SE,
     spec §2). Its units get their turns with full MV, except stunned ones (grid.md 4.4.4: "treated
@@ -420,7 +420,7 @@ def can_hire(f, ct, b, side):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def end_turn(w, cols, f, bd, ct, pr, b):
     """grid.md 4.1.4: "When a player has exhausted all desired options, the other player's turn
     begins". The ending player's stunned units have sat out their turn: the stun ends. A round is

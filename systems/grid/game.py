@@ -33,6 +33,7 @@ from battlesim.systems.grid.state import (
     card_tables,
     columns,
     fields,
+    kernel_world,
     new_world,
     param_table,
     view_of,
@@ -70,7 +71,7 @@ class GridBatch:
         self.seeds = np.asarray(self.seeds, dtype=np.int64)
         self.w = new_world(len(self.seeds), board.cells, p.hand_limit, self.seeds)
         view = view_of(self.w)
-        self.ws, self.cols, self.f = view.state, columns(view), fields(self.w)
+        self.ws, self.cols, self.f = kernel_world(view), columns(view), fields(self.w)
         dk = [t.cards.deck(d) for d in self.decks]
         self.main = np.full((2, DECK_MAX), -1, dtype=np.int16)
         for side, d in enumerate(dk):

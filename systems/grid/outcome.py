@@ -159,7 +159,7 @@ def finish_with(f, b, winner, reason):
     f.g[b, DRAW] = 1 if winner < 0 else 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def settle(w, cols, f, pr, b):
     """grid.md 4.4.4: "A unit or hero is killed by reducing its hit points to zero. Unless specified
     otherwise, dead units are placed in the cemetary and their kill points count towards the

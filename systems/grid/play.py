@@ -19,7 +19,7 @@ from battlesim.systems.grid.apply import apply_action, begin_turn, shuffle_deck,
 from battlesim.systems.grid.draw import draw_legal
 from battlesim.systems.grid.lookahead import lookahead_action
 from battlesim.systems.grid.outcome import log_card
-from battlesim.systems.grid.rules import eff_mv, legal_mask, passes_walls
+from battlesim.systems.grid.rules import eff_mv, mark_legal, passes_walls
 from battlesim.systems.grid.state import (
     ACTION_USED,
     ATTACKED,
@@ -89,8 +89,8 @@ def setup_game(w, cols, f, bd, ct, pr, b, decks, deck_n, heroes, hero_cells, sta
 def random_action(w, cols, f, bd, ct, pr, b, k, mask, since=-1):
     """spec §4: one decision maker, a legal action of the table. The random agent: one legal action, uniformly (DESIGN "Decisions and agents": a compiled agent).
     ``since``: the kind of the action applied since ``mask`` was this game's mask, -1 if it is not
-    (``rules.legal_mask`` then keeps what that action cannot change)."""
-    legal_mask(w, cols, f, bd, ct, pr, b, k, mask, since)
+    (``rules.legal_mask`` then keeps what that action cannot change; inlined here)."""
+    mark_legal(w, cols, f, bd, ct, pr, b, k, mask, since)
     return draw_legal(f.rng, b, mask, RNG_AGENT)
 
 

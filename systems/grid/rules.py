@@ -312,6 +312,14 @@ def legal_mask(w, cols, f, bd, ct, pr, b, k, out, since=-1):
     ``since``: the kind of the one action applied to the game since ``out`` was last filled for
     it (-1, the default: ``out`` holds nothing of this game). After a SELECT or an END_UNIT only
     the blocks those can change are recomputed (``kept_after``); the whole mask otherwise."""
+    mark_legal(w, cols, f, bd, ct, pr, b, k, out, since)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def mark_legal(w, cols, f, bd, ct, pr, b, k, out, since):
+    """spec §4, the legal actions: ``legal_mask``'s work, inlined where the mask is filled on every
+    decision (the random agent, ``play.random_action``): a call passes each of the ~30 arrays of
+    its arguments as ~7 scalars."""
     cells = bd.wall.shape[0]
     side = f.g[b, TURN]
     a = f.g[b, ACTIVE]

@@ -71,6 +71,7 @@ from battlesim.systems.grid.state import (
     card_tables,
     columns,
     fields,
+    kernel_world,
     new_world,
     param_table,
     view_of,
@@ -107,8 +108,8 @@ class GridScenarioRun:
         self.pr = param_table(params, board.width, board.height)
         self.cells = board.cells
         self.w = new_world(1, board.cells, params.hand_limit, np.array([sp.seed]))
-        self.cols = columns(view_of(self.w))
-        self.ws = view_of(self.w).state
+        view = view_of(self.w)
+        self.cols, self.ws = columns(view), kernel_world(view)
         self.f = fields(self.w)
         self.mask = np.zeros(table_size(board.cells, K, params.hand_limit), dtype=np.bool_)
         self.work = new_work(board.cells)

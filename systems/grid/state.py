@@ -2,7 +2,7 @@
 per-game fields, the card and board tables, and ``new_world``.
 
 Units are entities with the ``grid_`` components (systems/grid/components.py). A kernel reads
-one as ``w.i16[cols[HP], b, s]`` (``w`` the World as compiled code sees it, ``WorldState``;
+one as ``w.i16[cols[HP], b, s]`` (``w`` the World as grid's kernels see it, ``GridWorld``;
 ``cols`` this module's column table built from the World's layout at run time, so a row of a
 buffer never becomes a frozen numba global; docs/compiled-core.md "Why column ids are an
 argument"). The *positions* in the table (``HP`` = 2...) are this module's constants, watched
@@ -89,6 +89,18 @@ PARAMS = ("width", "height", "deploy_rows", "hand_limit", "gold_per_turn", "se_p
           "hired_units_act", "kill_points_to_win", "round_limit", "elimination", "aoe_friendly_fire")
 (P_WIDTH, P_HEIGHT, P_DEPLOY_ROWS, P_HAND_LIMIT, P_GOLD_PER_TURN, P_SE_PER_TURN, P_SE_CAP,
  P_HIRED_UNITS_ACT, P_KP_TO_WIN, P_ROUND_LIMIT, P_ELIMINATION, P_FRIENDLY_FIRE) = range(len(PARAMS))
+
+
+class GridWorld(NamedTuple):
+    """The World as grid's kernels see it: the four planes they read (``kernel_world``). Not the
+    whole ``WorldState``: a compiled call passes every array of a tuple argument, each as ~7
+    scalars, read or not, and the mask and the actions are called on every decision
+    (docs/grid-speed.md, session 11)."""
+
+    i16: np.ndarray  # int16[columns, B, S]
+    i8: np.ndarray  # int8[columns, B, S]
+    flags: np.ndarray  # bool[tag columns, B, S]
+    alive: np.ndarray  # bool[B, S]
 
 
 class GridFields(NamedTuple):
@@ -220,3 +232,9 @@ def columns(view: WorldView) -> np.ndarray:
 
 def view_of(w: World) -> WorldView:
     return world_view(w)
+
+
+def kernel_world(view: WorldView) -> GridWorld:
+    """The ``w`` argument of every grid kernel: the planes of ``view.state`` grid reads."""
+    s = view.state
+    return GridWorld(s.i16, s.i8, s.flags, s.alive)
