@@ -218,7 +218,7 @@ def do_ability(w, cols, f, k, b, s, kk, t, move_to, move_first):
         cast(w, cols, f, k, b, s, kk, t)
     if move_to >= 0 and not move_first and w_alive[b, s]:
         occupancy(w, cols, b, k_occ)
-        if not legal_move(w, cols, f, b, s, move_to, k_occ, k_steps, k_prev, k.frontier):
+        if not legal_move(w, cols, f, b, s, move_to, k_occ, k_steps, k_prev, k.frontier, k.dcols):
             return BAD_MOVE
         walk_to(w, cols, f, k, b, s, move_to)
     if w_alive[b, s]:

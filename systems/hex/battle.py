@@ -20,8 +20,10 @@ from numba import njit
 
 from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.board import DIST, NEIGHBOURS
+from battlesim.systems.hex.damage_stages import PHYSICAL
 from battlesim.systems.hex.hexset import ALL, EMPTY, bit, grow, lowest, without_lowest
 from battlesim.systems.hex.kernel_cache import kernel
+from battlesim.systems.hex.pipeline import health_after
 from battlesim.systems.hex.state import (
     A_CAST_RANGE,
     A_COST,
@@ -74,6 +76,8 @@ from battlesim.systems.hex.state import (
     T_SELF,
     T_UNIT,
     TRAMPLE,
+    UNDEAD,
+    UNDYING,
 )
 
 SORTED_NEIGHBOURS = np.sort(np.where(NEIGHBOURS < 0, 127, NEIGHBOURS), axis=1).astype(np.int8)
@@ -320,16 +324,49 @@ def acting_slot(w, cols, b, seat, u):
 
 
 @kernel
-def legal_move(w, cols, f, b, s, h, occ, steps, prev, frontier):
+def legal_move(w, cols, f, b, s, h, occ, steps, prev, frontier, dcols):
     """hex.md "A unit may move a number of hexes up to its Movement value."; "A rooted unit
     cannot move."; NULL movement "cannot move on its own"; the move ends on an empty hex (hex.md
-    "units cannot occupy the same hex as other units at the end of the turn")."""
+    "units cannot occupy the same hex as other units at the end of the turn") or on an enemy's
+    hex its trample empties (``trample_kills``, I-23). ``dcols``: the damage stages' column table
+    (``work.Work.dcols``)."""
     w_i16 = w.i16
     mv = prop(w, cols, f, b, s, S_MOVEMENT)
-    if mv < 1 or w_i16[cols[ROOTED], b, s] > 0 or occ[h] >= 0:
+    if mv < 1 or w_i16[cols[ROOTED], b, s] > 0:
+        return False
+    if occ[h] >= 0 and not trample_kills(w, cols, f, b, s, occ[h], dcols):
         return False
     reach(w, cols, f, b, s, occ, steps, prev, frontier)
     return steps[h] <= mv
+
+
+@njit(cache=True, inline='always')
+def trample_x(w, cols, f, b, s):
+    """The damage unit s deals entering an enemy's hex: hex-keywords.md "Trample X – ... those
+    enemy units take X physical damage." (its own keyword, 0 while broken); "Flying units cannot
+    trample." (I-24: 0)."""
+    return 0 if has(w, cols, f, b, s, FLYING) else number(w, cols, b, s, TRAMPLE)
+
+
+@njit(cache=True, inline='always')
+def returns_on_death(w, cols, f, b, s):
+    """hex-keywords.md "Undying – When this unit dies, if it is not #undead, return it to the
+    battlefield exhausted in its last hex" (``turn.settle``)."""
+    return has(w, cols, f, b, s, UNDYING) and not w.flags[cols[UNDEAD], b, s]
+
+
+@kernel
+def trample_kills(w, cols, f, b, s, o, dcols):
+    """I-23: unit s's move may end on the hex of unit o when o is an enemy it may trample
+    (hex.md "Steadfast – This unit cannot be charged or trampled.") and the trample's X physical
+    through the damage pipeline leaves o below 1 health (hex.md "If a unit's health is reduced to
+    less than 1, it dies"), o not coming back (Undying returns it to that hex: the hex stays
+    taken). The forecast is ``pipeline.health_after``: the stages' own arithmetic, nothing
+    written, for the one entry a shortest path makes into its last hex (``work.walk``)."""
+    x = trample_x(w, cols, f, b, s)
+    if x <= 0 or w.i16[cols[CONTROLLER], b, o] == w.i16[cols[CONTROLLER], b, s] or has(w, cols, f, b, o, STEADFAST):
+        return False
+    return health_after(w, b, s, o, x, PHYSICAL, dcols) < 1 and not returns_on_death(w, cols, f, b, o)
 
 
 @kernel

@@ -8,7 +8,7 @@ from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import push
 from battlesim.systems.hex import kernel_cache
-from battlesim.systems.hex.battle import can_act, has, number, qualifies
+from battlesim.systems.hex.battle import can_act, number, qualifies, returns_on_death
 from battlesim.systems.hex.board import CENTRE_ID
 from battlesim.systems.hex.damage_stages import MAGICAL, STATUS
 from battlesim.systems.hex.kernel_cache import kernel
@@ -62,7 +62,6 @@ from battlesim.systems.hex.state import (
     TO_ACT,
     TURNED,
     UNDEAD,
-    UNDYING,
     WINNER,
 )
 
@@ -96,7 +95,7 @@ def settle(w, cols, f, b, returned):
     for s in range(w_alive.shape[1]):
         if not w_alive[b, s] or w_i16[cols[HEALTH], b, s] >= 1:
             continue
-        if has(w, cols, f, b, s, UNDYING) and not w_flags[cols[UNDEAD], b, s]:
+        if returns_on_death(w, cols, f, b, s):
             for m in range(f_mods.shape[1]):
                 if f_mods[b, m, M_SLOT] == s:
                     drop_modifier(w, cols, f, b, m)

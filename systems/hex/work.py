@@ -16,7 +16,7 @@ from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import AMOUNT, DEALT, KIND, OK, SOURCE, TARGET, new_queue, push
 from battlesim.systems.hex import kernel_cache
-from battlesim.systems.hex.battle import FAR, U, V, has, number, occupancy, reach_within
+from battlesim.systems.hex.battle import FAR, U, V, occupancy, reach_within, trample_x
 from battlesim.systems.hex.board import AWAY, DIST, LINE, N_HEXES, TOWARD
 from battlesim.systems.hex.damage_stages import PHYSICAL
 from battlesim.systems.hex.kernel_cache import kernel
@@ -24,7 +24,6 @@ from battlesim.systems.hex.pipeline import run_damage
 from battlesim.systems.hex.state import (
     ACTIONS,
     CONTROLLER,
-    FLYING,
     HEALTH,
     MAX_HEALTH,
     OVERHEATED,
@@ -33,7 +32,6 @@ from battlesim.systems.hex.state import (
     ROUND,
     SIDE,
     SUMMONED,
-    TRAMPLE,
 )
 from battlesim.systems.hex.turn import (
     settle,
@@ -210,7 +208,7 @@ def walk(w, cols, f, k, b, s, path, n):
     w_i16 = w.i16
     w_alive = w.alive
     k_occ = k.occ
-    x = 0 if has(w, cols, f, b, s, FLYING) else number(w, cols, b, s, TRAMPLE)
+    x = trample_x(w, cols, f, b, s)
     for i in range(n):
         if x > 0:
             occupancy(w, cols, b, k_occ)

@@ -165,7 +165,10 @@ def test_the_mask_agrees_with_each_actions_own_check(tmp_path: Path) -> None:
              'power = 2, movement = 1, statuses = { rooted = 1 }',
              'power = 2, movement = 2, keywords = { steadfast = true, pathing = true }',
              'movement = 2, keywords = { defender = true }',
-             'power = 1, movement = 2, mana = 1, abilities = [{ name = "Bolt", cost = 1, cast_range = 2, target = "enemy", effects = [{ op = "damage", amount = 1, type = "magical" }] }]']
+             'power = 1, movement = 2, mana = 1, abilities = [{ name = "Bolt", cost = 1, cast_range = 2, target = "enemy", effects = [{ op = "damage", amount = 1, type = "magical" }] }]',
+             'power = 1, movement = 3, keywords = { trample = 3 }',  # I-23: ends on the enemies it kills
+             'power = 1, movement = 2, statuses = { shield = 1 }',
+             'power = 1, movement = 1, keywords = { undying = true }']
     hexes = [(c, r) for c in range(9) for r in range(7 if c % 2 == 0 else 6)]
     compared = 0
     for trial in range(12):
@@ -182,7 +185,7 @@ def test_the_mask_agrees_with_each_actions_own_check(tmp_path: Path) -> None:
                 if not bt.st.alive[0, s]:
                     continue
                 for h in range(N_HEXES):
-                    assert m[u, MOVE, h] == legal_move(bt.st, bt.cols, bt.f, 0, s, h, occ, bt.steps, bt.prev, bt.frontier)
+                    assert m[u, MOVE, h] == legal_move(bt.st, bt.cols, bt.f, 0, s, h, occ, bt.steps, bt.prev, bt.frontier, bt.k.dcols)
                     assert m[u, ATTACK, h] == legal_attack(bt.st, bt.cols, bt.f, 0, s, h, occ)
                     charge = any(legal_charge(bt.st, bt.cols, bt.f, 0, s, h, a, occ, bt.steps, bt.prev, bt.frontier)
                                  for a in range(N_HEXES))
