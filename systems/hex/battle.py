@@ -133,7 +133,7 @@ def has(w, cols, f, b, s, k):
     return number(w, cols, b, s, k) > 0 or granted(f, b, s, k) > 0
 
 
-@kernel
+@njit(cache=True, inline='always')  # the legal table asks three a unit: a call would pass the World
 def prop(w, cols, f, b, s, stat):
     """A unit's power, range or movement as the rules read it (I-35): NULL stays NULL (hex.md
     "A null value cannot be increased or decreased."); "Property X" takes the highest (hex.md
@@ -144,20 +144,28 @@ def prop(w, cols, f, b, s, stat):
     return modified(f, b, s, stat, np.int64(w_i16[cols[col], b, s]), w_i16[cols[RANGE], b, s] != NULL)
 
 
-@kernel
+@njit(cache=True, inline='always')
 def modified(f, b, s, stat, base, ranged):
     """``base`` with unit s's modifiers of ``stat`` applied (``prop``'s rules, I-35); hex.md "A
     modifier may state in parentheses whether it only affects melee or ranged units." (``ranged``:
-    the unit's Range is not NULL)."""
-    f_mods = f.mods
+    the unit's Range is not NULL). Inlined: most units hold no instance (``state.MODDED``), and
+    for them this is two reads; the walk over the instances is a call, handed the one array it
+    reads."""
     if base == NULL:
         return NULL
     if not f.g[b, MODDED] >> s & 1:
         return max(base, 0)  # no instance on the unit (``state.MODDED``)
+    return modified_by_instances(f.mods, b, s, stat, base, ranged)
+
+
+@kernel
+def modified_by_instances(f_mods, b, s, stat, base, ranged):
+    """``modified`` of a unit that has held a modifier instance: "Property X" takes the highest,
+    "Movement X" overrides, "+X" stacks, never below 0."""
     best = -1
     add = 0
     for m in range(f_mods.shape[1]):
-        if f_mods[b, m, M_SLOT] != s or f_mods[b, m, M_STAT] != stat or not qualifies(f, b, m, ranged):
+        if f_mods[b, m, M_SLOT] != s or f_mods[b, m, M_STAT] != stat or not qualifies(f_mods, b, m, ranged):
             continue
         if f_mods[b, m, M_SET] >= 0:
             best = max(best, np.int64(f_mods[b, m, M_SET]))
@@ -171,9 +179,9 @@ def modified(f, b, s, stat, base, ranged):
 
 
 @njit(cache=True, inline='always')
-def qualifies(f, b, m, ranged):
-    """Modifier m applies to a ranged (or melee) unit: no qualifier, or the matching one."""
-    f_mods = f.mods
+def qualifies(f_mods, b, m, ranged):
+    """Modifier m (of the game's ``f.mods``) applies to a ranged (or melee) unit: no qualifier, or
+    the matching one."""
     only = f_mods[b, m, M_ONLY]
     return only < 0 or (only == ONLY_RANGED) == ranged
 
@@ -260,7 +268,7 @@ def reach_within(w, cols, f, b, s, occ, steps, prev, frontier, limit, goal):
     return tail
 
 
-@kernel
+@njit(cache=True, inline='always')  # once a unit by the legal table: a call would pass the World, fields and scratch
 def reach_sets(w, cols, f, b, s, occ, empty, mine, foes, limit):
     """``reach_within`` as hex sets (``hexset``), for the legal table: (the hexes unit s reaches
     in at most ``limit`` steps, those it reaches in at most ``limit - 1``: a melee charger's
@@ -369,7 +377,7 @@ def trample_kills(w, cols, f, b, s, o, dcols):
     return health_after(w, b, s, o, x, PHYSICAL, dcols) < 1 and not returns_on_death(w, cols, f, b, o)
 
 
-@kernel
+@njit(cache=True, inline='always')  # asked once a unit by the legal table
 def may_attack(w, cols, f, b, s):
     """hex.md "A missing value (null) means that the unit cannot attack"; "A disarmed unit cannot
     attack"; hex-keywords.md "Defender – This unit cannot attack."."""
@@ -468,7 +476,7 @@ def ability_ready(w, cols, f, b, s, k):
     return not (once == ONCE_ROUND and f_abil[b, s, k, A_USED] == f_g[b, ROUND])
 
 
-@kernel
+@njit(cache=True, inline='always')  # asked for each of a unit's 6 ability rows by the legal table
 def ability_reach(w, cols, f, b, s, k):
     """The ability's cast range as the rules read it (hex.md "Modifying a unit's cast range
     modifies the cast range of all of that unit's abilities."; INFINITE stays)."""

@@ -156,7 +156,7 @@ def sync_modifiers(w, cols, f, b):
         stat = f_mods[b, m, M_STAT]
         if s < 0 or (stat != S_ARMOR and stat != S_MAGIC_RESIST):
             continue
-        if not qualifies(f, b, m, w_i16[cols[RANGE], b, s] != NULL):
+        if not qualifies(f_mods, b, m, w_i16[cols[RANGE], b, s] != NULL):
             continue
         add = ARMOR_ADD if stat == S_ARMOR else MAGIC_RESIST_ADD
         put = ARMOR_SET if stat == S_ARMOR else MAGIC_RESIST_SET
