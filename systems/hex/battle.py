@@ -223,7 +223,7 @@ def reach(w, cols, f, b, s, occ, steps, prev, frontier):
     reach_within(w, cols, f, b, s, occ, steps, prev, frontier, FAR, -1)
 
 
-@kernel
+@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
 def reach_within(w, cols, f, b, s, occ, steps, prev, frontier, limit, goal):
     """``reach`` searching no farther than ``limit`` steps (hexes beyond stay FAR: a move or a
     charge's approach never needs them). ``passable``, with what depends only on the mover read

@@ -196,7 +196,7 @@ def seat_can_act(w, cols, b, seat):
     return False
 
 
-@kernel
+@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
 def centre_token(w, cols, b, g):
     """hex.md "The first buffable unit to end its turn on the center hex receives +1 Shield";
     I-16: checked at every turn's end, whoever's unit, however it got there; an Overheated unit
@@ -211,7 +211,7 @@ def centre_token(w, cols, b, g):
             g[b, CENTRE_SHIELD] = 0
 
 
-@kernel
+@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
 def end_turn(w, cols, f, b, seat, acted):
     """The turn's end (I-12): the centre token; ``last_actor`` when an action was performed (a
     skip "does not count as taking an action", H10.4); the opponent acts next if it has a unit

@@ -175,7 +175,7 @@ def deal(w, cols, f, k, b, source, target, amount, kind):
     resolve(w, cols, f, k, b, True)
 
 
-@kernel
+@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
 def path_to(w, cols, f, k, b, s, h):
     """Into ``k_path``: the hexes entered on a shortest path to h (lowest id at forks: I-23); its
     length. The search stops at h (``battle.reach_within``'s goal), not at the map's end: a path needs
@@ -200,7 +200,7 @@ def path_to(w, cols, f, k, b, s, h):
     return n
 
 
-@kernel
+@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
 def walk(w, cols, f, k, b, s, path, n):
     """Move s along ``path[:n]``; each entry into an enemy's hex deals the trampler's X physical
     (hex.md "Trample X – ... deals X damage to each enemy unit in the hexes it moves through";
@@ -221,7 +221,7 @@ def walk(w, cols, f, k, b, s, path, n):
         w_i16[cols[POS], b, s] = path[n - 1]
 
 
-@kernel
+@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
 def walk_to(w, cols, f, k, b, s, h):
     k_path = k.path
     n = path_to(w, cols, f, k, b, s, h)
