@@ -122,8 +122,9 @@ class Battle:
             at = h
 
     def check_move(self, b: int, s: int, h: int) -> None:
-        if not legal_move(self.st, self.cols, self.f, b, s, h, self.occupied(b), self.steps, self.prev, self.frontier):
-            raise Illegal(f"unit cannot move to {at_(h)} (movement, root, the path or an occupied hex)")
+        if not legal_move(self.st, self.cols, self.f, b, s, h, self.occupied(b), self.steps, self.prev, self.frontier,
+                          self.k.dcols):
+            raise Illegal(f"unit cannot move to {at_(h)} (movement, root, the path, or an occupied hex its trample does not empty)")
 
     # -- actions -----------------------------------------------------------------------------
     def move(self, b: int, s: int, h: int, path: list[int] | None) -> None:
@@ -168,7 +169,7 @@ class Battle:
             raise Illegal(f"unit cannot use ability {k} on {at_(t)} (silenced, mana, range, target, a relocation onto a unit or while rooted, once per round or battle)")
         code = ap.do_ability(*self._args(b), s, k, t, -1 if move_to is None else move_to, move_first)
         if code == ap.BAD_MOVE:
-            raise Illegal(f"unit cannot move to {at_(move_to or 0)} (movement, root, the path or an occupied hex)")
+            raise Illegal(f"unit cannot move to {at_(move_to or 0)} (movement, root, the path, or an occupied hex its trample does not empty)")
 
     # -- effects (not turns) -------------------------------------------------------------------
     def heal(self, b: int, s: int, amount: int) -> None:

@@ -215,8 +215,9 @@ def best_entries(w, cols, f, k, rng, b, seat, units, stream, out):
     (the table's order). The one scoring loop of both agents: greedy takes the best, the
     lookahead plays the best few ahead.
 
-    The scores, by verb: a skip holds the centre (tempo); a move ``move_score``; an attack or a
-    charge the strike (``strike_score``) less the centre it leaves; an ability ``ability_score``.
+    The scores, by verb: a skip holds the centre (tempo); a move ``move_score`` (and a kill's
+    worth onto the enemy its trample kills, I-23); an attack or a charge the strike
+    (``strike_score``) less the centre it leaves; an ability ``ability_score``.
     Why by unit and verb, off the hex sets: what an entry's score reads of the acting unit (its
     slot, hex, range, power) is read once per unit, and only the legal entries are visited, in
     the table's order; a kernel is called only for a strike or an ability."""
@@ -255,6 +256,8 @@ def best_entries(w, cols, f, k, rng, b, seat, units, stream, out):
                     sc = 1.0 if here == CENTRE_ID else -0.5  # tempo: holding the centre is worth a skip
                 elif v == MOVE:
                     sc = move_score(here, h, centre, k_threat)
+                    if k_occ[h] >= 0:  # an enemy's hex: the table lists it only if the trample kills it (I-23)
+                        sc += 4.0 * unit_value(w, cols, b, k_occ[h])
                 elif v == ATTACK or v == CHARGE:
                     sc = 0.5 + strike_score(w, cols, f, b, s, k_occ[h], power, imbued, True, melee)
                     if here == CENTRE_ID and (v == CHARGE or melee):

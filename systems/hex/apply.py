@@ -11,6 +11,8 @@ the game.
 
 from __future__ import annotations
 
+from numba import njit
+
 from battlesim.ecs.compiled.damage_queue import push
 from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.battle import has, legal_move, number, occupancy, prop, reach
@@ -54,7 +56,7 @@ from battlesim.systems.hex.work import bury, deal, resolve, spend, walk, walk_to
 # return codes of the actions (0 = done); the scenario runner turns them into its "not legal" line
 DONE, NO_RETREATING, BAD_RETREAT, BAD_MOVE = range(4)
 
-@kernel
+@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
 def do_move(w, cols, f, k, b, s, h, path, npath):
     """H10.3.1: a move action (``npath`` < 0: the shortest path; else ``path[:npath]``)."""
     w_i16 = w.i16
@@ -68,7 +70,7 @@ def do_move(w, cols, f, k, b, s, h, path, npath):
     turn_start(w, cols, f, k, b)
 
 
-@kernel
+@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
 def do_skip(w, cols, f, k, b, s):
     """hex.md "Skipping consumes the unit's action, but does not count as taking an action"."""
     w_i16 = w.i16
@@ -218,7 +220,7 @@ def do_ability(w, cols, f, k, b, s, kk, t, move_to, move_first):
         cast(w, cols, f, k, b, s, kk, t)
     if move_to >= 0 and not move_first and w_alive[b, s]:
         occupancy(w, cols, b, k_occ)
-        if not legal_move(w, cols, f, b, s, move_to, k_occ, k_steps, k_prev, k.frontier):
+        if not legal_move(w, cols, f, b, s, move_to, k_occ, k_steps, k_prev, k.frontier, k.dcols):
             return BAD_MOVE
         walk_to(w, cols, f, k, b, s, move_to)
     if w_alive[b, s]:

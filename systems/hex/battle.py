@@ -20,8 +20,10 @@ from numba import njit
 
 from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.board import DIST, NEIGHBOURS
+from battlesim.systems.hex.damage_stages import PHYSICAL
 from battlesim.systems.hex.hexset import ALL, EMPTY, bit, grow, lowest, without_lowest
 from battlesim.systems.hex.kernel_cache import kernel
+from battlesim.systems.hex.pipeline import health_after
 from battlesim.systems.hex.state import (
     A_CAST_RANGE,
     A_COST,
@@ -74,6 +76,8 @@ from battlesim.systems.hex.state import (
     T_SELF,
     T_UNIT,
     TRAMPLE,
+    UNDEAD,
+    UNDYING,
 )
 
 SORTED_NEIGHBOURS = np.sort(np.where(NEIGHBOURS < 0, 127, NEIGHBOURS), axis=1).astype(np.int8)
@@ -129,7 +133,7 @@ def has(w, cols, f, b, s, k):
     return number(w, cols, b, s, k) > 0 or granted(f, b, s, k) > 0
 
 
-@kernel
+@njit(cache=True, inline='always')  # the legal table asks three a unit: a call would pass the World
 def prop(w, cols, f, b, s, stat):
     """A unit's power, range or movement as the rules read it (I-35): NULL stays NULL (hex.md
     "A null value cannot be increased or decreased."); "Property X" takes the highest (hex.md
@@ -140,20 +144,28 @@ def prop(w, cols, f, b, s, stat):
     return modified(f, b, s, stat, np.int64(w_i16[cols[col], b, s]), w_i16[cols[RANGE], b, s] != NULL)
 
 
-@kernel
+@njit(cache=True, inline='always')
 def modified(f, b, s, stat, base, ranged):
     """``base`` with unit s's modifiers of ``stat`` applied (``prop``'s rules, I-35); hex.md "A
     modifier may state in parentheses whether it only affects melee or ranged units." (``ranged``:
-    the unit's Range is not NULL)."""
-    f_mods = f.mods
+    the unit's Range is not NULL). Inlined: most units hold no instance (``state.MODDED``), and
+    for them this is two reads; the walk over the instances is a call, handed the one array it
+    reads."""
     if base == NULL:
         return NULL
     if not f.g[b, MODDED] >> s & 1:
         return max(base, 0)  # no instance on the unit (``state.MODDED``)
+    return modified_by_instances(f.mods, b, s, stat, base, ranged)
+
+
+@kernel
+def modified_by_instances(f_mods, b, s, stat, base, ranged):
+    """``modified`` of a unit that has held a modifier instance: "Property X" takes the highest,
+    "Movement X" overrides, "+X" stacks, never below 0."""
     best = -1
     add = 0
     for m in range(f_mods.shape[1]):
-        if f_mods[b, m, M_SLOT] != s or f_mods[b, m, M_STAT] != stat or not qualifies(f, b, m, ranged):
+        if f_mods[b, m, M_SLOT] != s or f_mods[b, m, M_STAT] != stat or not qualifies(f_mods, b, m, ranged):
             continue
         if f_mods[b, m, M_SET] >= 0:
             best = max(best, np.int64(f_mods[b, m, M_SET]))
@@ -167,9 +179,9 @@ def modified(f, b, s, stat, base, ranged):
 
 
 @njit(cache=True, inline='always')
-def qualifies(f, b, m, ranged):
-    """Modifier m applies to a ranged (or melee) unit: no qualifier, or the matching one."""
-    f_mods = f.mods
+def qualifies(f_mods, b, m, ranged):
+    """Modifier m (of the game's ``f.mods``) applies to a ranged (or melee) unit: no qualifier, or
+    the matching one."""
     only = f_mods[b, m, M_ONLY]
     return only < 0 or (only == ONLY_RANGED) == ranged
 
@@ -211,7 +223,7 @@ def reach(w, cols, f, b, s, occ, steps, prev, frontier):
     reach_within(w, cols, f, b, s, occ, steps, prev, frontier, FAR, -1)
 
 
-@kernel
+@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
 def reach_within(w, cols, f, b, s, occ, steps, prev, frontier, limit, goal):
     """``reach`` searching no farther than ``limit`` steps (hexes beyond stay FAR: a move or a
     charge's approach never needs them). ``passable``, with what depends only on the mover read
@@ -256,7 +268,7 @@ def reach_within(w, cols, f, b, s, occ, steps, prev, frontier, limit, goal):
     return tail
 
 
-@kernel
+@njit(cache=True, inline='always')  # once a unit by the legal table: a call would pass the World, fields and scratch
 def reach_sets(w, cols, f, b, s, occ, empty, mine, foes, limit):
     """``reach_within`` as hex sets (``hexset``), for the legal table: (the hexes unit s reaches
     in at most ``limit`` steps, those it reaches in at most ``limit - 1``: a melee charger's
@@ -320,19 +332,52 @@ def acting_slot(w, cols, b, seat, u):
 
 
 @kernel
-def legal_move(w, cols, f, b, s, h, occ, steps, prev, frontier):
+def legal_move(w, cols, f, b, s, h, occ, steps, prev, frontier, dcols):
     """hex.md "A unit may move a number of hexes up to its Movement value."; "A rooted unit
     cannot move."; NULL movement "cannot move on its own"; the move ends on an empty hex (hex.md
-    "units cannot occupy the same hex as other units at the end of the turn")."""
+    "units cannot occupy the same hex as other units at the end of the turn") or on an enemy's
+    hex its trample empties (``trample_kills``, I-23). ``dcols``: the damage stages' column table
+    (``work.Work.dcols``)."""
     w_i16 = w.i16
     mv = prop(w, cols, f, b, s, S_MOVEMENT)
-    if mv < 1 or w_i16[cols[ROOTED], b, s] > 0 or occ[h] >= 0:
+    if mv < 1 or w_i16[cols[ROOTED], b, s] > 0:
+        return False
+    if occ[h] >= 0 and not trample_kills(w, cols, f, b, s, occ[h], dcols):
         return False
     reach(w, cols, f, b, s, occ, steps, prev, frontier)
     return steps[h] <= mv
 
 
+@njit(cache=True, inline='always')
+def trample_x(w, cols, f, b, s):
+    """The damage unit s deals entering an enemy's hex: hex-keywords.md "Trample X – ... those
+    enemy units take X physical damage." (its own keyword, 0 while broken); "Flying units cannot
+    trample." (I-24: 0)."""
+    return 0 if has(w, cols, f, b, s, FLYING) else number(w, cols, b, s, TRAMPLE)
+
+
+@njit(cache=True, inline='always')
+def returns_on_death(w, cols, f, b, s):
+    """hex-keywords.md "Undying – When this unit dies, if it is not #undead, return it to the
+    battlefield exhausted in its last hex" (``turn.settle``)."""
+    return has(w, cols, f, b, s, UNDYING) and not w.flags[cols[UNDEAD], b, s]
+
+
 @kernel
+def trample_kills(w, cols, f, b, s, o, dcols):
+    """I-23: unit s's move may end on the hex of unit o when o is an enemy it may trample
+    (hex.md "Steadfast – This unit cannot be charged or trampled.") and the trample's X physical
+    through the damage pipeline leaves o below 1 health (hex.md "If a unit's health is reduced to
+    less than 1, it dies"), o not coming back (Undying returns it to that hex: the hex stays
+    taken). The forecast is ``pipeline.health_after``: the stages' own arithmetic, nothing
+    written, for the one entry a shortest path makes into its last hex (``work.walk``)."""
+    x = trample_x(w, cols, f, b, s)
+    if x <= 0 or w.i16[cols[CONTROLLER], b, o] == w.i16[cols[CONTROLLER], b, s] or has(w, cols, f, b, o, STEADFAST):
+        return False
+    return health_after(w, b, s, o, x, PHYSICAL, dcols) < 1 and not returns_on_death(w, cols, f, b, o)
+
+
+@njit(cache=True, inline='always')  # asked once a unit by the legal table
 def may_attack(w, cols, f, b, s):
     """hex.md "A missing value (null) means that the unit cannot attack"; "A disarmed unit cannot
     attack"; hex-keywords.md "Defender – This unit cannot attack."."""
@@ -431,7 +476,7 @@ def ability_ready(w, cols, f, b, s, k):
     return not (once == ONCE_ROUND and f_abil[b, s, k, A_USED] == f_g[b, ROUND])
 
 
-@kernel
+@njit(cache=True, inline='always')  # asked for each of a unit's 6 ability rows by the legal table
 def ability_reach(w, cols, f, b, s, k):
     """The ability's cast range as the rules read it (hex.md "Modifying a unit's cast range
     modifies the cast range of all of that unit's abilities."; INFINITE stays)."""

@@ -12,6 +12,7 @@ Every function takes ``(w, cols, f, k, b, ...)`` as ``apply.py``'s do.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.battle import U, ability_reach, has, modified, occupancy
@@ -180,7 +181,7 @@ def start_channel(w, cols, f, b, s, kk, t, o):
     f_abil[b, s, kk, A_PENDING_UNIT] = o + 1
 
 
-@kernel
+@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
 def tick_channels(w, cols, f, k, b, seat):
     """hex-keywords.md "At the start of each of your turns, remove a Channel counter. If the last
     Channel counter is removed, the ability effect occurs." (seat's units, in slot order). A
@@ -214,7 +215,7 @@ def tick_channels(w, cols, f, k, b, seat):
             cast(w, cols, f, k, b, s, kk, t)
 
 
-@kernel
+@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
 def turn_start(w, cols, f, k, b):
     """The turn of ``to_act`` begins: its channels tick (``tick_channels``); the seat is marked as
     having had a turn this round (I-38). If the effects leave it no unit that can act, the turn

@@ -13,6 +13,8 @@ abilities disabled."): every keyword stage reads ``hex_broken`` beside its keywo
 
 from __future__ import annotations
 
+from numba import njit
+
 from battlesim.ecs.compiled.damage_queue import AMOUNT, DEALT, KIND, SOURCE, TARGET, push
 from battlesim.ecs.compiled.stages import damage_stage
 from battlesim.ecs.damage import APPLICATION, MITIGATION, PREVENTION, REACTIONS
@@ -26,94 +28,147 @@ TYPES = PHYSICAL | MAGICAL | PURE
 RULESET = "hex"
 
 
+# What a stage before application leaves of an instance is a function of its own (``after_*``),
+# writing nothing: the stage calls it and then writes (a counter used, the amount), and the
+# forecast of an instance (``pipeline.health_after``: may a trample move end on an enemy's hex,
+# I-23) calls the same functions in the same order, so the legality and the damage are one
+# arithmetic. Each takes the instance as (source s, target t, amount, kind).
+
+
+@njit(cache=True, inline='always')
+def after_shield(w, b, s, t, amount, kind, cols):
+    """hex-keywords.md "Shield X – ... reduce the next X incoming damage to zero and remove that
+    many" (K over H, I-31: absorb min(shield, damage)); hex.md "Pure damage cannot be reduced by
+    any effect" (I-26: Shield untouched)."""
+    if kind & PURE or amount <= 0:
+        return amount
+    return amount - min(max(w.i16[cols[0], b, t], 0), amount)
+
+
 @damage_stage(RULESET, "shield", PREVENTION + 10, reads=("hex_shield_counters",))
 def shield(w, b, queue, qlen, i, cols):
-    """hex-keywords.md "Shield X – ... reduce the next X incoming damage to zero and remove that
-    many" (K over H, I-31: absorb min(shield, damage)); "Shield is applied before other damage
-    reductions"; hex.md "Pure damage cannot be reduced by any effect" (I-26: Shield untouched)."""
-    if queue[b, i, KIND] & PURE or queue[b, i, AMOUNT] <= 0:
-        return
+    """``after_shield``, the absorbed damage taken off the counters ("Shield is applied before
+    other damage reductions")."""
+    amount = queue[b, i, AMOUNT]
     t = queue[b, i, TARGET]
-    have = w.i16[cols[0], b, t]
-    if have > 0:
-        absorb = min(have, queue[b, i, AMOUNT])
-        w.i16[cols[0], b, t] = have - absorb
-        queue[b, i, AMOUNT] -= absorb
+    left = after_shield(w, b, queue[b, i, SOURCE], t, amount, queue[b, i, KIND], cols)
+    if left < amount:
+        w.i16[cols[0], b, t] -= amount - left
+        queue[b, i, AMOUNT] = left
+
+
+@njit(cache=True, inline='always')
+def after_refraction(w, b, s, t, amount, kind, cols):
+    """hex-keywords.md "Refraction X – ... the next instance of damage is reduced to zero and a
+    refraction counter is removed" (I-26: after Shield, only if damage remains; not pure)."""
+    if kind & PURE or amount <= 0 or w.i16[cols[0], b, t] <= 0:
+        return amount
+    return 0
 
 
 @damage_stage(RULESET, "refraction", PREVENTION + 20, reads=("hex_refraction_counters",))
 def refraction(w, b, queue, qlen, i, cols):
-    """hex-keywords.md "Refraction X – ... the next instance of damage is reduced to zero and a
-    refraction counter is removed" (I-26: after Shield, only if damage remains; not pure)."""
-    if queue[b, i, KIND] & PURE or queue[b, i, AMOUNT] <= 0:
-        return
+    """``after_refraction``; a counter removed when it reduced the instance."""
+    amount = queue[b, i, AMOUNT]
     t = queue[b, i, TARGET]
-    if w.i16[cols[0], b, t] > 0:
+    left = after_refraction(w, b, queue[b, i, SOURCE], t, amount, queue[b, i, KIND], cols)
+    if left < amount:
         w.i16[cols[0], b, t] -= 1
-        queue[b, i, AMOUNT] = 0
+        queue[b, i, AMOUNT] = left
+
+
+@njit(cache=True, inline='always')
+def after_ethereal(w, b, s, t, amount, kind, cols):
+    """hex-keywords.md "Ethereal – This unit reduces incoming physical damage to zero."."""
+    if kind & PHYSICAL and w.flags[cols[0], b, t] and w.i16[cols[1], b, t] == 0:
+        return 0
+    return amount
 
 
 @damage_stage(RULESET, "ethereal", MITIGATION, reads=("hex_ethereal", "hex_broken"))
 def ethereal(w, b, queue, qlen, i, cols):
-    """hex-keywords.md "Ethereal – This unit reduces incoming physical damage to zero."."""
-    t = queue[b, i, TARGET]
-    if queue[b, i, KIND] & PHYSICAL and w.flags[cols[0], b, t] and w.i16[cols[1], b, t] == 0:
-        queue[b, i, AMOUNT] = 0
+    """``after_ethereal``."""
+    queue[b, i, AMOUNT] = after_ethereal(w, b, queue[b, i, SOURCE], queue[b, i, TARGET], queue[b, i, AMOUNT],
+                                         queue[b, i, KIND], cols)
+
+
+@njit(cache=True, inline='always')
+def after_armor(w, b, s, t, amount, kind, cols):
+    """hex.md "Armor X – This unit reduces incoming physical damage by X."; "Piercing – This unit
+    ignores Armor during combat." / "Piercing X" (combat damage only, the attacker's own unless
+    broken); "Armor can never be a negative number"; Armor modifiers (I-35) stay while broken."""
+    if not kind & PHYSICAL:
+        return amount
+    a = 0 if w.i16[cols[2], b, t] > 0 else w.i16[cols[0], b, t]
+    if w.i16[cols[4], b, t] >= 0:
+        a = w.i16[cols[4], b, t]
+    a = max(a + w.i16[cols[3], b, t], 0)
+    if kind & COMBAT and s >= 0 and w.i16[cols[2], b, s] == 0:
+        a = max(a - w.i16[cols[1], b, s], 0)
+    if a > 0:
+        return max(amount - a, 0)
+    return amount
 
 
 @damage_stage(RULESET, "armor", MITIGATION + 10,
               reads=("hex_armor", "hex_piercing", "hex_broken", "hex_armor_add", "hex_armor_set"))
 def armor(w, b, queue, qlen, i, cols):
-    """hex.md "Armor X – This unit reduces incoming physical damage by X."; "Piercing – This unit
-    ignores Armor during combat." / "Piercing X" (combat damage only, the attacker's own unless
-    broken); "Armor can never be a negative number"; Armor modifiers (I-35) stay while broken."""
-    kind = queue[b, i, KIND]
-    t = queue[b, i, TARGET]
-    if not kind & PHYSICAL:
-        return
-    a = 0 if w.i16[cols[2], b, t] > 0 else w.i16[cols[0], b, t]
-    if w.i16[cols[4], b, t] >= 0:
-        a = w.i16[cols[4], b, t]
-    a = max(a + w.i16[cols[3], b, t], 0)
-    s = queue[b, i, SOURCE]
-    if kind & COMBAT and s >= 0 and w.i16[cols[2], b, s] == 0:
-        a = max(a - w.i16[cols[1], b, s], 0)
-    if a > 0:
-        queue[b, i, AMOUNT] = max(queue[b, i, AMOUNT] - a, 0)
+    """``after_armor``."""
+    queue[b, i, AMOUNT] = after_armor(w, b, queue[b, i, SOURCE], queue[b, i, TARGET], queue[b, i, AMOUNT],
+                                      queue[b, i, KIND], cols)
+
+
+@njit(cache=True, inline='always')
+def after_magic_resist(w, b, s, t, amount, kind, cols):
+    """hex.md "Magic Resist X – This unit reduces incoming magical damage by X." (with its
+    modifiers, I-35, which stay while broken)."""
+    if not kind & MAGICAL:
+        return amount
+    r = 0 if w.i16[cols[1], b, t] > 0 else w.i16[cols[0], b, t]
+    if w.i16[cols[3], b, t] >= 0:
+        r = w.i16[cols[3], b, t]
+    r = max(r + w.i16[cols[2], b, t], 0)
+    return max(amount - r, 0)
 
 
 @damage_stage(RULESET, "magic_resist", MITIGATION + 20,
               reads=("hex_magic_resist", "hex_broken", "hex_magic_resist_add", "hex_magic_resist_set"))
 def magic_resist(w, b, queue, qlen, i, cols):
-    """hex.md "Magic Resist X – This unit reduces incoming magical damage by X." (with its
-    modifiers, I-35, which stay while broken)."""
-    t = queue[b, i, TARGET]
-    if not queue[b, i, KIND] & MAGICAL:
-        return
-    r = 0 if w.i16[cols[1], b, t] > 0 else w.i16[cols[0], b, t]
-    if w.i16[cols[3], b, t] >= 0:
-        r = w.i16[cols[3], b, t]
-    r = max(r + w.i16[cols[2], b, t], 0)
-    queue[b, i, AMOUNT] = max(queue[b, i, AMOUNT] - r, 0)
+    """``after_magic_resist``."""
+    queue[b, i, AMOUNT] = after_magic_resist(w, b, queue[b, i, SOURCE], queue[b, i, TARGET], queue[b, i, AMOUNT],
+                                             queue[b, i, KIND], cols)
+
+
+@njit(cache=True, inline='always')
+def after_evasion(w, b, s, t, amount, kind, cols):
+    """hex.md "Evasion – This unit reduces incoming ranged attack damage to zero." / "Evasion X"
+    (ranged *attack* damage only: not abilities, not melee)."""
+    if kind & RANGED and kind & ATTACK and not kind & PURE and w.i16[cols[1], b, t] == 0:
+        return max(amount - w.i16[cols[0], b, t], 0)
+    return amount
 
 
 @damage_stage(RULESET, "evasion", MITIGATION + 30, reads=("hex_evasion", "hex_broken"))
 def evasion(w, b, queue, qlen, i, cols):
-    """hex.md "Evasion – This unit reduces incoming ranged attack damage to zero." / "Evasion X"
-    (ranged *attack* damage only: not abilities, not melee)."""
-    kind = queue[b, i, KIND]
-    t = queue[b, i, TARGET]
-    if kind & RANGED and kind & ATTACK and not kind & PURE and w.i16[cols[1], b, t] == 0:
-        queue[b, i, AMOUNT] = max(queue[b, i, AMOUNT] - w.i16[cols[0], b, t], 0)
+    """``after_evasion``."""
+    queue[b, i, AMOUNT] = after_evasion(w, b, queue[b, i, SOURCE], queue[b, i, TARGET], queue[b, i, AMOUNT],
+                                        queue[b, i, KIND], cols)
+
+
+@njit(cache=True, inline='always')
+def after_nonlethal(w, b, s, t, amount, kind, cols):
+    """hex.md "Non-lethal – Non-lethal damage cannot reduce a unit's health below 1." (a unit
+    at 1 stays at 1)."""
+    if kind & NONLETHAL:
+        return max(min(amount, w.i16[cols[0], b, t] - 1), 0)
+    return amount
 
 
 @damage_stage(RULESET, "nonlethal", APPLICATION - 1, reads=("health",))
 def nonlethal(w, b, queue, qlen, i, cols):
-    """hex.md "Non-lethal – Non-lethal damage cannot reduce a unit's health below 1." (a unit
-    at 1 stays at 1)."""
-    if queue[b, i, KIND] & NONLETHAL:
-        hp = w.i16[cols[0], b, queue[b, i, TARGET]]
-        queue[b, i, AMOUNT] = max(min(queue[b, i, AMOUNT], hp - 1), 0)
+    """``after_nonlethal``."""
+    queue[b, i, AMOUNT] = after_nonlethal(w, b, queue[b, i, SOURCE], queue[b, i, TARGET], queue[b, i, AMOUNT],
+                                          queue[b, i, KIND], cols)
 
 
 @damage_stage(RULESET, "lifesteal", REACTIONS - 5,

@@ -35,6 +35,8 @@ from battlesim.systems.hex.battle import (
     prop,
     reach_sets,
     target_entry,
+    trample_kills,
+    trample_x,
 )
 from battlesim.systems.hex.board import DIST, MAX_DISTANCE, N_HEXES
 from battlesim.systems.hex.hexset import ALL, BALL, EMPTY, bit, lowest, nth, size, without_lowest
@@ -81,6 +83,13 @@ def unit_entries(w, cols, f, k, b, seat, s, u, vacant, mine, foes):
     if moves:
         reached, before = reach_sets(w, cols, f, b, s, occ, vacant, mine, foes, mv)
         rows[u, MOVE] = reached & vacant
+        if trample_x(w, cols, f, b, s) > 0:  # I-23: and the enemies' hexes reached that the trample empties
+            x = reached & foes
+            while x != EMPTY:
+                h = lowest(x)
+                x = without_lowest(x)
+                if trample_kills(w, cols, f, b, s, occ[h], k.dcols):
+                    rows[u, MOVE] |= bit(h)
         n += size(rows[u, MOVE])
     charges = moves and has(w, cols, f, b, s, CHARGING)
     # legal_attack and charge_from, with what depends only on the unit read once

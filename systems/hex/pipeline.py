@@ -88,6 +88,45 @@ def _stage(k, w, b, queue, qlen, i, cols):
         _status_on_hit(w, b, queue, qlen, i, cols[10])
 
 
+APPLY = STAGE_NAMES.index("apply_health")  # the stages before it reduce an instance; it takes the health
+_after = (ds.after_shield, ds.after_refraction, ds.after_ethereal, ds.after_armor, ds.after_magic_resist,
+          ds.after_evasion, ds.after_nonlethal)
+assert len(_after) == APPLY and all(f.__name__ == "after_" + n for f, n in zip(_after, STAGE_NAMES))
+_after_shield, _after_refraction, _after_ethereal, _after_armor, _after_magic_resist, _after_evasion, \
+    _after_nonlethal = _after
+
+
+@kernel
+def _left(k, w, b, s, t, amount, kind, cols):
+    """What stage k (< ``APPLY``) leaves of the instance: ``_stage``'s arithmetic, nothing written."""
+    if k == 0:
+        return _after_shield(w, b, s, t, amount, kind, cols[0])
+    elif k == 1:
+        return _after_refraction(w, b, s, t, amount, kind, cols[1])
+    elif k == 2:
+        return _after_ethereal(w, b, s, t, amount, kind, cols[2])
+    elif k == 3:
+        return _after_armor(w, b, s, t, amount, kind, cols[3])
+    elif k == 4:
+        return _after_magic_resist(w, b, s, t, amount, kind, cols[4])
+    elif k == 5:
+        return _after_evasion(w, b, s, t, amount, kind, cols[5])
+    return _after_nonlethal(w, b, s, t, amount, kind, cols[6])
+
+
+@kernel
+def health_after(w, b, s, t, amount, kind, cols):
+    """Unit t's health after one instance (from s, ``amount`` of ``kind``) went through the
+    pipeline up to application, with nothing written: the stages' own arithmetic (``ds.after_*``,
+    in ``run_damage``'s order), then application's (the health less what remains). Why: a trample
+    move may end on an enemy's hex only if the trample kills it (I-23), known before the move is
+    listed; the reactions after application (lifesteal, returns, statuses on hit) change no
+    health of t. tests/rules/hex/test_hex_damage.py checks it against ``run_damage``."""
+    for k in range(APPLY):
+        amount = _left(k, w, b, s, t, amount, kind, cols)
+    return np.int64(w.i16[cols[APPLY, 0], b, t]) - max(amount, 0)
+
+
 @kernel
 def run_damage(w, b, queue, qlen, start, cols, stack):
     """DESIGN "Damage pipeline": every hex stage, in priority order, over rows start..qlen[b];

@@ -108,7 +108,7 @@ def pass_action(w, cols, b, seat):
     return -1
 
 
-@kernel
+@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
 def agent_action(w, cols, f, k, rng, b, seat, agent):
     """Spec §6: the decision of the seat to act, by its agent's code: random (uniform over the
     legal entries of the battle table: ``random_action``), pass, greedy (``agents.py``) or
@@ -123,7 +123,7 @@ def agent_action(w, cols, f, k, rng, b, seat, agent):
     return lookahead_action(w, cols, f, k, rng, b, seat, units)
 
 
-@kernel
+@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
 def random_action(w, cols, f, k, rng, b, seat, stream):
     """The random agent: ``rng.choice(rng, b, table, stream)`` over the battle table, without
     writing the table: the same draw from the legal entries' count (``legal_rows``' counts) and

@@ -8,7 +8,7 @@ from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import push
 from battlesim.systems.hex import kernel_cache
-from battlesim.systems.hex.battle import can_act, has, number, qualifies
+from battlesim.systems.hex.battle import can_act, number, qualifies, returns_on_death
 from battlesim.systems.hex.board import CENTRE_ID
 from battlesim.systems.hex.damage_stages import MAGICAL, STATUS
 from battlesim.systems.hex.kernel_cache import kernel
@@ -62,7 +62,6 @@ from battlesim.systems.hex.state import (
     TO_ACT,
     TURNED,
     UNDEAD,
-    UNDYING,
     WINNER,
 )
 
@@ -96,7 +95,7 @@ def settle(w, cols, f, b, returned):
     for s in range(w_alive.shape[1]):
         if not w_alive[b, s] or w_i16[cols[HEALTH], b, s] >= 1:
             continue
-        if has(w, cols, f, b, s, UNDYING) and not w_flags[cols[UNDEAD], b, s]:
+        if returns_on_death(w, cols, f, b, s):
             for m in range(f_mods.shape[1]):
                 if f_mods[b, m, M_SLOT] == s:
                     drop_modifier(w, cols, f, b, m)
@@ -157,7 +156,7 @@ def sync_modifiers(w, cols, f, b):
         stat = f_mods[b, m, M_STAT]
         if s < 0 or (stat != S_ARMOR and stat != S_MAGIC_RESIST):
             continue
-        if not qualifies(f, b, m, w_i16[cols[RANGE], b, s] != NULL):
+        if not qualifies(f_mods, b, m, w_i16[cols[RANGE], b, s] != NULL):
             continue
         add = ARMOR_ADD if stat == S_ARMOR else MAGIC_RESIST_ADD
         put = ARMOR_SET if stat == S_ARMOR else MAGIC_RESIST_SET
@@ -197,7 +196,7 @@ def seat_can_act(w, cols, b, seat):
     return False
 
 
-@kernel
+@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
 def centre_token(w, cols, b, g):
     """hex.md "The first buffable unit to end its turn on the center hex receives +1 Shield";
     I-16: checked at every turn's end, whoever's unit, however it got there; an Overheated unit
@@ -212,7 +211,7 @@ def centre_token(w, cols, b, g):
             g[b, CENTRE_SHIELD] = 0
 
 
-@kernel
+@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
 def end_turn(w, cols, f, b, seat, acted):
     """The turn's end (I-12): the centre token; ``last_actor`` when an action was performed (a
     skip "does not count as taking an action", H10.4); the opponent acts next if it has a unit

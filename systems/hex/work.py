@@ -16,7 +16,7 @@ from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import AMOUNT, DEALT, KIND, OK, SOURCE, TARGET, new_queue, push
 from battlesim.systems.hex import kernel_cache
-from battlesim.systems.hex.battle import FAR, U, V, has, number, occupancy, reach_within
+from battlesim.systems.hex.battle import FAR, U, V, occupancy, reach_within, trample_x
 from battlesim.systems.hex.board import AWAY, DIST, LINE, N_HEXES, TOWARD
 from battlesim.systems.hex.damage_stages import PHYSICAL
 from battlesim.systems.hex.kernel_cache import kernel
@@ -24,7 +24,6 @@ from battlesim.systems.hex.pipeline import run_damage
 from battlesim.systems.hex.state import (
     ACTIONS,
     CONTROLLER,
-    FLYING,
     HEALTH,
     MAX_HEALTH,
     OVERHEATED,
@@ -33,7 +32,6 @@ from battlesim.systems.hex.state import (
     ROUND,
     SIDE,
     SUMMONED,
-    TRAMPLE,
 )
 from battlesim.systems.hex.turn import (
     settle,
@@ -177,7 +175,7 @@ def deal(w, cols, f, k, b, source, target, amount, kind):
     resolve(w, cols, f, k, b, True)
 
 
-@kernel
+@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
 def path_to(w, cols, f, k, b, s, h):
     """Into ``k_path``: the hexes entered on a shortest path to h (lowest id at forks: I-23); its
     length. The search stops at h (``battle.reach_within``'s goal), not at the map's end: a path needs
@@ -202,7 +200,7 @@ def path_to(w, cols, f, k, b, s, h):
     return n
 
 
-@kernel
+@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
 def walk(w, cols, f, k, b, s, path, n):
     """Move s along ``path[:n]``; each entry into an enemy's hex deals the trampler's X physical
     (hex.md "Trample X – ... deals X damage to each enemy unit in the hexes it moves through";
@@ -210,7 +208,7 @@ def walk(w, cols, f, k, b, s, path, n):
     w_i16 = w.i16
     w_alive = w.alive
     k_occ = k.occ
-    x = 0 if has(w, cols, f, b, s, FLYING) else number(w, cols, b, s, TRAMPLE)
+    x = trample_x(w, cols, f, b, s)
     for i in range(n):
         if x > 0:
             occupancy(w, cols, b, k_occ)
@@ -223,7 +221,7 @@ def walk(w, cols, f, k, b, s, path, n):
         w_i16[cols[POS], b, s] = path[n - 1]
 
 
-@kernel
+@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
 def walk_to(w, cols, f, k, b, s, h):
     k_path = k.path
     n = path_to(w, cols, f, k, b, s, h)

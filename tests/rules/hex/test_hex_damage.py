@@ -119,3 +119,46 @@ def test_armor_modifiers_reach_the_armor_stage(tmp_path: Path) -> None:
     sc.battle.deal(0, -1, 0, 5, PHYSICAL)
     sc.battle.deal(0, -1, 1, 5, MAGICAL)
     assert (unit_at(sc, 1, 1)["health"], unit_at(sc, 3, 1)["health"]) == (20 - 2, 20 - 4)
+
+
+def test_the_forecast_is_the_pipelines_damage_and_writes_nothing(tmp_path: Path) -> None:
+    # hex.md "If a unit's health is reduced to less than 1, it dies" (I-23: a trample move's
+    # legality forecasts that through the pipeline): ``pipeline.health_after`` is the health
+    # ``run_damage`` leaves, for every damage type and the stages before application (Shield,
+    # Refraction, Ethereal, Armor and Piercing, Magic Resist, Evasion, Non-lethal, Broken), and it
+    # writes nothing
+    import numpy as np
+
+    from battlesim.ecs.compiled.damage_queue import OK, push
+    from battlesim.systems.hex.damage_stages import ATTACK, COMBAT, NONLETHAL, RANGED
+    from battlesim.systems.hex.pipeline import health_after, run_damage
+    from battlesim.systems.hex.state import HEALTH
+
+    rng = np.random.default_rng(23)
+    targets = ['statuses = { shield = 2 }', 'statuses = { refraction = 1 }', 'keywords = { ethereal = true }',
+               'keywords = { armor = 2 }', 'keywords = { armor = 2 }, statuses = { broken = 1 }',
+               'keywords = { magic_resist = 1 }', 'keywords = { evasion = 2 }', 'statuses = { shield = 1 }, keywords = { armor = 1 }', 'power = 1']
+    sources = ['power = 1', 'power = 1, keywords = { piercing = 1 }', 'power = 1, keywords = { piercing = 1 }, statuses = { broken = 1 }']
+    kinds = [PHYSICAL, MAGICAL, PURE, PHYSICAL | COMBAT | ATTACK, PHYSICAL | COMBAT | ATTACK | RANGED,
+             MAGICAL | COMBAT | ATTACK, PHYSICAL | NONLETHAL, PHYSICAL | STATUS]
+    compared = 0
+    for _ in range(40):
+        t = targets[int(rng.integers(len(targets)))]
+        src = sources[int(rng.integers(len(sources)))]
+        hp = int(rng.integers(1, 5))
+        sc = board(tmp_path, [f'{{ side = 0, col = 1, row = 1, name = "A", health = {hp}, {t} }}',
+                              f'{{ side = 1, col = 3, row = 1, name = "B", health = 9, {src} }}'])
+        bt = sc.battle
+        w, k = bt.st, bt.k
+        for kind in kinds:
+            amount = int(rng.integers(0, 6))
+            before = [a.copy() for a in (w.i16, w.flags, w.alive)]
+            forecast = health_after(w, 0, 16, 0, amount, kind, k.dcols)
+            assert all(np.array_equal(a, c) for a, c in zip((w.i16, w.flags, w.alive), before))  # nothing written
+            push(k.queue, k.qlen, 0, 16, 0, amount, kind)
+            assert run_damage(w, 0, k.queue, k.qlen, 0, k.dcols, k.stack) == OK
+            k.qlen[0] = 0
+            assert forecast == w.i16[bt.cols[HEALTH], 0, 0], (t, src, hp, amount, kind)
+            w.i16[:], w.flags[:], w.alive[:] = before  # the next kind against the same unit
+            compared += 1
+    assert compared == 40 * len(kinds)

@@ -114,3 +114,54 @@ def test_the_legal_tables_reach_is_the_searchs(tmp_path: Path) -> None:
                     assert int(got[1]) == within[1]
                 compared += 1
     assert compared > 500
+
+
+def test_a_trample_move_ends_only_on_an_enemy_the_trample_kills(tmp_path: Path) -> None:
+    # hex.md "Trample X – This unit may move into and through hexes occupied by enemy units. If it
+    # does, those enemy units take X physical damage."; "units cannot occupy the same hex as other
+    # units at the end of the turn" (I-23: a move may end on an enemy's hex only if the trample
+    # kills it, through the damage pipeline: Shield, Armor; not a Steadfast enemy; an Undying one
+    # comes back to that hex): the legal table lists exactly the hexes the trample empties
+    import numpy as np
+
+    from battlesim.systems.hex.battle import MOVE, U, V
+    from battlesim.systems.hex.board import N_HEXES
+    from battlesim.systems.hex.legal import legal_actions
+
+    rhino = '{ side = 0, col = 4, row = 3, name = "T", power = 1, movement = 2, health = 9, keywords = { trample = 2 } }'
+    enemies = {  # (col, row): (the enemy, whether the trample empties its hex)
+        (4, 2): ('health = 2', True),
+        (4, 4): ('health = 3', False),
+        (3, 3): ('health = 2, statuses = { shield = 1 }', False),  # hex-keywords.md "Shield X" absorbs 1
+        (5, 3): ('health = 2, keywords = { armor = 1 }', False),  # hex.md "Armor X" reduces physical
+        (3, 2): ('health = 1, keywords = { armor = 1 }', True),
+        (5, 2): ('health = 1, keywords = { steadfast = true }', False),  # "cannot be ... trampled"
+        (4, 1): ('health = 1, keywords = { undying = true }', False),  # returns "in its last hex"
+        (4, 5): ('health = 1', True),  # two steps away: entered on the move's last step
+    }
+    units = [rhino] + [f'{{ side = 1, col = {c}, row = {r}, name = "E{c}{r}", power = 1, {e} }}'
+                       for (c, r), (e, _) in enemies.items()]
+    sc = board(tmp_path, units)
+    bt = sc.battle
+    out = np.zeros(U * V * N_HEXES, dtype=np.bool_)
+    legal_actions(bt.st, bt.cols, bt.f, bt.k, 0, 0, out)
+    moves = out.reshape(U, V, N_HEXES)[0, MOVE]
+    assert {at: bool(moves[hex_id(*at)]) for at in enemies} == {at: kills for at, (_, kills) in enemies.items()}
+    # the flying trampler tramples nothing (hex-keywords.md "Flying units cannot trample."): no enemy hex
+    sc = board(tmp_path, [rhino.replace("trample = 2", "trample = 2, flying = true")] + units[1:])
+    bt = sc.battle
+    legal_actions(bt.st, bt.cols, bt.f, bt.k, 0, 0, out)
+    assert not any(out.reshape(U, V, N_HEXES)[0, MOVE, hex_id(*at)] for at in enemies)
+
+
+def test_the_trample_kill_move_lands_on_the_emptied_hex(tmp_path: Path) -> None:
+    # hex.md "Trample X – ... those enemy units take X physical damage." (I-23): the move onto the
+    # enemy's hex deals the trample (Armor 1 taken off: 2 - 1 = 1 kills a 1-health unit), the enemy
+    # dies and the trampler ends on its hex; one through the pipeline with a Shield is not legal
+    sc = board(tmp_path, ['{ side = 0, col = 4, row = 3, name = "T", power = 1, movement = 2, health = 9, keywords = { trample = 2 } }',
+                          '{ side = 1, col = 4, row = 4, name = "E", power = 1, health = 1, keywords = { armor = 1 } }',
+                          '{ side = 1, col = 3, row = 3, name = "S", power = 1, health = 2, statuses = { shield = 1 } }', FAR])
+    with pytest.raises(Illegal):
+        sc.battle.move(0, 0, hex_id(3, 3), None)
+    sc.battle.move(0, 0, hex_id(4, 4), None)
+    assert set(units(sc)) == {"T", "S", "Far"} and (units(sc)["T"]["col"], units(sc)["T"]["row"]) == (4, 4)

@@ -165,7 +165,10 @@ def test_the_mask_agrees_with_each_actions_own_check(tmp_path: Path) -> None:
              'power = 2, movement = 1, statuses = { rooted = 1 }',
              'power = 2, movement = 2, keywords = { steadfast = true, pathing = true }',
              'movement = 2, keywords = { defender = true }',
-             'power = 1, movement = 2, mana = 1, abilities = [{ name = "Bolt", cost = 1, cast_range = 2, target = "enemy", effects = [{ op = "damage", amount = 1, type = "magical" }] }]']
+             'power = 1, movement = 2, mana = 1, abilities = [{ name = "Bolt", cost = 1, cast_range = 2, target = "enemy", effects = [{ op = "damage", amount = 1, type = "magical" }] }]',
+             'power = 1, movement = 3, keywords = { trample = 3 }',  # I-23: ends on the enemies it kills
+             'power = 1, movement = 2, statuses = { shield = 1 }',
+             'power = 1, movement = 1, keywords = { undying = true }']
     hexes = [(c, r) for c in range(9) for r in range(7 if c % 2 == 0 else 6)]
     compared = 0
     for trial in range(12):
@@ -182,7 +185,7 @@ def test_the_mask_agrees_with_each_actions_own_check(tmp_path: Path) -> None:
                 if not bt.st.alive[0, s]:
                     continue
                 for h in range(N_HEXES):
-                    assert m[u, MOVE, h] == legal_move(bt.st, bt.cols, bt.f, 0, s, h, occ, bt.steps, bt.prev, bt.frontier)
+                    assert m[u, MOVE, h] == legal_move(bt.st, bt.cols, bt.f, 0, s, h, occ, bt.steps, bt.prev, bt.frontier, bt.k.dcols)
                     assert m[u, ATTACK, h] == legal_attack(bt.st, bt.cols, bt.f, 0, s, h, occ)
                     charge = any(legal_charge(bt.st, bt.cols, bt.f, 0, s, h, a, occ, bt.steps, bt.prev, bt.frontier)
                                  for a in range(N_HEXES))
@@ -332,3 +335,18 @@ def test_the_random_agent_draws_as_from_the_whole_table() -> None:
                     decided += 1
                 play_batch(w, cols, f, k, hb.rng, one, codes, MAX_STEPS, False, STEP, hb.out)
     assert decided > 2000
+
+
+def test_greedy_takes_the_kill_a_trample_move_makes(tmp_path: Path) -> None:
+    # issue 14 "greedy (a heuristic worth playing against: damage and kills by type ...)"; hex.md
+    # "Trample X – ... those enemy units take X physical damage." (I-23: the move may end on the
+    # enemy it kills): greedy values that move as a kill, not only as a step towards the centre
+    from battlesim.systems.hex.play import GREEDY, agent_action
+
+    sc = board(tmp_path, ['{ side = 0, col = 1, row = 1, name = "T", power = 1, movement = 2, health = 9, keywords = { trample = 2 } }',
+                          '{ side = 1, col = 1, row = 2, name = "E", power = 1, health = 2 }',
+                          '{ side = 1, col = 8, row = 6, name = "Far", power = 1, health = 3 }'])
+    bt = sc.battle
+    assert mask(sc, 0).reshape(U, V, N_HEXES)[0, MOVE, hex_id(1, 2)]
+    a = agent_action(bt.st, bt.cols, bt.f, bt.k, rng_state(np.array([1])), 0, 0, GREEDY)
+    assert a == (0 * V + MOVE) * N_HEXES + hex_id(1, 2)
