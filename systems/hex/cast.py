@@ -215,7 +215,7 @@ def tick_channels(w, cols, f, k, b, seat):
             cast(w, cols, f, k, b, s, kk, t)
 
 
-@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
+@kernel  # a call: inlined at each of its callers it multiplied the turn path's code (docs/hex-speed.md)
 def turn_start(w, cols, f, k, b):
     """The turn of ``to_act`` begins: its channels tick (``tick_channels``); the seat is marked as
     having had a turn this round (I-38). If the effects leave it no unit that can act, the turn

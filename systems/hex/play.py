@@ -108,7 +108,7 @@ def pass_action(w, cols, b, seat):
     return -1
 
 
-@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
+@kernel  # a call: inlined at its two callers it doubled the decision path's code (docs/hex-speed.md)
 def agent_action(w, cols, f, k, rng, b, seat, agent):
     """Spec §6: the decision of the seat to act, by its agent's code: random (uniform over the
     legal entries of the battle table: ``random_action``), pass, greedy (``agents.py``) or

@@ -5,8 +5,6 @@ itself (then restore it) without importing the game loop that calls it."""
 
 from __future__ import annotations
 
-from numba import njit
-
 from battlesim.ecs.compiled.rng import choice
 from battlesim.systems.hex import kernel_cache
 from battlesim.systems.hex.apply import do_ability, do_attack, do_move, do_skip
@@ -57,7 +55,7 @@ def approach_of(w, cols, f, k, rng, b, s, t, agent):
     return best
 
 
-@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
+@kernel  # a call: inlined into its four callers it multiplied the turn path's code (docs/hex-speed.md)
 def apply_action(w, cols, f, k, rng, b, seat, a, agent):
     """Entry ``a`` of the battle table for ``seat``: ``a = (u * V + v) * 59 + h`` (spec §6), unit
     u the one ``battle.acting_slot`` names."""

@@ -221,7 +221,7 @@ def walk(w, cols, f, k, b, s, path, n):
         w_i16[cols[POS], b, s] = path[n - 1]
 
 
-@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
+@kernel  # a call: inlined at each of its callers it multiplied the turn path's code (docs/hex-speed.md)
 def walk_to(w, cols, f, k, b, s, h):
     k_path = k.path
     n = path_to(w, cols, f, k, b, s, h)
