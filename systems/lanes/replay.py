@@ -8,9 +8,9 @@ resources and hands before the play phase, the board before combat), and every e
 written as it happens, followed by the gold and objectives it changed. Every damage instance
 (combat, spells, battles, retaliation, overflow, decay) is written as it resolves (the
 pipeline's ``damage.open`` and ``damage.resolved``), and a run's lines take their place before
-those of the damage it causes, so an attack is written before the retaliation it provokes. Attack is written as the rules
-read it (own, equipment and auras: ``stats.attack``). A new event needs one formatter
-and nothing else::
+those of the damage it causes, so an attack is written before the retaliation it provokes.
+Attack is written as the rules read it (own, equipment and auras: ``stats.attack``). A new
+event needs one formatter and nothing else::
 
     @formatter("lanes.buy")
     def _buy(log, w, games, seat, card):

@@ -21,5 +21,6 @@ ABILITY = RULESET_CODES + 6  # "lanes.ability": seat, card, source (hero or impr
 TARGET = RULESET_CODES + 7  # "lanes.target": seat, card, chosen
 EXPIRED_ROW, EXPIRED_END = RULESET_CODES + 8, RULESET_CODES + 9  # "lanes.expired": slot
 DEATH_ROW, DEATHS_END = RULESET_CODES + 10, RULESET_CODES + 11  # "lanes.deaths": slot, card
-GOLD = RULESET_CODES + 12  # "lanes.gold": owner, amount
-COMBAT = RULESET_CODES + 13  # "lanes.combat": lane, rows of the step's damage
+COMBAT = RULESET_CODES + 12  # "lanes.combat": lane, rows of the step's damage
+# ("lanes.gold" has no code: the machine tells each opcode call, and event_stream posts a
+# ``gain_gold`` call as it)

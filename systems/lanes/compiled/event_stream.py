@@ -27,7 +27,7 @@ import numpy as np
 from battlesim.ecs.compiled import emit as em
 from battlesim.ecs.damage import DamageBatch
 from battlesim.systems.lanes.compiled import event_codes as ev
-from battlesim.systems.lanes.compiled.loop import bookkeeping
+from battlesim.systems.lanes.compiled.loop import bookkeeping, loop_args
 
 # opcode -> the esper event its numpy kernel posts (with ``w, games, owner, amount`` of its hits)
 OPCODE_EVENTS = {"gain_gold": "lanes.gold"}
@@ -39,21 +39,25 @@ class EventStream:
     def __init__(self, w: Any, opcode_names: dict[int, str]) -> None:
         self.w = w
         self.opcodes = opcode_names  # the engine's opcode switch index -> opcode name
-        self.rows: list[tuple[int, ...]] = []  # rows of the event being gathered
+        self.rows: list[tuple[int, ...]] = []  # rows of the event being gathered (deaths, expired, hits)
         self.damage: list[tuple[int, ...]] = []  # rows of the damage level closing
-        self.hits: list[tuple[int, ...]] = []
         self.depth = 0  # damage levels open
         self.last_root: DamageBatch | None = None  # the outermost level that closed last
 
-    def __call__(self, code: int, b: int, a0: int, a1: int, a2: int, a3: int, a4: int) -> None:
-        w = self.w
+    def _post(self, name: str, *args: Any) -> None:
         # the compiled code made and removed entities since the last event: a listener reading the
         # World through numpy code (an attack with its auras) must not find its caches stale
-        bookkeeping(w)
-        g = np.array([b], dtype=np.intp)
+        bookkeeping(self.w)
+        esper.dispatch_event(name, self.w, *args)
+
+    def _gathered(self) -> np.ndarray:
+        rows, self.rows = np.array(self.rows, dtype=np.int64).reshape(-1, 3), []
+        return rows
+
+    def __call__(self, code: int, b: int, a0: int, a1: int, a2: int, a3: int, a4: int) -> None:
         if code == em.DAMAGE_OPEN:
             self.depth += 1
-            esper.dispatch_event("damage.open", w)
+            self._post("damage.open")
         elif code == em.DAMAGE_ROW:
             self.damage.append((b, a0, a1, a2, a3, a4))
         elif code == em.DAMAGE_CLOSE:
@@ -62,28 +66,25 @@ class EventStream:
             self.depth -= 1
             if self.depth == 0:
                 self.last_root = batch
-            esper.dispatch_event("damage.resolved", w, batch)
-        elif code == em.OPCODE_HIT:
-            self.hits.append((b, a0, a1))
+            self._post("damage.resolved", batch)
+        elif code in (em.OPCODE_HIT, ev.DEATH_ROW, ev.EXPIRED_ROW):
+            self.rows.append((b, a0, a1))
         elif code == em.OPCODE_DONE:
-            hits, self.hits = np.array(self.hits, dtype=np.int64).reshape(-1, 3), []
+            hits = self._gathered()
             event = OPCODE_EVENTS.get(self.opcodes.get(a0, ""))
             if event is not None:
-                esper.dispatch_event(event, w, hits[:, 0].astype(np.intp), hits[:, 1], hits[:, 2])
-        elif code in (ev.DEATH_ROW, ev.EXPIRED_ROW):
-            self.rows.append((b, a0, a1))
+                self._post(event, hits[:, 0].astype(np.intp), hits[:, 1], hits[:, 2])
         elif code == ev.DEATHS_END:
-            rows, self.rows = np.array(self.rows, dtype=np.int64).reshape(-1, 3), []
-            esper.dispatch_event("lanes.deaths", w, rows[:, 0].astype(np.intp), rows[:, 1].astype(np.intp), rows[:, 2])
+            rows = self._gathered()
+            self._post("lanes.deaths", rows[:, 0].astype(np.intp), rows[:, 1].astype(np.intp), rows[:, 2])
         elif code == ev.EXPIRED_END:
-            rows, self.rows = np.array(self.rows, dtype=np.int64).reshape(-1, 3), []
-            esper.dispatch_event("lanes.expired", w, rows[:, 0].astype(np.intp), rows[:, 1].astype(np.intp))
+            rows = self._gathered()
+            self._post("lanes.expired", rows[:, 0].astype(np.intp), rows[:, 1].astype(np.intp))
         elif code == ev.COMBAT:
-            batch = self.last_root if self.last_root is not None else _batch([])
-            esper.dispatch_event("lanes.combat", w, a0, batch)
+            self._post("lanes.combat", a0, self.last_root if self.last_root is not None else _batch([]))
         else:
             name, n = _SIMPLE[code]
-            esper.dispatch_event(name, w, g, *(np.array([x]) for x in (a0, a1, a2, a3, a4)[:n]))
+            self._post(name, np.array([b], dtype=np.intp), *(np.array([x]) for x in (a0, a1, a2, a3, a4)[:n]))
 
 
 _SIMPLE = {
@@ -108,7 +109,6 @@ def events_of(w: Any) -> Iterator[EventStream]:
     """Inside, World ``w``'s compiled game posts its events (module docstring). ``w`` must be set
     up (``LanesGame.new_world``); other Worlds, a lookahead's rollouts and other threads stay
     silent (each has its own resolution machine)."""
-    from battlesim.systems.lanes.compiled.loop import loop_args
     from battlesim.systems.lanes.vocabulary import EXECUTOR
 
     m = loop_args(w).m
