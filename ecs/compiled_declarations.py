@@ -1,6 +1,6 @@
 """The compiled parts a ruleset or a plugin declares on ``extend(ruleset)``: damage stages,
-opcodes, selectors, the quiet test, systems and agents, each a plain Python function in numba's
-subset with ONE documented signature per kind.
+opcodes, selectors, the quiet test and the functions systems call, each a plain Python function
+in numba's subset with ONE documented signature per kind.
 
 DESIGN.md "Plugins": the engine generates one module per (ruleset, plugin set) from these
 declarations (``ecs/compiled/codegen.py``), so they are checked *here*, when declared, in one
@@ -30,8 +30,6 @@ PIECE_SIGNATURES = {
     "selector": ("w", "g", "rng", "b", "ctx", "nctx", "tbl", "e", "cols", "out"),
     "quiet": ("w", "g", "b", "slot", "cols"),
 }
-SYSTEM_SIGNATURE = ("st", "f", "cols", "b", "g", "rng", "m")  # a system in a phase of the schedule
-AGENT_SIGNATURE = ("st", "f", "cols", "rng", "b", "seat", "legal_row", "scratch")
 STAGE_READS = 16  # column ids one stage may read: the width of the dispatcher's column table
 PIECE_READS = 64  # column ids one opcode, selector or quiet test may read (summon reads every keyword)
 RESERVED = ("resolve_damage", "drain", "fire")  # the machine's entry points in the engine module
@@ -68,32 +66,15 @@ class CompiledPiece:
 @dataclass(frozen=True)
 class CompiledPhase:
     """A function compiled into the engine module as ``module.<name>``, its calls to the machine
-    bound to the engine's; a *system* when it has a ``phase`` of the schedule (run there each
-    round, higher priority first), else a function phases call (lanes' ``settle``)."""
+    bound to the engine's: what the systems of the game loop call (lanes' ``settle``)."""
 
     name: str
     fn: Callable
     ruleset: str
     source: str
-    phase: str | None = None
-    priority: int = 0
 
     def params(self) -> tuple[str, ...]:
         return tuple(inspect.signature(self.fn).parameters)
-
-    def order_key(self) -> tuple:
-        return (-self.priority, self.source != BUILT_IN, self.source, self.name)
-
-
-@dataclass(frozen=True)
-class CompiledAgent:
-    """A compiled agent: ``fn(st, f, cols, rng, b, seat, legal_row, scratch) -> action``."""
-
-    name: str
-    fn: Callable
-    reads: tuple[str, ...]
-    ruleset: str
-    source: str
 
 
 ENGINE_STAGES: dict[str, CompiledStage] = {}  # the engine's own stages, in every ruleset's pipeline
@@ -117,7 +98,6 @@ class CompiledDeclarations:
         self.compiled_stages: dict[str, CompiledStage] = {}
         self.compiled_pieces: dict[tuple[str, str], CompiledPiece] = {}
         self.compiled_systems: dict[str, CompiledPhase] = {}
-        self.compiled_agents: dict[str, CompiledAgent] = {}
 
     # -- damage stages -------------------------------------------------------------------------
     def compiled_damage_stage(self, name: str, priority: int, reads: tuple[str, ...] | list[str] = ()) -> Callable[[F], F]:
@@ -156,10 +136,13 @@ class CompiledDeclarations:
         return sorted([*self.compiled_stages.values(), *ENGINE_STAGES.values()], key=CompiledStage.order_key)
 
     # -- the effect vocabulary ----------------------------------------------------------------
-    def compiled_opcode(self, name: str, reads: tuple[str, ...] | list[str] = ()) -> Callable[[F], F]:
+    def compiled_opcode(self, name: str, reads: tuple[str, ...] | list[str] = (),
+                        params: tuple[str, ...] = ()) -> Callable[[F], F]:
         """Decorator: ``fn(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at) -> status`` runs
-        effect ``op = name`` over the hits of one game (docs/compiled-core.md "Effects, compiled")."""
-        return self._piece("opcode", name, reads)
+        effect ``op = name`` over the hits of one game (docs/compiled-core.md "Effects, compiled").
+        ``params``: the effect fields it reads besides ``select`` and ``amount`` (card files are
+        checked against them)."""
+        return self._piece("opcode", name, reads, params)
 
     def compiled_selector(self, name: str, reads: tuple[str, ...] | list[str] = ()) -> Callable[[F], F]:
         """Decorator: ``fn(w, g, rng, b, ctx, nctx, tbl, e, cols, out) -> count`` writes the
@@ -170,14 +153,30 @@ class CompiledDeclarations:
         """Decorator: ``fn(w, g, b, slot, cols) -> bool``, whether a source cannot trigger (one per ruleset)."""
         return self._piece("quiet", "quiet", reads)
 
-    def _piece(self, kind: str, name: str, reads) -> Callable[[F], F]:
+    def _piece(self, kind: str, name: str, reads, params: tuple[str, ...] = ()) -> Callable[[F], F]:
         def deco(fn: F) -> F:
             py = python_function(fn, kind, name)
             self.add_compiled_piece(CompiledPiece(kind, name, py, _reads(py, kind, name, reads),
                                                   self.ruleset, current_source()))
+            if kind != "quiet" and not (py.__module__ or "").startswith("battlesim."):
+                self._name_in_vocabulary(kind, name, py, tuple(params))
             return fn
 
         return deco
+
+    def _name_in_vocabulary(self, kind: str, name: str, py: Callable, params: tuple[str, ...]) -> None:
+        """A plugin's compiled opcode or selector is a word card files may name (``op = name``):
+        entered in the ruleset's vocabulary (the ``Executor``'s registries, whose order gives the
+        ids), with no numpy kernel (``fn`` None). battlesim's own are entered by their numpy twins
+        while those remain (so the built-in ids keep their order)."""
+        from battlesim.ecs.effects import Opcode, Selector
+
+        ex = self.executor  # type: ignore[attr-defined]  (RulesetExtension's)
+        doc = " ".join((py.__doc__ or "").strip().split("\n\n")[0].split()) or name
+        if kind == "opcode" and name not in ex.opcodes:
+            ex.add_opcode(Opcode(name, None, doc, params, current_source()))
+        elif kind == "selector" and name not in ex.selectors:
+            ex.add_selector(Selector(name, None, doc, current_source()))
 
     def add_compiled_piece(self, piece: CompiledPiece) -> None:
         """Register an opcode, selector or quiet test, checked first."""
@@ -202,24 +201,20 @@ class CompiledDeclarations:
     # -- systems and agents -------------------------------------------------------------------
     def compiled_system(self, phase: str | None = None, priority: int = 0) -> Callable[[F], F]:
         """Decorator: ``fn`` is compiled into the engine module as ``module.<fn name>``, its calls
-        to the machine (``resolve_damage``, ``drain``, ``fire``) bound to the engine's. With a
-        ``phase``: a system run there each round, ``fn(st, f, cols, b, g, rng, m) -> status``,
-        higher priority first; without: a function systems call (any signature)."""
+        to the machine (``resolve_damage``, ``drain``, ``fire``) bound to the engine's: a function
+        the game loop's systems call (any signature). With a ``phase`` (a system of its own in the
+        schedule): refused in one line, since no game loop runs a plugin's compiled system yet."""
 
         def deco(fn: F) -> F:
             py = python_function(fn, "system", getattr(fn, "__name__", repr(fn)))
             where = _where(py)
+            if phase is not None:
+                raise PluginError(f"{where}: {self.ruleset} system {py.__name__!r} in phase {phase!r}: no game loop "
+                                  f"runs a plugin's compiled system yet; declare it with extend({self.ruleset!r}).system "
+                                  f"(an esper Processor over the whole batch, run between the compiled systems)")
             if py.__name__ in RESERVED or py.__name__.startswith("_"):
                 raise PluginError(f"{where}: system name {py.__name__!r} is reserved")
-            if phase is not None:
-                if self.phases and phase not in self.phases:
-                    raise PluginError(f"{where}: {self.ruleset} has no phase {phase!r}; phases: {', '.join(self.phases)}")
-                params = tuple(inspect.signature(py).parameters)
-                if len(params) != len(SYSTEM_SIGNATURE):
-                    raise PluginError(f"{where}: system {py.__name__!r} must take ({', '.join(SYSTEM_SIGNATURE)}); "
-                                      f"it takes ({', '.join(params)})")
-            spec = CompiledPhase(py.__name__, py, self.ruleset, current_source(), phase,
-                                 _priority(py, "system", py.__name__, priority))
+            spec = CompiledPhase(py.__name__, py, self.ruleset, current_source())
             old = self.compiled_systems.get(spec.name)
             if old is not None and old.source != spec.source:
                 raise PluginError(f"{where}: {self.ruleset} system {spec.name!r} is already declared by {old.source}")
@@ -228,44 +223,24 @@ class CompiledDeclarations:
 
         return deco
 
-    def compiled_schedule(self) -> list[tuple[str, list[CompiledPhase]]]:
-        """Each phase with its compiled systems in run order (``schedule_specs``' order)."""
-        return [(ph, sorted((s for s in self.compiled_systems.values() if s.phase == ph), key=CompiledPhase.order_key))
-                for ph in self.phases]
-
     def compiled_agent(self, name: str, reads: tuple[str, ...] | list[str] = ()) -> Callable[[F], F]:
-        """Decorator: ``fn(st, f, cols, rng, b, seat, legal_row, scratch) -> action`` picks one
-        legal action of game ``b`` for ``seat`` (lanes' ``greedy_act`` is one), ``--agents name``."""
+        """Refused in one line: no game loop calls a plugin's compiled agent yet (each ruleset's
+        compiled agents are its own, chosen by code in its loop). A plugin's agent decides in
+        Python through the step API (``battlesim.ecs.plugin.agent``), once per batch of
+        pending decisions."""
 
         def deco(fn: F) -> F:
             py = python_function(fn, "agent", name)
-            params = tuple(inspect.signature(py).parameters)
-            if len(params) != len(AGENT_SIGNATURE):
-                raise PluginError(f"{_where(py)}: agent {name!r} must take ({', '.join(AGENT_SIGNATURE)}); "
-                                  f"it takes ({', '.join(params)})")
-            old = self.compiled_agents.get(name)
-            if old is not None and old.source != current_source():
-                raise PluginError(f"{_where(py)}: {self.ruleset} agent {name!r} is already declared by {old.source}")
-            self.compiled_agents[name] = CompiledAgent(name, py, _reads(py, "agent", name, reads),
-                                                       self.ruleset, current_source())
-            return fn
+            raise PluginError(f"{_where(py)}: {self.ruleset} agent {name!r}: no game loop calls a plugin's compiled "
+                              f"agent yet; declare it with battlesim.ecs.plugin.agent (it decides through the step "
+                              f"API, once per batch of pending decisions)")
 
         return deco
 
     # -- what isolated() saves, the listing, the gaps -----------------------------------------
     def compiled_registries(self) -> dict[str, dict]:
         return dict(compiled_stages=self.compiled_stages, compiled_pieces=self.compiled_pieces,
-                    compiled_systems=self.compiled_systems, compiled_agents=self.compiled_agents)
-
-    def numpy_only(self, source: str, stages: Any, opcodes: Any, selectors: Any, systems: Any) -> list[str]:
-        """What ``source`` declared with a numpy part and no compiled one (the names of each kind)."""
-        compiled = {("damage stage", n) for n in self.compiled_stages}
-        compiled |= {("opcode" if k == "opcode" else "selector", n) for (k, n) in self.compiled_pieces}
-        compiled |= {("system", n) for n in self.compiled_systems}
-        out = []
-        for kind, reg in (("damage stage", stages), ("opcode", opcodes), ("selector", selectors), ("system", systems)):
-            out += [f"{kind} {n!r}" for n, d in reg.items() if d.source == source and (kind, n) not in compiled]
-        return out
+                    compiled_systems=self.compiled_systems)
 
 
 def python_function(fn: Callable, kind: str, name: str) -> Callable:

@@ -30,7 +30,7 @@ class Trigger:
 @dataclass(frozen=True)
 class Selector:
     name: str
-    fn: Callable  # (world, ctx: Ctx, table, e) -> (row_index int[m], target_slot int[m])
+    fn: Callable | None  # (world, ctx: Ctx, table, e) -> (row_index int[m], target_slot int[m]); None: compiled only
     doc: str
     source: str = "built-in"
 
@@ -38,27 +38,10 @@ class Selector:
 @dataclass(frozen=True)
 class Opcode:
     name: str
-    fn: Callable  # (world, hit: Hit) -> None
+    fn: Callable | None  # (world, hit: Hit) -> None; None: a plugin's, compiled only
     doc: str
     params: tuple[str, ...] = ()  # effect fields the opcode reads besides select/amount
     source: str = "built-in"
-
-
-@dataclass(frozen=True)
-class Handler:
-    """Code run each time ``trigger`` fires, with the whole ``Ctx`` of the firing (every row,
-    whether or not its card has an effect on it): how a plugin reacts to game events.
-    Handlers of one trigger run before the cards' effects, built-ins first, then by source,
-    then by name."""
-
-    trigger: str
-    name: str
-    fn: Callable  # (world, ctx: Ctx) -> None
-    doc: str
-    source: str = "built-in"
-
-    def order_key(self) -> tuple:
-        return (self.source != "built-in", self.source, self.name)
 
 
 @dataclass
@@ -229,9 +212,6 @@ class Executor:
         self._ids: dict[str, int] = {}
         self._index: dict[str, dict[str, int]] = {}
         self.silenced: Callable | None = None  # (world, games, slots) -> bool[n]: sources that cannot trigger
-        # trigger name -> handlers ``fn(world, ctx)`` that see every firing, card effects or not
-        # (declared with battlesim.ecs.plugin's ``extend(r).on(trigger)``; run in the documented order)
-        self.handlers: dict[str, list[Handler]] = {}
 
     def add_trigger(self, t: Trigger) -> None:
         self._add(self.triggers, t, "trigger")
@@ -264,22 +244,10 @@ class Executor:
             ids = self._index[kind] = {n: i for i, n in enumerate(reg)}
         return ids[name]
 
-    def add_handler(self, h: "Handler") -> None:
-        if h.trigger not in self.triggers:
-            raise ValueError(f"no trigger {h.trigger!r}; triggers: {', '.join(self.triggers)}")
-        hs = self.handlers.setdefault(h.trigger, [])
-        old = next((x for x in hs if x.name == h.name), None)
-        if old is not None:
-            if old != h:
-                raise ValueError(f"handler {h.name!r} of {h.trigger!r} is already registered by {old.source}")
-            return
-        hs.append(h)
-        hs.sort(key=Handler.order_key)
-
     def listens(self, w, trigger: str) -> bool:
-        """Whether any card in play's set (or a handler) reacts to ``trigger``; callers skip
-        building a ``Ctx`` otherwise."""
-        return w.effects.uses(self._ids[trigger]) or trigger in self.handlers
+        """Whether any card in play's set reacts to ``trigger``; callers skip building a ``Ctx``
+        otherwise."""
+        return w.effects.uses(self._ids[trigger])
 
     def listening(self, w, trigger: str, card: np.ndarray) -> np.ndarray | None:
         """Rows (indexes into ``card``) whose card has an effect on ``trigger``, or None when
@@ -289,8 +257,6 @@ class Executor:
         table: EffectTable = w.effects
         if card.size == 0:
             return None
-        if trigger in self.handlers:  # handlers see every row
-            return np.arange(card.size)
         if not table.uses(tid):
             return None
         rows = table.cards_with(tid)[card].nonzero()[0]
@@ -301,18 +267,12 @@ class Executor:
         ``ctx`` may be a function building it, called only if some card uses the trigger."""
         table: EffectTable = w.effects
         tid = self._ids[trigger]
-        handlers = self.handlers.get(trigger)
-        if not table.uses(tid) and not handlers:
+        if not table.uses(tid):
             return
         if callable(ctx):
             ctx = ctx()
         if ctx.game.shape[0] == 0:
             return
-        if handlers:
-            for h in handlers:
-                h.fn(w, ctx)
-            if not table.uses(tid):
-                return
         has = table.cards_with(tid)[ctx.card]
         if self.silenced is not None:
             src = ctx.source >= 0

@@ -9,6 +9,7 @@ module that makes it are two jobs. Every declaration records its *source* (``cur
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal, TypeVar
@@ -18,7 +19,7 @@ import numpy as np
 from battlesim.ecs.damage import DamagePipeline, StageSpec
 from battlesim.ecs.compiled_declarations import CompiledDeclarations
 from battlesim.ecs.declaring import BUILT_IN, PluginError, current_source, declaring  # noqa: F401  (re-exported)
-from battlesim.ecs.effects import Executor, Handler, Opcode, Selector, Trigger
+from battlesim.ecs.effects import Executor, Opcode, Selector, Trigger
 from battlesim.ecs.registry import Component, Presence, register_component
 
 F = TypeVar("F", bound=Callable)
@@ -147,9 +148,10 @@ class RulesetExtension(CompiledDeclarations):
         """Decorator: ``fn(world, batch)`` runs on every ``DamageBatch`` at ``priority``
         (see ``battlesim.ecs.damage``: PREVENTION, MITIGATION, APPLICATION, REACTIONS, DEATH). It may
         change ``batch.amount`` (before application) or start new damage through
-        ``world.pipeline.run`` (reactions)."""
+        ``world.pipeline.run`` (reactions). The numpy engine's part: battlesim's own only (``_numpy_part``)."""
 
         def deco(fn: F) -> F:
+            self._numpy_part(fn, f"damage stage {name!r}", "compiled_damage_stage")
             self.add_stage(StageSpec(name, int(priority), fn, current_source()))
             return fn
 
@@ -174,15 +176,15 @@ class RulesetExtension(CompiledDeclarations):
         return t
 
     def on(self, trigger: str, name: str | None = None, doc: str | None = None) -> Callable[[F], F]:
-        """Decorator: a trigger handler ``fn(world, ctx)`` run every time ``trigger`` fires, with
-        every row of the firing (``ctx.game``, ``ctx.source``, ``ctx.other``...), before the
-        cards' own effects on it. Vectorized like everything else: one call per firing."""
+        """Trigger handlers (Python run on every firing of a trigger) were played by the numpy
+        engine only, which plays no games any more (issue 13's "One engine"): refused in one
+        line. Code that reacts to a game event is a compiled part (a damage stage at the death
+        priority, an opcode cards name on the trigger, a system of a phase)."""
 
         def deco(fn: F) -> F:
-            label = name or getattr(fn, "__name__", repr(fn))
-            text = _one_line(doc if doc is not None else (fn.__doc__ or ""), label)
-            self._declare(self.executor.add_handler, Handler(trigger, label, fn, text, current_source()))
-            return fn
+            raise PluginError(f"{_where(fn)}: {self.ruleset} trigger handler on {trigger!r}: Python run on every "
+                              f"firing is gone with the numpy engine; react with a compiled part "
+                              f"(compiled_damage_stage, compiled_opcode, compiled_system: docs/plugins.md \"The compiled parts\")")
 
         return deco
 
@@ -191,6 +193,7 @@ class RulesetExtension(CompiledDeclarations):
         ``params`` are the effect fields it reads besides ``select`` and ``amount``."""
 
         def deco(fn: F) -> F:
+            self._numpy_part(fn, f"opcode {name!r}", "compiled_opcode")
             self._declare(self.executor.add_opcode, Opcode(name, fn, _one_line(doc, name), tuple(params), current_source()))
             return fn
 
@@ -201,10 +204,25 @@ class RulesetExtension(CompiledDeclarations):
         firing row into its targets (``select = name``)."""
 
         def deco(fn: F) -> F:
+            self._numpy_part(fn, f"selector {name!r}", "compiled_selector")
             self._declare(self.executor.add_selector, Selector(name, fn, _one_line(doc, name), current_source()))
             return fn
 
         return deco
+
+    def _numpy_part(self, fn: Callable, what: str, compiled: str) -> None:
+        """A numpy damage stage, opcode or selector (batch-wide code the resolution machine would
+        call per row, which compiled code cannot) is battlesim's own twin of a compiled one,
+        kept as the reference it was proved against until it goes (issue 13's "One engine"). No
+        game plays them any more, so one declared anywhere else would be silently ignored: it is
+        refused, in one line naming its file and the compiled declaration to use. (A system is
+        different: an esper Processor over the whole batch, run between the compiled systems.)"""
+        module = getattr(fn, "__module__", "") or ""
+        if module == "battlesim" or module.startswith("battlesim."):
+            return
+        raise PluginError(f"{_where(fn)}: {self.ruleset} {what} is a numpy-engine part, which no game plays "
+                          f"any more: declare it with extend({self.ruleset!r}).{compiled} (docs/plugins.md "
+                          f"\"The compiled parts\")")
 
     def _declare(self, add: Callable[[Any], None], item: Any) -> None:
         try:
@@ -274,9 +292,6 @@ class RulesetExtension(CompiledDeclarations):
             rows.append(dict(kind="opcode", name=o.name, value_type=vt, source=o.source, doc=o.doc))
         for s in ex.selectors.values():
             rows.append(dict(kind="selector", name=s.name, value_type="targets", source=s.source, doc=s.doc))
-        for hs in ex.handlers.values():
-            for h in hs:
-                rows.append(dict(kind="handler", name=h.name, value_type=f"on {h.trigger}", source=h.source, doc=h.doc))
         listed = {o.name for o in ex.opcodes.values()}
         for p in self.compiled_pieces_of("opcode"):  # a compiled opcode without a numpy twin
             if p.name not in listed:
@@ -294,15 +309,20 @@ class RulesetExtension(CompiledDeclarations):
         for st in sorted(stages.values(), key=lambda s: (s.priority, s.name, s.source)):
             rows.append(dict(kind="damage_stage", name=st.name, value_type=f"priority {st.priority}",
                              source=st.source, doc=_one_line(st.fn.__doc__ or "", st.name)))
-        compiled = dict(self.compiled_schedule())
         for ph, specs in self.schedule_specs():
-            names = {s.name for s in specs}
-            extra = [c for c in compiled.get(ph, []) if c.name not in names]
-            for s in sorted([*specs, *extra], key=lambda s: (-s.priority, s.source != BUILT_IN, s.source, s.name)):
-                doc = s.doc if isinstance(s, SystemSpec) else _one_line(s.fn.__doc__ or "", s.name)
+            for s in specs:
                 rows.append(dict(kind="system", name=s.name, value_type=f"{ph}, priority {s.priority}",
-                                 source=s.source, doc=doc))
+                                 source=s.source, doc=s.doc))
         return rows
+
+
+def _where(fn: Callable) -> str:
+    """``file:line`` of a declared function or class (what a one-line refusal names)."""
+    fn = getattr(fn, "py_func", fn)
+    try:
+        return f"{inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]}"
+    except (TypeError, OSError):
+        return getattr(fn, "__qualname__", repr(fn))
 
 
 def _one_line(doc: str, name: str) -> str:

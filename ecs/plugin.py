@@ -10,25 +10,24 @@ so they are the examples)::
     lanes = extend("lanes")                      # what lanes offers to extend
     lanes.keyword("thorns", value="number", doc="Thorns X: ...")
 
-    @lanes.damage_stage("thorns", priority=REACTIONS + 15)
-    def thorns(world, batch): ...
+    @lanes.compiled_damage_stage("thorns", REACTIONS + 15, reads=("thorns",))
+    def thorns(w, b, queue, qlen, i, cols): ...
 
 What can be declared:
 
 - ``component``: a component array (name, dtype, default, presence, doc), any ruleset.
 - ``extend(ruleset).keyword`` / ``.status``: a component that card files may name.
-- ``extend(ruleset).damage_stage``: a stage of the damage pipeline at a priority.
-- ``extend(ruleset).trigger`` / ``.opcode`` / ``.selector``: the effect vocabulary.
-- ``extend(ruleset).on(trigger)``: a trigger handler, code run each time a trigger fires.
-- ``extend(ruleset).system``: a system in a phase of the schedule, at a priority.
+- ``extend(ruleset).trigger``: an effect timing card files may name.
 - ``extend(ruleset).card_files``: card and deck files a plugin ships.
 - ``agent``: a named agent for ``--agents``.
 - ``damage_kind``: a new flag bit for ``DamageBatch.kind``.
 - ``extend(ruleset).compiled_damage_stage`` / ``.compiled_opcode`` / ``.compiled_selector`` /
   ``.compiled_quiet`` / ``.compiled_system`` / ``.compiled_agent``: the compiled parts, plain
   Python in numba's subset with one signature per kind (``ecs/compiled_declarations.py``); the
-  engine generates one module per (ruleset, plugin set) from them. A plugin loaded with a numpy
-  part and no compiled twin says so in one line on stderr (``numpy_only``).
+  engine generates one module per (ruleset, plugin set) from them. The numpy parts
+  (``damage_stage``, ``opcode``, ``selector``, ``system``) are battlesim's own twins of its
+  compiled systems, kept as their reference until they go: declared from anywhere else they are
+  refused in one line naming the compiled declaration to use.
 
 Discovery: installed packages declare the entry point group ``battlesim.plugins`` (the
 entry point names a module, imported, or a function, called); ``load_plugins(["mod"])``
@@ -73,7 +72,6 @@ __all__ = [
     "BUILT_IN", "ENTRY_POINT_GROUP", "Keyword", "Status", "SystemSpec", "PluginInfo", "PluginError",
     "RulesetExtension", "component", "agent", "damage_kind", "extend", "load_plugins", "loaded_plugins",
     "installed_plugins", "plugins_summary", "isolated", "fingerprint", "Stage", "CardFiles", "current_source",
-    "numpy_only",
 ]
 
 ENTRY_POINT_GROUP = "battlesim.plugins"
@@ -117,7 +115,6 @@ def fingerprint() -> str:
         ex = ext.executor
         parts += [name, ",".join(ext.keywords), ",".join(ext.statuses), ",".join(ext.stages), ",".join(ext.systems),
                   ",".join(ex.triggers), ",".join(ex.opcodes), ",".join(ex.selectors),
-                  ",".join(f"{t}:{h.name}" for t, hs in ex.handlers.items() for h in hs),
                   ",".join(f"{c.cards}|{c.decks}" for c in ext.card_dirs),
                   ",".join(f"{k}:{','.join(map(str, v))}" for k, v in ext.compiled_registries().items())]
     return str(hash("\n".join(parts)))
@@ -188,7 +185,6 @@ def load_plugins(modules: list[str] | tuple[str, ...] = (), entry_points_too: bo
                     obj()
             _LOADED[ep.name] = info = PluginInfo(ep.name, ep.module, "entry point", dist)
             infos.append(info)
-            _say_numpy_only(ep.name)
     for mod in sorted(set(modules)):
         info = _load_module(mod)
         if info is not None:
@@ -221,37 +217,7 @@ def _load_module(spec: str) -> PluginInfo | None:
         except Exception as e:  # noqa: BLE001
             raise PluginError(f"--plugin {spec}: importing {name!r} failed: {type(e).__name__}: {e}") from e
     _LOADED[name] = info = PluginInfo(name, name, "--plugin")
-    _say_numpy_only(name)
     return info
-
-
-def numpy_only(source: str) -> list[str]:
-    """What plugin ``source`` declared for the numpy engine only (``ruleset: kind 'name'``): the
-    compiled engine will need a compiled part for each (``extend(r).compiled_damage_stage``...)."""
-    out = []
-    for name in sorted(_EXTENSIONS):
-        ext = _EXTENSIONS[name]
-        ex = ext.executor
-        out += [f"{name} {item}" for item in ext.numpy_only(source, ext.stages, ex.opcodes, ex.selectors, ext.systems)]
-        # a trigger handler is Python run on the numpy engine's firings: the compiled machine fires
-        # its trigger (for every row, as numpy does) but cannot call it
-        out += [f"{name} trigger handler {h.name!r}" for hs in ex.handlers.values() for h in hs if h.source == source]
-    return out
-
-
-def reference_needed() -> bool:
-    """A loaded plugin declared a part for the numpy engine only: its games must be played by the
-    ruleset's reference schedule (the numpy twins), since compiled code would not apply it."""
-    return any(numpy_only(source) for source in _LOADED)
-
-
-def _say_numpy_only(source: str) -> None:
-    """One line on stderr when a plugin has numpy-only parts: games with it loaded are played by
-    the numpy schedule (the compiled loop would not apply them), which is several times slower."""
-    missing = numpy_only(source)
-    if missing:
-        print(f"plugin {source}: no compiled part for {', '.join(missing)}; games are played by the numpy "
-              f"engine (slower) until each has one (docs/plugins.md \"The compiled parts\")", file=sys.stderr)
 
 
 def _import_file(name: str, path: Path) -> None:
@@ -323,7 +289,6 @@ def _snapshot(ext: RulesetExtension) -> dict[str, Any]:
     return dict(keywords=dict(ext.keywords), statuses=dict(ext.statuses), stages=dict(ext.stages),
                 systems=dict(ext.systems), card_dirs=list(ext.card_dirs), phases=ext.phases,
                 triggers=dict(ex.triggers), opcodes=dict(ex.opcodes), selectors=dict(ex.selectors),
-                handlers={k: list(v) for k, v in ex.handlers.items()},
                 compiled={k: dict(v) for k, v in ext.compiled_registries().items()})
 
 
@@ -334,7 +299,6 @@ def _unsnapshot(ext: RulesetExtension, snap: dict[str, Any]) -> None:
                          ("systems", ext.systems), ("triggers", ex.triggers), ("opcodes", ex.opcodes),
                          ("selectors", ex.selectors)):
         _restore(target, snap[attr])
-    _restore(ex.handlers, snap["handlers"])
     for attr, target in ext.compiled_registries().items():
         _restore(target, snap["compiled"][attr])
     ext.card_dirs[:] = snap["card_dirs"]

@@ -148,7 +148,10 @@ def test_damage_kinds_get_distinct_bits():
 
 
 def test_plugin_systems_and_agents_run_in_games(tmp_path):
-    """A system at a phase and priority, and an agent, declared by a plugin, take part in a run."""
+    """A system at a phase and priority, and an agent, declared by a plugin, take part in a run.
+    The system is an esper Processor run between the compiled systems: the compiled game module
+    is the built-ins' (no new game to compile, docs/plugins.md)."""
+    from battlesim.ecs.compiled.engine import build
     path = write_plugin(tmp_path, "round_counter", """
         import numpy as np
         from battlesim.ecs.plugin import agent, extend
@@ -175,6 +178,10 @@ def test_plugin_systems_and_agents_run_in_games(tmp_path):
         assert round_counter.SEEN and round_counter.SEEN[0] == 20
         order = [(ph, [type(s).__name__ for s in systems]) for ph, systems in fresh_game().schedule._order]
         assert ("round_end", ["EndOfRound", "ObjectiveSnapshot", "RoundEnd", "CountRounds"]) in order
+        with_system = build("lanes").game_plan.path
+    with isolated():
+        get_ruleset("lanes")
+        assert build("lanes").game_plan.path == with_system
 
 
 # --------------------------------------------------------------------------- ordering
@@ -184,8 +191,8 @@ TWO_STAGES = """
     from battlesim.ecs.plugin import extend
     lanes = extend("lanes")
 
-    @lanes.damage_stage("{stage}", priority=REACTIONS + 10)   # the same priority as retaliate
-    def stage(w, batch):
+    @lanes.compiled_damage_stage("{stage}", REACTIONS + 10)     # the same priority as retaliate
+    def stage(w, b, queue, qlen, i, cols):
         pass
 
     @lanes.system("combat", priority=0)                          # the same priority as Combat
@@ -209,7 +216,7 @@ def test_equal_priorities_resolve_by_a_stable_documented_rule(tmp_path, load_ord
         for name in load_order:
             load_plugins([paths[name]])
         game = fresh_game()
-        stages = [(s.name, s.priority) for s in game.new_world(np.arange(1), game.default_decks(), [None, None]).pipeline.stages]
+        stages = [(s.name, s.priority) for s in extend("lanes").compiled_stages_in_order()]
         at = [name for name, p in stages if p == REACTIONS + 10]
         assert at == ["aa_beta_stage", "retaliate", "zz_alpha_stage"]
         combat = dict((ph, [type(s).__name__ for s in systems]) for ph, systems in game.schedule._order)["combat"]
@@ -287,50 +294,3 @@ def test_balance_plays_plugin_decks_with_the_plugin_flag(tmp_path):
     data = json.loads((tmp_path / "bal" / "balance.json").read_text())
     assert data["meta"]["plugins"] == [str(EXAMPLE)]
     assert set(data["decks"]["decks"]) == {"thorn_wardens", "spine_wardens"}
-
-
-def test_trigger_handlers_hear_every_firing(tmp_path):
-    """A trigger handler (``extend(r).on(trigger)``) runs on every firing of its trigger, with
-    every row, whether or not any card has an effect on it; here it counts deaths and rounds."""
-    path = write_plugin(tmp_path, "death_counter", """
-        import numpy as np
-        from battlesim.ecs.plugin import extend
-
-        lanes = extend("lanes")
-        DEATHS = []
-        ROUNDS = []
-
-        @lanes.on("on_death")
-        def count_deaths(w, ctx):
-            '''Counts the units that die.'''
-            DEATHS.append(len(ctx))
-
-        @lanes.on("start_of_round")
-        def count_round_starts(w, ctx):
-            ROUNDS.append(np.unique(ctx.game).size)
-    """)
-    with isolated():
-        load_plugins([path])
-        import death_counter
-
-        # a handler is Python the compiled machine cannot call: the plugin says so, and its games
-        # are played by the numpy engine, as a run plays them (``play``), so the handler runs
-        from battlesim.ecs.plugin import numpy_only
-
-        assert numpy_only("death_counter") == ["lanes trigger handler 'count_deaths'",
-                                               "lanes trigger handler 'count_round_starts'"]
-        game = fresh_game()
-        game.play(np.arange(16), ("red_vanguard", "blue_tide"), [plugin_agent("random")] * 2)
-        assert sum(death_counter.DEATHS) > 16, "units die in every game"
-        assert death_counter.ROUNDS and death_counter.ROUNDS[0] > 0
-        rows = {(e["kind"], e["name"]): e for e in extend("lanes").vocabulary()}
-        assert rows[("handler", "count_deaths")]["value_type"] == "on on_death"
-        assert rows[("handler", "count_deaths")]["source"] == "death_counter"
-        with pytest.raises(PluginError, match="no trigger 'on_lunch'"):
-            extend("lanes").on("on_lunch")(lambda w, ctx: None)
-
-
-def plugin_agent(name):
-    from battlesim.ecs.decisions import make_agent
-
-    return make_agent(name)

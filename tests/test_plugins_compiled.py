@@ -21,8 +21,8 @@ from battlesim.ecs.compiled.damage_queue import KIND, SOURCE, TARGET, new_queue,
 from battlesim.ecs.compiled.engine import build
 from battlesim.ecs.compiled.stages import stages_of
 from battlesim.ecs.compiled.world_view import toy_state
-from battlesim.ecs.damage import ATTACK, COMBAT, RETALIATE
-from battlesim.ecs.plugin import PluginError, extend, isolated, load_plugins, numpy_only
+from battlesim.ecs.damage import ATTACK, COMBAT, REACTIONS, RETALIATE
+from battlesim.ecs.plugin import PluginError, extend, isolated, load_plugins
 from battlesim.ecs.ruleset import get_ruleset
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,15 +65,15 @@ BAD = {
     "selector_signature": ("@toy.compiled_selector('near')\ndef near(w, b, ctx):\n    return 0\n",
                            "selector 'near' must take (w, g, rng, b, ctx, nctx, tbl, e, cols, out); "
                            "it takes (w, b, ctx)"),
-    "system_signature": ("toy.declare_phases(['combat'])\n@toy.compiled_system('combat', 5)\n"
-                         "def brawl(st, f, cols, b):\n    return 0\n",
-                         "system 'brawl' must take (st, f, cols, b, g, rng, m); it takes (st, f, cols, b)"),
-    "system_phase": ("toy.declare_phases(['combat'])\n@toy.compiled_system('dusk', 5)\n"
+    # no game loop runs these yet: refused rather than declared and never called
+    "system_phase": ("toy.declare_phases(['combat'])\n@toy.compiled_system('combat', 5)\n"
                      "def brawl(st, f, cols, b, g, rng, m):\n    return 0\n",
-                     "toy has no phase 'dusk'; phases: combat"),
-    "agent_signature": ("@toy.compiled_agent('coward')\ndef coward(rng, b, legal_row):\n    return 0\n",
-                        "agent 'coward' must take (st, f, cols, rng, b, seat, legal_row, scratch); "
-                        "it takes (rng, b, legal_row)"),
+                     "toy system 'brawl' in phase 'combat': no game loop runs a plugin's compiled system yet; "
+                     "declare it with extend('toy').system (an esper Processor over the whole batch, run between "
+                     "the compiled systems)"),
+    "agent": ("@toy.compiled_agent('coward')\ndef coward(st, f, cols, rng, b, seat, legal_row, scratch):\n    return 0\n",
+              "toy agent 'coward': no game loop calls a plugin's compiled agent yet; declare it with "
+              "battlesim.ecs.plugin.agent (it decides through the step API, once per batch of pending decisions)"),
     "priority": ("@toy.compiled_damage_stage('s', '100')\ndef s(w, b, queue, qlen, i, cols):\n    pass\n",
                  "damage stage 's': priority must be an integer (got '100')"),
     "reads": ("@toy.compiled_damage_stage('s', 100, reads='health')\ndef s(w, b, queue, qlen, i, cols):\n    pass\n",
@@ -141,13 +141,8 @@ def test_compiled_declarations_are_forgotten_by_isolated(tmp_path: Path) -> None
             return 0
 
 
-        @toy.compiled_system("combat", 5)
-        def brawl(st, f, cols, b, g, rng, m):
-            return 0
-
-
-        @toy.compiled_agent("coward")
-        def coward(st, f, cols, rng, b, seat, legal_row, scratch):
+        @toy.compiled_system()
+        def brawl(st, b):
             return 0
     ''')
     with isolated():
@@ -156,79 +151,100 @@ def test_compiled_declarations_are_forgotten_by_isolated(tmp_path: Path) -> None
         assert [s.name for s in stages_of("toy")] == ["halve", "apply_health"]
         assert [p.name for p in toy.compiled_pieces_of("opcode")] == ["zap"]
         assert [p.name for p in toy.compiled_pieces_of("selector")] == ["near"]
-        assert [(ph, [s.name for s in ss]) for ph, ss in toy.compiled_schedule()] == [("combat", ["brawl"])]
-        assert list(toy.compiled_agents) == ["coward"]
-        assert {toy.compiled_stages["halve"].source, toy.compiled_agents["coward"].source} == {"everything"}
+        assert list(toy.compiled_systems) == ["brawl"]
+        assert {toy.compiled_stages["halve"].source, toy.compiled_systems["brawl"].source} == {"everything"}
+        assert "zap" in toy.executor.opcodes, "a plugin's compiled opcode is a word card files may name"
     toy = extend("toy")
     assert [s.name for s in stages_of("toy")] == ["apply_health"]
-    assert not toy.compiled_pieces and not toy.compiled_systems and not toy.compiled_agents
+    assert not toy.compiled_pieces and not toy.compiled_systems and "zap" not in toy.executor.opcodes
 
 
-def test_a_numpy_only_plugin_part_is_named_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    path = _plugin(tmp_path, "numpy_only_plugin", '''
-        from battlesim.ecs.plugin import extend
+NUMPY_PARTS = {
+    "stage": ('@lanes.damage_stage("sting", 415)\ndef sting(world, batch):\n    pass\n',
+              "lanes damage stage 'sting' is a numpy-engine part, which no game plays any more: declare it with "
+              "extend('lanes').compiled_damage_stage"),
+    "opcode": ('@lanes.opcode("zap", doc="zap")\ndef zap(world, hit):\n    pass\n',
+               "lanes opcode 'zap' is a numpy-engine part, which no game plays any more: declare it with "
+               "extend('lanes').compiled_opcode"),
+    "selector": ('@lanes.selector("near", doc="near")\ndef near(world, ctx, table, e):\n    pass\n',
+                 "lanes selector 'near' is a numpy-engine part, which no game plays any more: declare it with "
+                 "extend('lanes').compiled_selector"),
+    "handler": ('@lanes.on("on_death")\ndef count(world, ctx):\n    pass\n',
+                "lanes trigger handler on 'on_death': Python run on every firing is gone with the numpy engine"),
+}
 
-        @extend("lanes").damage_stage("sting", 415)
-        def sting(world, batch):
-            pass
-    ''')
+
+@pytest.mark.parametrize("part", sorted(NUMPY_PARTS))
+def test_a_numpy_part_from_a_plugin_is_refused_in_one_line(tmp_path: Path, part: str) -> None:
+    # issue 13, "One engine": no game plays the numpy engine, so a plugin's numpy stage, opcode,
+    # selector or trigger handler would be silently ignored; it is refused, naming file and line
+    body, message = NUMPY_PARTS[part]
+    path = _plugin(tmp_path, f"numpy_{part}", "from battlesim.ecs.plugin import extend\nlanes = extend('lanes')\n" + body)
     with isolated():
         get_ruleset("lanes")
-        load_plugins([str(path)])
-        assert numpy_only("numpy_only_plugin") == ["lanes damage stage 'sting'"]
-    err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["plugin numpy_only_plugin: no compiled part for lanes damage stage 'sting'; games are played "
-                   "by the numpy engine (slower) until each has one (docs/plugins.md \"The compiled parts\")"]
+        with pytest.raises(PluginError) as e:
+            load_plugins([str(path)])
+    text = str(e.value)
+    assert "\n" not in text and message in text
+    assert f"numpy_{part}.py:3" in text  # the declaration (its decorator line)
 
 
-def test_a_numpy_only_plugin_part_is_applied_by_the_processors_too(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    # The compiled Processors (scenarios, tests, ``LanesGame.run``) play the numpy twin while a
-    # plugin part has no compiled twin, as ``play_tables`` does: the part is applied, never skipped.
-    path = _plugin(tmp_path, "sting_plugin", '''
-        from battlesim.ecs.plugin import extend
-
-        STUNG = []
-
-        @extend("lanes").damage_stage("sting", 150)
-        def sting(world, batch):
-            STUNG.append(len(batch))
-            batch.amount[:] += 1  # one more damage on every row
-    ''')
-    from battlesim.ecs.esper_bridge import C, load, snapshot
-    from battlesim.ecs.decisions import make_agent
-    from battlesim.systems.lanes.compiled.processors import Combat
-
-    with isolated():
-        get_ruleset("lanes")
-        load_plugins([str(path)])
-        game = get_ruleset("lanes").load()
-        import sting_plugin
-
-        w = game.new_world(np.arange(1), ("red_vanguard", "blue_tide"), [make_agent("pass")] * 2)
-        for side, attack in ((0, 3), (1, 1)):
-            name = snapshot(w, 0)
-            import esper
-
-            esper.create_entity(C.CardId(int(w.catalog.id("Cinder Recruit"))), C.Owner(side), C.Faction(0),
-                                C.Lane(1), C.Pos(2), C.Attack(attack), C.Health(9), C.MaxHealth(9))
-            load(w, 0, name)
-        Combat().process(w)
-        assert sting_plugin.STUNG, "the numpy-only stage ran"
-        hp = sorted(int(w.c.health[0, w.g.board[0, side, 1, 2]]) for side in (0, 1))
-        assert hp == [5, 7]  # 9 - (3 + 1) and 9 - (1 + 1): the stage's extra damage landed
-    capsys.readouterr()
+CHILL_CARD = """
+[[cards]]
+name = "Chill Mage"
+type = "unit"
+faction = "Blue"
+rarity = "Common"
+tier = 1
+cost = 2
+attack = 1
+health = 2
+text = "On play: chill."
+effects = [{ trigger = "on_play", op = "chill", select = "all_enemies", amount = 1 EXTRA}]
+"""
 
 
-def test_the_example_plugin_declares_both_parts_of_each_keyword() -> None:
+def test_a_plugin_compiled_opcode_is_a_word_card_files_may_name(tmp_path: Path) -> None:
+    """A card file may name a plugin's compiled opcode (``op = "chill"``), checked against the
+    ``params`` it declared like a built-in's: the vocabulary has it, without a numpy kernel."""
+    from battlesim.ecs.datafiles import DataError
+
+    for extra, ok in ((', stat = "attack" ', True), (', keyword = "taunt" ', False)):
+        cards = tmp_path / f"cards_{ok}"
+        cards.mkdir()
+        (cards / "chill.toml").write_text(CHILL_CARD.replace("EXTRA", extra))
+        path = _plugin(tmp_path, f"chill_{ok}", f'''
+            from battlesim.ecs.plugin import extend
+
+            @extend("lanes").compiled_opcode("chill", params=("stat",))
+            def chill(w, g, rng, b, hits, nh, tbl, cols, queue, qlen, at):
+                """Chill X: nothing yet."""
+                return 0
+
+            extend("lanes").card_files(cards={str(cards)!r})
+        ''')
+        with isolated():
+            get_ruleset("lanes")
+            load_plugins([str(path)])
+            op = extend("lanes").executor.opcodes["chill"]
+            assert (op.fn, op.params, op.source, op.doc) == (None, ("stat",), f"chill_{ok}", "Chill X: nothing yet.")
+            if ok:
+                assert "Chill Mage" in get_ruleset("lanes").load().cards.specs
+            else:
+                with pytest.raises(DataError, match="op 'chill' takes no 'keyword'"):
+                    get_ruleset("lanes").load()
+
+
+def test_the_example_plugin_declares_its_keywords_stages_compiled() -> None:
     with isolated():
         get_ruleset("lanes", [str(FROST_THORNS)])
-        assert numpy_only("frost_thorns") == []
         lanes = extend("lanes")
-        for name in ("frostbite", "thorns"):
-            assert lanes.compiled_stages[name].priority == lanes.stages[name].priority
+        for name, priority in (("frostbite", REACTIONS + 5), ("thorns", REACTIONS + 15)):
+            assert lanes.compiled_stages[name].priority == priority
             assert lanes.compiled_stages[name].source == "frost_thorns"
+            assert name not in lanes.stages  # no numpy part
         rows = [r for r in lanes.vocabulary() if r["kind"] == "damage_stage" and r["source"] == "frost_thorns"]
-        assert [r["name"] for r in rows] == ["frostbite", "thorns"]  # one row each, not one per engine
+        assert [r["name"] for r in rows] == ["frostbite", "thorns"]
 
 
 def test_a_plugin_keyword_gets_its_own_machine_and_shares_the_game_loop() -> None:

@@ -81,7 +81,7 @@ def keywords(
     plugin: list[str] = PLUGIN_OPTION,
 ) -> None:
     """List what card files may name and what runs each round: every keyword, status, trigger,
-    trigger handler, opcode, selector, damage stage and system, with its value type, its source
+    opcode, selector, damage stage and system, with its value type, its source
     (built-in or the plugin that declared it) and its one-line doc."""
     from battlesim.ecs.plugin import extend, installed_plugins, loaded_plugins
 

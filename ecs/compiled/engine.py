@@ -192,8 +192,11 @@ def _game_plan(ruleset: str, phases: list, root: Path) -> GamePlan:
     loop = ""
     functions = [p.fn for p in phases]
     if decide_of(ruleset) is not None:
+        # the systems with a compiled twin, in schedule order: a plugin's Python Processor is run
+        # between them by the ruleset's Python side, so it does not change (and recompile) this module
         names = [spec.name for _, specs in extend(ruleset).schedule_specs() for spec in specs]
-        systems = systems_of(ruleset, names)
+        kept = [(n, s) for n, s in zip(names, systems_of(ruleset, names)) if s is not None]
+        names, systems = [n for n, _ in kept], [s for _, s in kept]
         loop = loop_source(names, systems, decide_of(ruleset))
         functions += [decide_of(ruleset)] + [f for s in systems if s is not None for f in (s.step, s.apply) if f]
     text = game_source(ruleset, phases, frozen_constants([], functions), loop)

@@ -69,8 +69,8 @@ for _phase, _priority, _cls, _factory in _BUILT_IN_SYSTEMS:
 
 # The numpy twins of the systems that fire card effects: the reference schedule
 # (``make_schedule(game, reference=True)``) the compiled systems were proved against, still played
-# by ``battlesim replay`` (its log listens to their esper events), the differential tests and a
-# plugin whose stage has no compiled twin (issue 13's "One engine": what is left of numpy).
+# by the differential tests (issue 13's "One engine": what is left of numpy; a plugin declares
+# compiled parts only, ``ecs/extension.py``'s ``_numpy_part``).
 REFERENCE_SYSTEMS = {
     "StartOfRound": lambda game: round_start.StartOfRound(),
     "HeroDeployment": lambda game: deploy.HeroDeployment(game.actions),
@@ -183,28 +183,20 @@ class LanesGame:
     def play_tables(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any],
                     cards: bool = True) -> dict[str, dict[str, np.ndarray]]:
         """Play one batch; ``{"games": columns, "cards": columns}`` (cards only if asked)."""
-        from battlesim.ecs.plugin import loaded_plugins, reference_needed
+        from battlesim.ecs.plugin import loaded_plugins
         from battlesim.systems.lanes.compiled import loop as compiled_loop
 
         seeds = np.asarray(seeds, dtype=np.int64)
-        plugins = loaded_plugins()
-        if reference_needed():
-            # a plugin's stage, opcode or selector without a compiled twin: the compiled game would
-            # not apply it, so the numpy schedule plays (said once on stderr when the plugin loaded)
-            w = self.new_world(seeds, decks, agents)
-            self.run_reference(w)
-            key = None
-        else:
-            key, w = self._batch_world(seeds, decks, agents, plugins)
-            compiled_loop.play_batch(self, w)  # every system compiled; Python agents through the step API
+        key, w = self._batch_world(seeds, decks, agents, loaded_plugins())
+        compiled_loop.play_batch(self, w)  # every system compiled; Python agents through the step API
         out = {"games": self.results(w, decks, agents)}
         if cards:
             out["cards"] = self.card_rows(w)
-        if key is not None:  # played to its end without an error: the next batch of its shape restarts it
-            self._spare.pop(key, None)
-            self._spare[key] = w
-            while len(self._spare) > SPARE_WORLDS:
-                self._spare.pop(next(iter(self._spare)))
+        # played to its end without an error: the next batch of its shape restarts it
+        self._spare.pop(key, None)
+        self._spare[key] = w
+        while len(self._spare) > SPARE_WORLDS:
+            self._spare.pop(next(iter(self._spare)))
         return out
 
     def _batch_world(self, seeds: np.ndarray, decks: tuple[str, str], agents: Sequence[Any],

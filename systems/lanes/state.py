@@ -210,8 +210,6 @@ def attach_rules(w: World) -> None:
     for trig in ("on_enemy_death", "on_ally_deploy", "on_enemy_deploy", "on_enemy_play", "on_play_ally",
                  "start_of_round", "end_of_round"):
         has = w.effects.cards_with(EXECUTOR.id("trigger", trig))
-        if trig in EXECUTOR.handlers:  # a plugin's trigger handler hears every entity
-            has = np.ones_like(has)
         w.cache[trig] = has if has.any() else None
     w.cache["aura_cards"] = w.effects.cards_with(EXECUTOR.id("trigger", "while_in_lane"))
     enchant = w.effects.op == EXECUTOR.id("opcode", "enchant_anchor")

@@ -1,7 +1,6 @@
-"""frost_thorns' compiled parts: the two damage stages in numba's subset, for the compiled engine.
+"""frost_thorns' damage stages, in numba's subset (the engine compiles them into its machine).
 
-Each is the twin of the numpy stage of the same name in ``__init__.py``, at the same priority,
-with the one stage signature ``(w, b, queue, qlen, i, cols)``: row ``i`` of game ``b``'s damage
+Each has the one stage signature ``(w, b, queue, qlen, i, cols)``: row ``i`` of game ``b``'s damage
 queue, ``cols`` the ids of what ``reads`` names, in that order (docs/plugins.md "The compiled
 parts"). A keyword "as the rules see it" is the unit's own value plus what its held item grants:
 ``w.i16[kw, b, slot] + w.cat[card.kw_<name>, equipment]`` (no item: card id -1 reads 0).

@@ -80,8 +80,7 @@ class CombatFields(NamedTuple):
 
 def combat_tables(w: Any) -> tuple[dict[str, np.ndarray], dict[str, int]]:
     """``lanes_tables`` plus what combat reads: attack-aura rows (as the armor ones), which cards
-    carry an aura (``aura_card``), the listeners, trigger ids and "some card uses it" of TRIGGERS
-    (a plugin handler hears every card, as ``Executor.listening`` has it)."""
+    carry an aura (``aura_card``), the listeners, trigger ids and "some card uses it" of TRIGGERS."""
     cards, params = lanes_tables(w)
     n = len(w.catalog)
     slots = _aura_tables(w)["slots"]["attack"] if w.cache.get("auras_possible") else []
@@ -94,7 +93,7 @@ def combat_tables(w: Any) -> tuple[dict[str, np.ndarray], dict[str, int]]:
     cards["aura_card"] = np.asarray(w.cache["aura_cards"]).astype(np.int64)
     for t in TRIGGERS:
         tid = EXECUTOR.id("trigger", t)
-        listens = np.ones(n, dtype=np.int64) if t in EXECUTOR.handlers else w.effects.cards_with(tid).astype(np.int64)
+        listens = w.effects.cards_with(tid).astype(np.int64)
         cards.setdefault(f"listens.{t}", listens)
         params.setdefault(f"trigger.{t}", tid)
         params[f"uses.{t}"] = int(EXECUTOR.listens(w, t))

@@ -338,16 +338,26 @@ def run_system(w: Any, k: int) -> None:
     bookkeeping(w)
 
 
-def system_names() -> list[str]:
-    """The lanes schedule's systems in order (plugins' systems included): position k is the
-    ``k`` of ``run_system`` and of ``L.pc[b, PC_SYSTEM]``."""
+def schedule_names() -> list[str]:
+    """The lanes schedule's systems in order, plugins' systems included."""
     from battlesim.ecs.plugin import extend
 
     return [s.name for _, specs in extend("lanes").schedule_specs() for s in specs]
 
 
+def system_names() -> list[str]:
+    """The systems the game loop runs, in schedule order: those with a compiled twin (position k
+    is the ``k`` of ``run_system`` and of ``L.pc[b, PC_SYSTEM]``). A plugin's Python Processor is
+    not among them: ``play_by_system`` runs it between them, so the game module stays the one
+    every such plugin set shares (no recompile)."""
+    from battlesim.ecs.compiled.loop import systems_of
+
+    names = schedule_names()
+    return [n for n, s in zip(names, systems_of("lanes", names)) if s is not None]
+
+
 def system_index(name: str) -> int:
-    """The position of the system called ``name`` in the lanes schedule (``system_names``)."""
+    """The position of the system called ``name`` in the game loop (``system_names``)."""
     return system_names().index(name)
 
 
@@ -374,20 +384,11 @@ def apply_answers(w: Any, k: int, games: np.ndarray, actor: np.ndarray, actions:
     bookkeeping(w)
 
 
-def compiled_flags(n_systems: int) -> list[bool]:
-    """Which systems of the schedule (in order) the engine's loop runs compiled."""
-    from battlesim.ecs.compiled.loop import systems_of
-
-    names = system_names()
-    assert len(names) == n_systems
-    return [s is not None for s in systems_of("lanes", names)]
-
-
 def play_batch(game: Any, w: Any) -> None:
     """Play every game of World ``w`` to its end through the compiled loop (module docstring)."""
     every = w.cache.get("all_compiled")  # per World: its plugins (and so its schedule) are fixed
     if every is None:
-        every = w.cache["all_compiled"] = all(compiled_flags(sum(len(s) for _, s in w.schedule._order)))
+        every = w.cache["all_compiled"] = len(system_names()) == len(schedule_names())
     if every:
         L = loop_args(w)
         games = np.arange(w.n_games, dtype=np.int64)
@@ -407,14 +408,16 @@ def play_by_system(game: Any, w: Any, timings: dict[str, float] | None = None) -
     With ``timings``: the seconds each ``phase/System`` took are added there (the schedule's
     profile keys: ``bench``'s phase split)."""
     order = [(phase, s) for phase, systems in w.schedule._order for s in systems]
-    flags = compiled_flags(len(order))
+    names = schedule_names()
+    assert len(names) == len(order)
+    in_loop = {name: k for k, name in enumerate(system_names())}
     for _ in range(game.params.round_limit + 1):
         if not w.active.any():
             return
-        for k, (phase, system) in enumerate(order):
+        for name, (phase, system) in zip(names, order):
             t0 = time.perf_counter()
-            if flags[k]:
-                run_system(w, k)
+            if name in in_loop:
+                run_system(w, in_loop[name])
             else:
                 system.process(w)
             if timings is not None:

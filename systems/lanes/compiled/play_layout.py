@@ -91,8 +91,7 @@ def play_tables(w: Any) -> tuple[dict[str, np.ndarray], dict[str, int]]:
     """``combat_tables`` plus play's triggers: ``listens.<t>`` and ``trigger.<t>``. For the
     triggers ``listeners.notify`` fires, the rows of ``w.cache[t]`` (zeros when None), which is
     what notify reads; for the action's own ("On Play", "On Equip", "On Activation", fired for
-    every play), the cards with an effect on it (every card when a plugin's handler hears it),
-    which is what ``Executor.fire`` keeps."""
+    every play), the cards with an effect on it, which is what ``Executor.fire`` keeps."""
     cards, params = combat_tables(w)
     n = len(w.catalog)
     for k, t in enumerate(PLAY_TRIGGERS):
@@ -101,7 +100,7 @@ def play_tables(w: Any) -> tuple[dict[str, np.ndarray], dict[str, int]]:
             listen = w.cache.get(t)
             rows = np.zeros(n, np.int64) if listen is None else np.asarray(listen, np.int64)
         else:
-            rows = np.ones(n, np.int64) if t in EXECUTOR.handlers else w.effects.cards_with(tid).astype(np.int64)
+            rows = w.effects.cards_with(tid).astype(np.int64)
         cards[f"listens.{t}"] = rows
         params[f"trigger.{t}"] = tid
     return cards, params

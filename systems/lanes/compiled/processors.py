@@ -18,9 +18,9 @@ The arguments come from ``bundle(w)`` (bundle.py), built once per World. The sys
 effects (start and end of round, hero deployment, the play phase, combat) have no batch driver:
 only the engine module's ``advance`` reaches the resolution machine, so their Processors run the
 game loop's own step over the batch (``InLoop``: ``loop.run_system``), and the play phase's
-``apply`` is the loop's (``loop.apply_answers``). They dispatch none of their numpy twins' esper
-events (``lanes.combat``, ``lanes.deaths``, ``lanes.play``...): ``battlesim replay``, which reads
-them, plays the reference schedule (``ruleset.make_schedule(reference=True)``).
+``apply`` is the loop's (``loop.apply_answers``). Their esper events (``lanes.combat``,
+``lanes.deaths``, ``lanes.play``...) are told by compiled code while a listener asks
+(``event_stream.events_of``: ``battlesim replay``, the rules tests that read events).
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from contextlib import contextmanager
 import esper
 import numpy as np
 
-from battlesim.ecs.plugin import reference_needed
 from battlesim.ecs.world import SlotsExhausted
 from battlesim.systems.lanes import combat, deploy, measures, play, round_end, round_start, shop, victory
 from battlesim.systems.lanes.compiled import drivers
@@ -197,18 +196,16 @@ def reference_twins() -> Iterator[None]:
 
 
 def twins_play() -> bool:
-    """The numpy twins play: inside ``reference_twins``, or while a loaded plugin has a part for
-    the numpy engine only (the compiled step would not apply it: ``ecs.plugin.reference_needed``)."""
-    return _TWINS[0] or reference_needed()
+    """The numpy twins play: only inside ``reference_twins`` (a plugin has compiled parts only)."""
+    return _TWINS[0]
 
 
 class InLoop:
     """A system that fires card effects, run by the game loop itself: ``process`` is the loop's
     system k over the batch (``loop.run_system``; Python agents asked through the step API), k
     found by the system's name in the schedule. Only the engine module's ``advance`` reaches the
-    resolution machine, so these systems have no batch driver of their own. While a plugin with
-    a numpy-only part is loaded, the numpy twin runs instead (``twins_play``), as
-    ``LanesGame.play_tables`` plays such games."""
+    resolution machine, so these systems have no batch driver of their own. Inside
+    ``reference_twins`` (the differential tests) the numpy twin runs instead."""
 
     def process(self, w) -> None:
         if twins_play():

@@ -69,8 +69,8 @@ class PhaseFields(NamedTuple):
 
 def phase_tables(w: Any) -> tuple[dict[str, np.ndarray], dict[str, int]]:
     """``combat_tables`` plus the round triggers' listeners (as ``fire_all`` reads them,
-    ``round_trigger_rows``), "On Play"'s (the cards with an effect on it, every card when a
-    plugin handler hears it, as ``Executor.fire`` runs them) and the deploy listeners (as
+    ``round_trigger_rows``), "On Play"'s (the cards with an effect on it, as ``Executor.fire``
+    runs them) and the deploy listeners (as
     ``listeners.notify`` reads them: ``w.cache``)."""
     from battlesim.systems.lanes.vocabulary import EXECUTOR
 
@@ -80,7 +80,7 @@ def phase_tables(w: Any) -> tuple[dict[str, np.ndarray], dict[str, int]]:
     params.update(rp)
     n = len(w.catalog)
     tid = EXECUTOR.id("trigger", "on_play")
-    on_play = np.ones(n, np.int64) if "on_play" in EXECUTOR.handlers else w.effects.cards_with(tid).astype(np.int64)
+    on_play = w.effects.cards_with(tid).astype(np.int64)
     cards["listens.on_play"] = np.asarray(on_play[:n], np.int64)
     params["trigger.on_play"] = tid
     for t in ("on_ally_deploy", "on_enemy_deploy"):

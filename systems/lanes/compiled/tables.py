@@ -8,8 +8,8 @@ the card set's effect table, and a few numbers, handed to ``world_view`` (``extr
   stage reads the first row's id and steps from it; ``aura_armor_slots`` says how many slots.
   At least one slot of rows always exists (all 0 when no card has an armor aura), so the stage's
   column ids resolve for every card set.
-- "On Damage Taken": ``listens.on_damage_taken`` (1 for the cards with an effect on it, every
-  card when a plugin's handler hears the trigger, as ``Executor.listening`` has it) and the
+- "On Damage Taken": ``listens.on_damage_taken`` (1 for the cards with an effect on it, as
+  ``Executor.listening`` has it) and the
   trigger's id ``trigger.on_damage_taken``, written into the events the stage pushes.
 """
 
@@ -37,11 +37,7 @@ def lanes_tables(w: Any) -> tuple[dict[str, np.ndarray], dict[str, int]]:
             cards[f"aura_armor.{j}.{name}"] = np.asarray(col).astype(np.int64)
     trigger = "on_damage_taken"
     tid = EXECUTOR.id("trigger", trigger)
-    if trigger in EXECUTOR.handlers:
-        listens = np.ones(n, dtype=np.int64)
-    else:
-        listens = w.effects.cards_with(tid).astype(np.int64)
-    cards[f"listens.{trigger}"] = listens
+    cards[f"listens.{trigger}"] = w.effects.cards_with(tid).astype(np.int64)
     params = {"aura_armor_slots": len(slots), f"trigger.{trigger}": tid}
     return cards, params
 
