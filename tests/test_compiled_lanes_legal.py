@@ -101,11 +101,13 @@ def compare_games(lanes) -> Differences:
     return seen
 
 
+@pytest.mark.differential  # numpy twin against compiled kernel: opt-in (pyproject.toml)
 def test_the_compiled_rows_equal_the_numpy_rows_in_every_game_of_every_request(compared):
     assert compared.requests > 1000 and compared.rows > 20_000
     assert not compared.bad, f"{len(compared.bad)} differing games, first: " + "; ".join(compared.bad[:5])
 
 
+@pytest.mark.differential  # numpy twin against compiled kernel: opt-in (pyproject.toml)
 def test_the_games_asked_every_decision_kind_of_the_play_phase(compared):
     """The comparison means something only if each kind of decision came up: plays, abilities,
     activations, pass, and pending unit, spell, ability, activation and caster targets."""
@@ -117,6 +119,7 @@ def test_the_games_asked_every_decision_kind_of_the_play_phase(compared):
     assert all(compared.pending.get(k, 0) > 0 for k in kinds), compared.pending
 
 
+@pytest.mark.differential  # numpy twin against compiled kernel: opt-in (pyproject.toml)
 def test_a_copied_world_regrouped_gives_the_same_rows(lanes):
     """A captured request (a deep copy of the World, as benches keep) is read after ``regroup``."""
     taken = []
@@ -167,6 +170,7 @@ def first_request(lanes) -> tuple:
     return w, games, actor
 
 
+@pytest.mark.differential  # numpy twin against compiled kernel: opt-in (pyproject.toml)
 def test_stealth_granted_by_an_item_hides_its_holder_as_numpy_reads_it(lanes):
     """lanes.md "Stealth - Cannot be targeted", through held equipment (``stats.keyword_flat``):
     no shipped item grants stealth, so an item is made to, in a copy of the catalog."""

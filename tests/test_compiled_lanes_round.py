@@ -154,6 +154,7 @@ def compared(lanes) -> Compared:
     return seen
 
 
+@pytest.mark.differential  # numpy twin against compiled kernel: opt-in (pyproject.toml)
 def test_each_compiled_phase_leaves_the_world_numpy_leaves(compared):
     # lanes.md "Creep Spawning": "Each player spawns 1 creep per lane (3 total per player)"
     # lanes.md "Hero Deployment Phase": "At the start of the following round, the hero becomes available for redeployment"
@@ -165,6 +166,7 @@ def test_each_compiled_phase_leaves_the_world_numpy_leaves(compared):
     assert not compared.bad, f"{len(compared.bad)} differences, first: " + "; ".join(compared.bad[:5])
 
 
+@pytest.mark.differential  # numpy twin against compiled kernel: opt-in (pyproject.toml)
 def test_the_games_met_each_case_of_the_round_phases(compared):
     """The comparison means something only if the games went through each case."""
     s = compared.seen
@@ -310,6 +312,7 @@ def shopped(lanes) -> ShopCompared:
     return seen
 
 
+@pytest.mark.differential  # numpy twin against compiled kernel: opt-in (pyproject.toml)
 def test_the_compiled_shop_leaves_the_world_numpy_leaves(shopped):
     # lanes.md: "Each player is presented with 3 equipment items to choose from"
     # lanes.md: "Buy - Purchase items from the selection (costs gold) - can buy multiple items"
@@ -368,6 +371,7 @@ def test_the_compiled_setup_makes_the_games_new_world_makes(lanes):
 
 # -- round triggers at the trigger boundary ---------------------------------------------------------
 
+@pytest.mark.differential  # numpy twin against compiled kernel: opt-in (pyproject.toml)
 def test_round_triggers_push_the_rows_numpy_fires(lanes):
     """Every firing of "start_of_round" / "end_of_round" by ``fire_all`` in real games against the
     events ``fire_round_trigger`` pushes for each game from the same World at that moment.

@@ -107,6 +107,7 @@ def _events(game, seeds, decks, agents) -> list[tuple]:
     return seen
 
 
+@pytest.mark.differential  # numpy twin against compiled kernel: opt-in (pyproject.toml)
 @pytest.mark.parametrize("decks,agents", [(("red_vanguard", "blue_tide"), ("random", "random")),
                                           (("green_grove", "black_covenant"), ("greedy", "random"))])
 def test_the_replay_events_are_the_numpy_twins(lanes, decks, agents):

@@ -91,20 +91,29 @@ def test_every_agent_takes_the_caster_decision(game, tmp_path, name):
         assert choice == A.target(0, 1, 3)
 
 
-def test_random_games_ask_for_casters_and_always_offer_a_legal_action(game, monkeypatch):
+class AskedRandom:
+    """A Python agent (no compiled twin, so the compiled loop asks it through the step API at
+    every decision): uniform over the legal row from the game's own RNG, as the compiled random
+    agent draws; it checks each row and counts the caster decisions it is asked."""
+
+    name = "asked-random"
+
+    def __init__(self, seen: dict[str, int]) -> None:
+        self.seen = seen
+
+    def act(self, world, games, seat, legal):
+        from battlesim.ecs.rng import Stream
+
+        assert legal.any(axis=1).all(), "a decision with no legal action"
+        self.seen["caster"] += int((world.g.pending_kind[games] == PENDING_CASTER).sum())
+        self.seen["asked"] += len(games)
+        return world.rng.choice(games, legal, Stream.AGENT)
+
+
+def test_random_games_ask_for_casters_and_always_offer_a_legal_action(game):
     # lanes.md: "caster selection required if multiple valid heroes exist": in played games the
     # decision comes up, and (like every decision) it always offers at least one legal action
-    from battlesim.ecs.world import World
-
-    decide = World.decide
-    seen = {"caster": 0}
-
-    def checked(self, games, actor, legal):
-        assert legal.any(axis=1).all(), "a decision with no legal action"
-        seen["caster"] += int((self.g.pending_kind[games] == PENDING_CASTER).sum())
-        return decide(self, games, actor, legal)
-
-    monkeypatch.setattr(World, "decide", checked)
-    agents = [make_agent("random"), make_agent("random")]
-    game.play_reference(np.arange(512, dtype=np.int64), game.default_decks(), agents)
-    assert seen["caster"] > 0
+    seen = {"caster": 0, "asked": 0}
+    agents = [AskedRandom(seen), AskedRandom(seen)]
+    game.play(np.arange(512, dtype=np.int64), game.default_decks(), agents)
+    assert seen["asked"] > 512 and seen["caster"] > 0
