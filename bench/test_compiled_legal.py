@@ -30,7 +30,9 @@ class _Enough(Exception):
 @pytest.fixture(scope="module")
 def captured(game):
     """Requests of round 2 onwards asking at least ``MIN_GAMES`` games: ``(world, games, actor)``."""
-    phase = next(s for _, systems in game.schedule._order for s in systems if isinstance(s, PlayPhase))
+    # the numpy play phase of the reference schedule: the compiled loop of ``play`` asks no
+    # Processor for its requests (the loop lists them itself)
+    phase = next(s for _, systems in game.reference._order for s in systems if isinstance(s, PlayPhase))
     taken = []
 
     def request(w, games):
@@ -43,7 +45,7 @@ def captured(game):
 
     phase.request = request
     try:
-        game.play(np.arange(B, dtype=np.int64), game.default_decks(), [make_agent("random")] * 2)
+        game.play_reference(np.arange(B, dtype=np.int64), game.default_decks(), [make_agent("random")] * 2)
     except _Enough:
         pass
     finally:
@@ -63,7 +65,7 @@ def test_legal_request(benchmark, game, captured, how, asked, k):
     w, games, actor = captured[k]
     if asked == "one":
         games, actor = games[:1], actor[:1]
-    phase = next(s for _, systems in game.schedule._order for s in systems if isinstance(s, PlayPhase))
+    phase = next(s for _, systems in game.reference._order for s in systems if isinstance(s, PlayPhase))
     if how == "numpy":
         benchmark(phase.request, w, games)
     else:

@@ -138,7 +138,8 @@ def attack_triggers(w, games: np.ndarray, row: np.ndarray, attacker: np.ndarray,
 
 
 class Combat(esper.Processor):
-    """lanes.md "Combat Phase": every lane fights at once, first strikers first; units attack the unit opposite, taunts or the anchor, through the damage pipeline."""
+    """The numpy twin of ``compiled.processors.Combat`` (whose docstring cites the rule): the
+    reference it was proved against, played only by the opt-in differential tests."""
 
     def process(self, w) -> None:
         games = np.flatnonzero(w.active)

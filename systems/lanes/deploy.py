@@ -25,7 +25,8 @@ from battlesim.systems.lanes.vocabulary import EXECUTOR
 
 
 class HeroDeployment(esper.Processor):
-    """lanes.md "Hero Deployment": players choose lanes for their READY heroes, revealed together."""
+    """The numpy twin of ``compiled.processors.HeroDeployment`` (whose docstring cites the rule): the
+    reference it was proved against, played only by the opt-in differential tests."""
 
     def __init__(self, actions) -> None:
         self.actions = actions

@@ -33,8 +33,8 @@ def objective_hp(w, games: np.ndarray) -> np.ndarray:
 
 
 class ObjectiveSnapshot(esper.Processor):
-    """At the end of round ``SNAPSHOT_ROUND`` (after end-of-round effects, before the round
-    limit closes any game), record ``g.objective_hp_snapshot`` for every game still running."""
+    """The numpy twin of ``compiled.processors.ObjectiveSnapshot`` (whose docstring cites the rule): the
+    reference it was proved against, played only by the opt-in differential tests."""
 
     priority = 5  # between EndOfRound (10) and RoundEnd (0)
 

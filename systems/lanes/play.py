@@ -60,7 +60,8 @@ class _Layout:
 
 
 class PlayPhase(DecisionSystem):
-    """lanes.md "Play Phase": players alternate actions (play a card, use an ability, pass), the initiative holder first, until both pass."""
+    """The numpy twin of ``compiled.processors.PlayPhase`` (whose docstring cites the rule): the
+    reference it was proved against, played only by the opt-in differential tests."""
 
     def __init__(self, actions) -> None:
         self.actions = A = actions

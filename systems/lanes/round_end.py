@@ -21,7 +21,8 @@ from battlesim.systems.lanes.round_start import fire_all
 
 
 class EndOfRound(esper.Processor):
-    """lanes.md "End of Round": end-of-round effects, status stacks decay, round buffs end, cooldowns tick."""
+    """The numpy twin of ``compiled.processors.EndOfRound`` (whose docstring cites the rule): the
+    reference it was proved against, played only by the opt-in differential tests."""
 
     priority = 10  # before RoundEnd (the round counter and the round limit)
 

@@ -21,10 +21,8 @@ from battlesim.systems.lanes.vocabulary import EXECUTOR
 
 
 class CreepSpawn(esper.Processor):
-    """lanes.md "Creep Spawning": "Each player spawns 1 creep per lane (3 total per player)";
-    "Creeps spawn at the leftmost empty position in each lane"; "If a lane is full, the
-    creep for that lane is skipped". Both players' creeps spawn simultaneously (they stand
-    on different sides, so the order of the two sides cannot matter)."""
+    """The numpy twin of ``compiled.processors.CreepSpawn`` (whose docstring cites the rule): the
+    reference it was proved against, played only by the opt-in differential tests."""
 
     def process(self, w) -> None:
         games = np.flatnonzero(w.active)
@@ -46,9 +44,8 @@ def unlock_round(k: np.ndarray) -> np.ndarray:
 
 
 class HeroAvailability(esper.Processor):
-    """Heroes become READY: new deck slots by round, and dead heroes whose timer ran out
-    (lanes.md: "At the start of the following round, the hero becomes available for
-    redeployment")."""
+    """The numpy twin of ``compiled.processors.HeroAvailability`` (whose docstring cites the rule): the
+    reference it was proved against, played only by the opt-in differential tests."""
 
     def process(self, w) -> None:
         g = w.g
@@ -61,8 +58,8 @@ class HeroAvailability(esper.Processor):
 
 
 class DrawPhase(esper.Processor):
-    """lanes.md: "Draw Phase - Draw 1 card"; in round 1, "After hero deployment, players draw
-    their starting hand of 5 cards" (ledger: the starting hand replaces round 1's draw)."""
+    """The numpy twin of ``compiled.processors.DrawPhase`` (whose docstring cites the rule): the
+    reference it was proved against, played only by the opt-in differential tests."""
 
     def process(self, w) -> None:
         games = np.flatnonzero(w.active)
@@ -73,8 +70,8 @@ class DrawPhase(esper.Processor):
 
 
 class RefreshResources(esper.Processor):
-    """lanes.md "Resource System": round 1 has 3, +1 per round, cap 10; "Resources fully refill
-    at round start"; "Unspent resources are lost at round end"."""
+    """The numpy twin of ``compiled.processors.RefreshResources`` (whose docstring cites the rule): the
+    reference it was proved against, played only by the opt-in differential tests."""
 
     def process(self, w) -> None:
         p = w.params
@@ -85,13 +82,8 @@ class RefreshResources(esper.Processor):
 
 
 class StartOfRound(esper.Processor):
-    """lanes.md "Start of Round - Triggers at the beginning of each round (after creep spawn,
-    before play phase)". First the status tick, computed from the state at its start and applied
-    together (DESIGN.md "Status tick"): "Decay (Poison) - Deals 1 damage per stack at the start of
-    each round" and "Regeneration X - Heals X health at the start of each round" (so Regeneration 1
-    and Decay 1 cancel, even on a unit with 1 health left); anchors enchanted with Regeneration
-    heal too. Then each lane's mana pool grows (ledger: hero abilities' "lane's mana pool"), then
-    start-of-round effects fire."""
+    """The numpy twin of ``compiled.processors.StartOfRound`` (whose docstring cites the rule): the
+    reference it was proved against, played only by the opt-in differential tests."""
 
     def process(self, w) -> None:
         status_tick(w)

@@ -36,7 +36,8 @@ def roll_offers(w, games: np.ndarray, seat: np.ndarray) -> None:
 
 
 class ShopPhase(DecisionSystem):
-    """lanes.md "Shop Phase": each player may buy one of the offered equipment or upgrade, paying gold."""
+    """The numpy twin of ``compiled.processors.ShopPhase`` (whose docstring cites the rule): the
+    reference it was proved against, played only by the opt-in differential tests."""
 
     def __init__(self, actions) -> None:
         self.actions = actions

@@ -38,7 +38,8 @@ def finish(w, games: np.ndarray, winner: np.ndarray | int, reason: np.ndarray | 
 
 
 class VictoryCheck(esper.Processor):
-    """lanes.md "Win Conditions": two anchors destroyed, or a lane's essence destroyed, ends the game after combat."""
+    """The numpy twin of ``compiled.processors.VictoryCheck`` (whose docstring cites the rule): the
+    reference it was proved against, played only by the opt-in differential tests."""
 
     priority = -10  # after combat, inside the combat phase
 
@@ -60,7 +61,8 @@ class VictoryCheck(esper.Processor):
 
 
 class RoundEnd(esper.Processor):
-    """Closes the round: the round limit, then the round counter."""
+    """The numpy twin of ``compiled.processors.RoundEnd`` (whose docstring cites the rule): the
+    reference it was proved against, played only by the opt-in differential tests."""
 
     def process(self, w) -> None:
         over = w.active & (w.g.round >= w.params.round_limit)

@@ -2,11 +2,10 @@
 compiled kernels (DESIGN.md "esper's part": "each phase is also an esper.Processor that steps the
 batch through the same functions"; issue 13, docs/compiled-core.md "Wiring").
 
-Each class subclasses its numpy twin and keeps its name (the schedule lists the same systems; the
-numpy twin's methods stay the reference the compiled kernels are tested against, called
-explicitly by the differential tests) and overrides what runs: ``process``, or the shop's
-``begin``/``request``/``apply`` and the play phase's ``request``. What the numpy system did on the
-Python side is done here from the kernels' returns:
+Each class cites the rule it runs and has its numpy twin's name (``systems/lanes/*.py``: the
+reference the compiled kernels were proved against, played only by the opt-in differential tests,
+``reference_twins``). What the numpy system did on the Python side is done here from the kernels'
+returns:
 
 - the replay log's esper events (``lanes.game_over``, ``lanes.shop_skip``, ``lanes.buy``,
   ``lanes.upgrade``), with the arguments and in the order numpy dispatched them;
@@ -31,8 +30,10 @@ from contextlib import contextmanager
 import esper
 import numpy as np
 
+from battlesim.ecs.decisions import DecisionSystem
+from battlesim.ecs.npx import any_axis
 from battlesim.ecs.world import SlotsExhausted
-from battlesim.systems.lanes import combat, deploy, measures, play, round_end, round_start, shop, victory
+from battlesim.systems.lanes import combat, deploy, play, round_end, round_start  # the twins (``reference_twins``)
 from battlesim.systems.lanes.compiled import drivers
 from battlesim.systems.lanes.compiled import loop as compiled_loop
 from battlesim.systems.lanes.compiled.bundle import bundle
@@ -62,8 +63,11 @@ def setup_world(w, decks, deck_index: np.ndarray, D: int, M: int) -> None:
     entities_made(w, ("owner", "lane", "pos", "health", "max_health"))  # the anchors, through ``World.add`` in numpy
 
 
-class CreepSpawn(round_start.CreepSpawn):
-    __doc__ = round_start.CreepSpawn.__doc__
+class CreepSpawn(esper.Processor):
+    """lanes.md "Creep Spawning": "Each player spawns 1 creep per lane (3 total per player)";
+    "Creeps spawn at the leftmost empty position in each lane"; "If a lane is full, the
+    creep for that lane is skipped". Both players' creeps spawn simultaneously (they stand
+    on different sides, so the order of the two sides cannot matter)."""
 
     def process(self, w) -> None:
         k = bundle(w)
@@ -76,24 +80,28 @@ class CreepSpawn(round_start.CreepSpawn):
             entities_made(w, CREEP_COMPONENTS + ("lane", "pos"))
 
 
-class HeroAvailability(round_start.HeroAvailability):
-    __doc__ = round_start.HeroAvailability.__doc__
+class HeroAvailability(esper.Processor):
+    """Heroes become READY: new deck slots by round, and dead heroes whose timer ran out
+    (lanes.md: "At the start of the following round, the hero becomes available for
+    redeployment")."""
 
     def process(self, w) -> None:
         k = bundle(w)
         drivers.cached().ready_heroes(k.st, *k.round)
 
 
-class DrawPhase(round_start.DrawPhase):
-    __doc__ = round_start.DrawPhase.__doc__
+class DrawPhase(esper.Processor):
+    """lanes.md: "Draw Phase - Draw 1 card"; in round 1, "After hero deployment, players draw
+    their starting hand of 5 cards" (ledger: the starting hand replaces round 1's draw)."""
 
     def process(self, w) -> None:
         k = bundle(w)
         drivers.cached().draw_all(k.st, *k.round)
 
 
-class RefreshResources(round_start.RefreshResources):
-    __doc__ = round_start.RefreshResources.__doc__
+class RefreshResources(esper.Processor):
+    """lanes.md "Resource System": round 1 has 3, +1 per round, cap 10; "Resources fully refill
+    at round start"; "Unspent resources are lost at round end"."""
 
     def process(self, w) -> None:
         k = bundle(w)
@@ -110,8 +118,8 @@ def games_over(w, ended: np.ndarray) -> None:
             esper.dispatch_event("lanes.game_over", w, games)
 
 
-class VictoryCheck(victory.VictoryCheck):
-    __doc__ = victory.VictoryCheck.__doc__
+class VictoryCheck(esper.Processor):
+    """lanes.md "Win Conditions": two anchors destroyed, or a lane's essence destroyed, ends the game after combat."""
 
     def process(self, w) -> None:
         k = bundle(w)
@@ -121,16 +129,17 @@ class VictoryCheck(victory.VictoryCheck):
             games_over(w, ended)
 
 
-class ObjectiveSnapshot(measures.ObjectiveSnapshot):
-    __doc__ = measures.ObjectiveSnapshot.__doc__
+class ObjectiveSnapshot(esper.Processor):
+    """At the end of round ``SNAPSHOT_ROUND`` (after end-of-round effects, before the round
+    limit closes any game), record ``g.objective_hp_snapshot`` for every game still running."""
 
     def process(self, w) -> None:
         k = bundle(w)
         drivers.cached().snapshot_all(k.st, *k.round)
 
 
-class RoundEnd(victory.RoundEnd):
-    __doc__ = victory.RoundEnd.__doc__
+class RoundEnd(esper.Processor):
+    """Closes the round: the round limit, then the round counter."""
 
     def process(self, w) -> None:
         k = bundle(w)
@@ -140,8 +149,14 @@ class RoundEnd(victory.RoundEnd):
             games_over(w, ended)
 
 
-class ShopPhase(shop.ShopPhase):
-    __doc__ = shop.ShopPhase.__doc__
+class ShopPhase(DecisionSystem):
+    """lanes.md "Shop Phase": each player may buy one of the offered equipment or upgrade, paying gold."""
+
+    def __init__(self, actions) -> None:
+        self.actions = actions
+
+    def pending(self, w) -> np.ndarray:
+        return any_axis(~w.g.shop_done, 1)  # a seat not done yet
 
     def begin(self, w) -> None:
         k = bundle(w)
@@ -207,38 +222,70 @@ class InLoop:
     resolution machine, so these systems have no batch driver of their own. Inside
     ``reference_twins`` (the differential tests) the numpy twin runs instead."""
 
+    twin: type  # the numpy twin: what plays inside ``reference_twins`` (the differential tests)
+
+    def reference(self):
+        """The numpy twin of this system, built as the reference schedule builds it."""
+        actions = getattr(self, "actions", None)
+        return self.twin(actions) if actions is not None else self.twin()
+
     def process(self, w) -> None:
         if twins_play():
-            super().process(w)
+            self.reference().process(w)
             return
         compiled_loop.run_system(w, compiled_loop.system_index(type(self).__name__))
 
 
-class StartOfRound(InLoop, round_start.StartOfRound):
-    __doc__ = round_start.StartOfRound.__doc__
+class StartOfRound(InLoop):
+    """lanes.md "Start of Round - Triggers at the beginning of each round (after creep spawn,
+    before play phase)". First the status tick, computed from the state at its start and applied
+    together (DESIGN.md "Status tick"): "Decay (Poison) - Deals 1 damage per stack at the start of
+    each round" and "Regeneration X - Heals X health at the start of each round" (so Regeneration 1
+    and Decay 1 cancel, even on a unit with 1 health left); anchors enchanted with Regeneration
+    heal too. Then each lane's mana pool grows (ledger: hero abilities' "lane's mana pool"), then
+    start-of-round effects fire."""
+
+    twin = round_start.StartOfRound
 
 
-class HeroDeployment(InLoop, deploy.HeroDeployment):
-    __doc__ = deploy.HeroDeployment.__doc__
+class HeroDeployment(InLoop):
+    """lanes.md "Hero Deployment": players choose lanes for their READY heroes, revealed together."""
+
+    twin = deploy.HeroDeployment
+
+    def __init__(self, actions) -> None:
+        self.actions = actions
 
 
-class Combat(InLoop, combat.Combat):
-    __doc__ = combat.Combat.__doc__
+class Combat(InLoop):
+    """lanes.md "Combat Phase": every lane fights at once, first strikers first; units attack the unit opposite, taunts or the anchor, through the damage pipeline."""
+
+    twin = combat.Combat
 
 
-class EndOfRound(InLoop, round_end.EndOfRound):
-    __doc__ = round_end.EndOfRound.__doc__
+class EndOfRound(InLoop):
+    """lanes.md "End of Round": end-of-round effects, status stacks decay, round buffs end, cooldowns tick."""
+
+    twin = round_end.EndOfRound
 
 
-class PlayPhase(InLoop, play.PlayPhase):
-    __doc__ = play.PlayPhase.__doc__
+class PlayPhase(InLoop, DecisionSystem):
+    """lanes.md "Play Phase": players alternate actions (play a card, use an ability, pass), the initiative holder first, until both pass."""
+
+    twin = play.PlayPhase
+
+    def __init__(self, actions) -> None:
+        self.actions = actions
+
+    def pending(self, w) -> np.ndarray:
+        return w.g.in_play
 
     def apply(self, w, games: np.ndarray, actor: np.ndarray, actions: np.ndarray) -> None:
         """Each game's answer applied by the loop's own ``apply`` step (``loop.apply_answers``):
         a scenario's or a test's single action, played as in a game (the numpy twin's while the
         twins play, ``twins_play``: it settles deaths itself)."""
         if twins_play():
-            super().apply(w, games, actor, actions)
+            self.reference().apply(w, games, actor, actions)
             return
         compiled_loop.apply_answers(w, compiled_loop.system_index("PlayPhase"), games, actor, actions)
 
