@@ -158,10 +158,10 @@ def test_a_units_acts_are_the_per_target_ones(classes):
 
     abilities = 0
     for G, R, live in mid_game_boards(24):
-        rows, t, pay = np.empty((CANDIDATES, 4), np.int64), np.empty(32, np.int64), np.full(5, -1, np.int64)
+        rows, pay = np.empty((CANDIDATES, 4), np.int64), np.full(5, -1, np.int64)
         for b in live:
             for f in np.flatnonzero(G.u[b, :, U_PRESENT]):
-                n = unit_actions(G, R, b, f, t, pay, rows)
+                n = unit_actions(G, R, b, f, pay, rows)
                 want = per_target_unit_acts(G, R, b, f)
                 assert [tuple(int(x) for x in r) for r in rows[:n]] == want
                 abilities += sum(r[0] == ACT_ABILITY for r in want)
