@@ -128,18 +128,20 @@ def legal_actions(G, R, b, side, out):
     passes both, every target that passes ``check_target`` is legal, and with one that passes
     ``check_target`` only, none is (the listing is the per-target one: tested)."""
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
-    u = G.u
+    # the arrays the loops read, taken out of the handles once: a field read inside a loop that
+    # writes (``out``) is read again on every pass (the compiler cannot tell the write from it)
+    u, pl, hand, board, cards, powers = G.u, G.pl, G.hand[b, side], G.pw[b, side], R.cards, R.powers
     n = 0
     for k in range(HAND):
-        c = G.hand[b, side, k]
-        if c < 0 or R.cards[c, C_SPELL] == 0:
+        c = hand[k]
+        if c < 0 or cards[c, C_SPELL] == 0:
             continue
         seen = False
         for j in range(k):
-            seen = seen or G.hand[b, side, j] == c
-        if seen or not can_pay(G.pl, b, side, R.cards[c, C_COST:C_COST + NCOST], pay):
+            seen = seen or hand[j] == c
+        if seen or not can_pay(pl, b, side, cards[c, C_COST:C_COST + NCOST], pay):
             continue  # neither castable nor preparable: skip its targets
-        kind = R.cards[c, C_TARGET]
+        kind = cards[c, C_TARGET]
         t, m = targets_of(R, kind)
         ok = first_target(u, b, side, kind, True, t, m)
         if ok >= 0 and cast_error(G, R, b, side, c, False, t[ok], NONE, pay) == E_OK:
@@ -149,14 +151,14 @@ def legal_actions(G, R, b, side, out):
             n += 1
     n = list_prepared(G, R, b, side, pay, out, n)
     for p in range(POWERS):
-        pid = G.pw[b, side, p, W_ID]
-        if pid < 0 or not unlocked(G.pw, R.powers, b, side, p):
+        pid = board[p, W_ID]
+        if pid < 0 or not unlocked(G.pw, powers, b, side, p):
             continue  # a locked power's abilities are refused whatever the target (``ability_error``)
-        for a in range(R.powers[pid, PW_NAB]):
+        for a in range(powers[pid, PW_NAB]):
             base = PW_AB + a * NAB
-            if not can_pay(G.pl, b, side, R.powers[pid, base + AB_COST:base + AB_COST + NCOST], pay):
+            if not can_pay(pl, b, side, powers[pid, base + AB_COST:base + AB_COST + NCOST], pay):
                 continue  # no target makes it payable: skip them
-            kind = R.powers[pid, base + AB_TARGET]
+            kind = powers[pid, base + AB_TARGET]
             t, m = targets_of(R, kind)
             ok = first_target(u, b, side, kind, False, t, m)
             if ok >= 0 and ability_error(G, R, b, side, p, a, t[ok], NONE, pay) == E_OK:
