@@ -107,10 +107,9 @@ def empty_games(game: ClassesGame, n_games: int, cards: int, reuse: bool = False
         kept = game.spare.pop() if reuse else None  # taken (atomically): a concurrent call allocates its own
     except IndexError:
         kept = None
-    if kept is None or kept.g.shape[0] != n_games:
-        return new(n_games)
-    one = new(1)
-    if any(a.shape[1:] != first.shape[1:] for a, first in zip(kept, one)):
+    one = new(1) if kept is not None and kept.g.shape[0] == n_games else None
+    if one is None or any(a.shape[1:] != first.shape[1:] for a, first in zip(kept, one)):
+        del kept  # another shape: its memory is free before the new batch takes its own
         return new(n_games)
     for a, first in zip(kept, one):
         np.copyto(a, first)  # every game as the new one (broadcast over the batch)
