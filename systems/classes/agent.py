@@ -34,8 +34,7 @@ from battlesim.systems.classes.actions import (
     prepare,
     prepare_error,
 )
-from battlesim.systems.classes.board import LANES
-from battlesim.systems.classes.legal import K_FIRST_ROW, K_INTERSECTION, K_NONE, K_PLAYER, check_target, intersections
+from battlesim.systems.classes.legal import check_target
 from battlesim.systems.classes.mana import can_pay
 from battlesim.systems.classes.progress import unlocked
 from battlesim.systems.classes.rules import (
@@ -53,19 +52,14 @@ from battlesim.systems.classes.rules import (
 )
 from battlesim.systems.classes.state import (
     E_OK,
-    FIELDS_MAX,
     G_ENDED,
     HAND,
     NCOL,
     NONE,
     P_PREP,
     POWERS,
-    SC_CHOICES,
     SC_PAYER,
-    T_INTERSECTION,
-    T_LANE,
     T_NONE,
-    T_PLAYER,
     U_CARD,
     U_HAS_ATTACK,
     U_SIDE,
@@ -80,29 +74,12 @@ K_CAST, K_PREPARE, K_CAST_PREPARED, K_ABILITY = 0, 1, 2, 3
 INVARIANT_ACTION = 99  # a listed legal action that the engine then refused
 
 
-@njit(cache=True, _nrt=False)
-def targets_of(u, kind, out):
-    """Every target a choice of ``kind`` may name on the board of the unit array ``u`` (spec §13
-    TARGET: 30 fields, 2 players, 20 intersections on 6 rows; a summon: the 5 first-row lanes);
-    legality is the action's check."""
-    if kind == K_NONE:
-        out[0] = T_NONE
-        return 1
-    if kind == K_PLAYER:
-        out[0], out[1] = T_PLAYER, T_PLAYER + 1
-        return 2
-    if kind == K_INTERSECTION:
-        m = intersections(u)
-        for i in range(m):
-            out[i] = T_INTERSECTION + i
-        return m
-    if kind == K_FIRST_ROW:
-        for i in range(LANES):
-            out[i] = T_LANE + i
-        return LANES
-    for f in range(u.shape[1]):  # unit kinds and K_FIELD
-        out[f] = f
-    return u.shape[1]
+@njit(cache=True, _nrt=False, inline="always")
+def targets_of(R, kind):
+    """Every target a choice of ``kind`` may name on this board, and their count: the kind's row of
+    ``R.targets`` (``rules.target_list``, built once per board where this built the list per card
+    and decision); legality is the action's check."""
+    return R.targets[kind, 1:], R.targets[kind, 0]
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -127,7 +104,7 @@ def add_targets(u, b, side, kind, by_card, t, ok, m, out, n, what, card, ab):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def list_prepared(G, R, b, side, t, pay, out, n):
+def list_prepared(G, R, b, side, pay, out, n):
     """Rows (K_CAST_PREPARED, card, 0, target) for every legal target of ``side``'s prepared spell
     from row ``n`` (none if it has none); returns the new count. ``cast_error`` once, on the first
     target ``check_target`` accepts, then ``check_target`` alone (``legal_actions``' reason)."""
@@ -135,7 +112,7 @@ def list_prepared(G, R, b, side, t, pay, out, n):
     if c < 0:
         return n
     kind = R.cards[c, C_TARGET]
-    m = targets_of(G.u, kind, t)
+    t, m = targets_of(R, kind)
     ok = first_target(G.u, b, side, kind, True, t, m)
     if ok >= 0 and cast_error(G, R, b, side, c, True, t[ok], NONE, pay) == E_OK:
         n = add_targets(G.u, b, side, kind, True, t, ok, m, out, n, K_CAST_PREPARED, c, 0)
@@ -151,36 +128,38 @@ def legal_actions(G, R, b, side, out):
     passes both, every target that passes ``check_target`` is legal, and with one that passes
     ``check_target`` only, none is (the listing is the per-target one: tested)."""
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
-    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS_MAX + 2]
-    u = G.u
+    # the arrays the loops read, taken out of the handles once: a field read inside a loop that
+    # writes (``out``) is read again on every pass (the compiler cannot tell the write from it)
+    u, pl, hand, board, cards, powers = G.u, G.pl, G.hand[b, side], G.pw[b, side], R.cards, R.powers
     n = 0
     for k in range(HAND):
-        c = G.hand[b, side, k]
-        if c < 0 or R.cards[c, C_SPELL] == 0:
+        c = hand[k]
+        if c < 0 or cards[c, C_SPELL] == 0:
             continue
         seen = False
         for j in range(k):
-            seen = seen or G.hand[b, side, j] == c
-        if seen or not can_pay(G.pl, b, side, R.cards[c, C_COST:C_COST + NCOST], pay):
+            seen = seen or hand[j] == c
+        if seen or not can_pay(pl, b, side, cards[c, C_COST:C_COST + NCOST], pay):
             continue  # neither castable nor preparable: skip its targets
-        m = targets_of(u, R.cards[c, C_TARGET], t)
-        ok = first_target(u, b, side, R.cards[c, C_TARGET], True, t, m)
+        kind = cards[c, C_TARGET]
+        t, m = targets_of(R, kind)
+        ok = first_target(u, b, side, kind, True, t, m)
         if ok >= 0 and cast_error(G, R, b, side, c, False, t[ok], NONE, pay) == E_OK:
-            n = add_targets(u, b, side, R.cards[c, C_TARGET], True, t, ok, m, out, n, K_CAST, c, 0)
+            n = add_targets(u, b, side, kind, True, t, ok, m, out, n, K_CAST, c, 0)
         if n < CANDIDATES and prepare_error(G, R, b, side, c, pay) == E_OK:
             out[n, 0], out[n, 1], out[n, 2], out[n, 3] = K_PREPARE, c, 0, T_NONE
             n += 1
-    n = list_prepared(G, R, b, side, t, pay, out, n)
+    n = list_prepared(G, R, b, side, pay, out, n)
     for p in range(POWERS):
-        pid = G.pw[b, side, p, W_ID]
-        if pid < 0 or not unlocked(G.pw, R.powers, b, side, p):
+        pid = board[p, W_ID]
+        if pid < 0 or not unlocked(G.pw, powers, b, side, p):
             continue  # a locked power's abilities are refused whatever the target (``ability_error``)
-        for a in range(R.powers[pid, PW_NAB]):
+        for a in range(powers[pid, PW_NAB]):
             base = PW_AB + a * NAB
-            if not can_pay(G.pl, b, side, R.powers[pid, base + AB_COST:base + AB_COST + NCOST], pay):
+            if not can_pay(pl, b, side, powers[pid, base + AB_COST:base + AB_COST + NCOST], pay):
                 continue  # no target makes it payable: skip them
-            kind = R.powers[pid, base + AB_TARGET]
-            m = targets_of(u, kind, t)
+            kind = powers[pid, base + AB_TARGET]
+            t, m = targets_of(R, kind)
             ok = first_target(u, b, side, kind, False, t, m)
             if ok >= 0 and ability_error(G, R, b, side, p, a, t[ok], NONE, pay) == E_OK:
                 n = add_targets(u, b, side, kind, False, t, ok, m, out, n, K_ABILITY, p, a)
@@ -210,8 +189,7 @@ def window(G, R, b, rng, rows, side):
     if c < 0 or G.g[b, G_ENDED]:
         return E_OK
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
-    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS_MAX + 2]
-    n = list_prepared(G, R, b, side, t, pay, rows, 0)
+    n = list_prepared(G, R, b, side, pay, rows, 0)
     if n == 0:
         return E_OK
     pick = integers(rng, b, n + 1, STREAM)
@@ -221,7 +199,7 @@ def window(G, R, b, rng, rows, side):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def unit_actions(G, R, b, f, t, pay, rows):
+def unit_actions(G, R, b, f, pay, rows):
     """The acts the unit on ``f`` may take now, as rows (kind, card, 0, target); returns the
     count: Attack if it has a valid target, Defend, its ability on each legal target. The ability
     is checked by ``acting.ability_error`` once, on the first target ``legal.check_target``
@@ -237,7 +215,7 @@ def unit_actions(G, R, b, f, t, pay, rows):
     n += 1
     if card >= 0 and R.cards[card, C_HAS_ABILITY] == 1:
         kind, owner = R.cards[card, C_AB_TARGET], G.u[b, f, U_SIDE]
-        m = targets_of(G.u, kind, t)
+        t, m = targets_of(R, kind)
         ok = first_target(G.u, b, owner, kind, True, t, m)
         if ok >= 0 and unit_ability_error(G, R, b, f, t[ok], pay) == E_OK:
             n = add_targets(G.u, b, owner, kind, True, t, ok, m, rows, n, ACT_ABILITY, card, 0)
@@ -251,12 +229,11 @@ def random_act(G, R, b, f, rng, rows):
     one legal action at that moment (Attack if it has a valid target, Defend, its ability on a
     legal target)."""
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
-    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS_MAX + 2]
     uid = act_begin(G.u, G.g, b, f)
     advance_first = integers(rng, b, 2, STREAM) == 1
     if advance_first:
         f = advance(G.u, R, b, f)
-    n = unit_actions(G, R, b, f, t, pay, rows)
+    n = unit_actions(G, R, b, f, pay, rows)
     pick = integers(rng, b, n, STREAM)
     err = action(G, R, b, f, rows[pick, 0], rows[pick, 3], pay)
     if not advance_first:

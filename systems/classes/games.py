@@ -60,6 +60,7 @@ class ClassesGame(Protocol):
     decks: dict[str, ClassDeck]
     params: ClassesParams
     compiled_by_decks: dict[tuple[str, str, int], tuple[tuple[Any, ...], Compiled]]  # (decks, rows)
+    spare: list[Game]  # a played batch's arrays handed back (``keep``) for the next ``empty_games``
 
 
 def agent_codes(names: Sequence[str]) -> np.ndarray:
@@ -90,14 +91,45 @@ def threshold(max_experience: int, offset: int) -> int:
     return max(1, min(EXPERIENCE_MAX, max_experience + offset))
 
 
-def set_up(game: ClassesGame, decks: tuple[str, str], n_games: int) -> tuple[Game, Compiled, np.ndarray]:
-    """``n_games`` games at their first turn, and ``start[b, side]`` (mana, cards, life) for the
-    invariants."""
+def empty_games(game: ClassesGame, n_games: int, cards: int, reuse: bool = False) -> Game:
+    """``n_games`` games before their set-up (``state.new_game`` with the ruleset's parameters), of
+    a card set of ``cards`` cards. With ``reuse``, the arrays ``keep`` was last handed, if they
+    are of this shape, refilled in place from one new game: a new batch's arrays (~70 MB for
+    4,096 games) are zeroed by the kernel page by page as they are first touched, which was a
+    sixth of a random batch's time (docs/classes-speed.md, S16); the refilled arrays hold what
+    new ones would (tested)."""
+    p = game.params
+
+    def new(n: int) -> Game:
+        return new_game(n, cards, life=p.life, turn_limit=p.turn_limit, base_defense=p.base_defense, rows=p.rows)
+
+    try:
+        kept = game.spare.pop() if reuse else None  # taken (atomically): a concurrent call allocates its own
+    except IndexError:
+        kept = None
+    one = new(1) if kept is not None and kept.g.shape[0] == n_games else None
+    if one is None or any(a.shape[1:] != first.shape[1:] for a, first in zip(kept, one)):
+        del kept  # another shape: its memory is free before the new batch takes its own
+        return new(n_games)
+    for a, first in zip(kept, one):
+        np.copyto(a, first)  # every game as the new one (broadcast over the batch)
+    return kept
+
+
+def keep(game: ClassesGame, G: Game) -> None:
+    """Hand a batch's arrays back for the next ``empty_games(reuse=True)``, once nothing reads
+    them any more (``ClassesGame.play_tables``: its tables are copies). One batch is kept."""
+    game.spare[:] = [G]
+
+
+def set_up(game: ClassesGame, decks: tuple[str, str], n_games: int, reuse: bool = False
+           ) -> tuple[Game, Compiled, np.ndarray]:
+    """``n_games`` games at their first turn (``empty_games``, ``reuse`` as there), and
+    ``start[b, side]`` (mana, cards, life) for the invariants."""
     kernel_cache.check_all()
     compiled = compile_for(game, decks)
     R = compiled.rules
-    G = new_game(n_games, R.cards.shape[0], life=game.params.life, turn_limit=game.params.turn_limit,
-                 base_defense=game.params.base_defense, rows=game.params.rows)
+    G = empty_games(game, n_games, R.cards.shape[0], reuse)
     for s, deck_id in enumerate(decks):
         deck = game.decks[deck_id]
         board = game.boards[deck.class_name]
@@ -139,16 +171,17 @@ def first_player(seeds: np.ndarray) -> np.ndarray:
     return np.mod(np.asarray(seeds, dtype=np.int64), 2)
 
 
-def new_batch(game: ClassesGame, decks: tuple[str, str], seeds: np.ndarray) -> Batch:
+def new_batch(game: ClassesGame, decks: tuple[str, str], seeds: np.ndarray, reuse: bool = False) -> Batch:
     """One game per seed set up, its tally empty, not played yet, on a board of ``rows`` rows
-    (the unit array and ``Rules``' board tables are laid out per batch). The token shapes are
-    fixed (``state.py``): other ``shapes`` are refused, not silently played as 5."""
+    (the unit array and ``Rules``' board tables are laid out per batch; ``reuse``: in the arrays
+    ``keep`` was handed, ``empty_games``). The token shapes are fixed (``state.py``): other
+    ``shapes`` are refused, not silently played as 5."""
     p = game.params
     if p.shapes != len(SHAPES):
         raise DataError(f"classes: shapes={p.shapes}: the compiled engine plays {len(SHAPES)} shapes "
                         f"(spec choice 18); other values are not built")
     seeds = np.asarray(seeds, dtype=np.int64)
-    G, compiled, start = set_up(game, decks, len(seeds))
+    G, compiled, start = set_up(game, decks, len(seeds), reuse)
     G.g[:, G_ACTIVE] = first_player(seeds)
     B, ncards = len(seeds), compiled.rules.cards.shape[0]
     held, dealt = np.zeros((B, 2, ncards), np.bool_), np.zeros((B, 2, ncards), np.bool_)
@@ -166,12 +199,12 @@ def scratch(game: ClassesGame, cards: int) -> Game:
 
 
 def play_batch(game: ClassesGame, decks: tuple[str, str], seeds: np.ndarray, agents: tuple[int, int] = (0, 0),
-               threads: int = 1, check: bool = False) -> Batch:
+               threads: int = 1, check: bool = False, reuse: bool = False) -> Batch:
     """Set up one game per seed and play each to its end, seat s by compiled agent ``agents[s]``
     (``loop.AGENTS``); thread t plays the t-th block of consecutive games (``threads.blocks``)
     with its own scratch game. A game depends only on its seed, decks, agents and parameters
-    (DESIGN.md "Threads")."""
-    bt = new_batch(game, decks, seeds)
+    (DESIGN.md "Threads"). ``reuse``: in the arrays ``keep`` was last handed (``empty_games``)."""
+    bt = new_batch(game, decks, seeds, reuse)
     G, compiled, out, rng, start = bt.G, bt.compiled, bt.out, bt.rng, bt.start
     B, ncards = len(bt.seeds), compiled.rules.cards.shape[0]
     codes = np.asarray(agents, dtype=np.int64)

@@ -56,7 +56,6 @@ from battlesim.systems.classes.state import (
     P_TRACK,
     SC_ACT_KINDS,
     SC_ACT_TARGETS,
-    SC_CHOICES,
     SC_PAYER,
     SUMMONING,
     U_ATTACK,
@@ -161,9 +160,9 @@ def greedy_window(G, R, b, rng, side, S):
     if c < 0 or G.g[b, G_ENDED]:
         return PASS
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
-    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS_MAX + 2]
+    t, m = targets_of(R, R.cards[c, C_TARGET])
     best, pick = evaluate(G, b, side) + jitter(rng, b), PASS
-    for i in range(targets_of(G.u, R.cards[c, C_TARGET], t)):
+    for i in range(m):
         if cast_error(G, R, b, side, c, True, t[i], NONE, pay) != E_OK:
             continue
         copy_game(G, b, S)
@@ -199,7 +198,6 @@ def greedy_act(G, R, b, f, rng, S):
     unit's ability on a legal target), each tried on the scratch copy; then played on ``G``."""
     side = G.g[b, G_ACTIVE]
     pay = G.scr[b, SC_PAYER:SC_PAYER + NCOL]
-    t = G.scr[b, SC_CHOICES:SC_CHOICES + FIELDS_MAX + 2]
     best = -2 * WIN
     b_first, b_kind, b_target = 1, ACT_DEFEND, NONE
     for first in (1, 0):
@@ -219,7 +217,8 @@ def greedy_act(G, R, b, f, rng, S):
         n += 1
         card = S.u[0, g, U_CARD]
         if card >= 0 and R.cards[card, C_HAS_ABILITY] == 1:
-            for i in range(targets_of(S.u, R.cards[card, C_AB_TARGET], t)):
+            t, m = targets_of(R, R.cards[card, C_AB_TARGET])
+            for i in range(m):
                 if unit_ability_error(S, R, 0, g, t[i], pay) == E_OK:
                     kinds[n], tgts[n] = ACT_ABILITY, t[i]
                     n += 1

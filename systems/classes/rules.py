@@ -13,13 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from battlesim.systems.classes.board import ROWS, geometry
+from battlesim.systems.classes.board import LANES, ROWS, geometry
 from battlesim.systems.classes.cards import CardSet, CardSpec
 from battlesim.systems.classes.conditions import condition_names, plugin_conditions
 from battlesim.systems.classes.effect_spec import EffectSpec
 from battlesim.systems.classes.handle import Handle, HandleType, register
 from battlesim.systems.classes.powers import PowerSpec
-from battlesim.systems.classes.state import ABILITIES, NONE, TOKENS
+from battlesim.systems.classes.state import ABILITIES, NONE, T_INTERSECTION, T_LANE, T_NONE, T_PLAYER, TOKENS
 from battlesim.systems.classes.vocabulary import (
     COLOURS,
     COST_COLOURS,
@@ -72,7 +72,34 @@ ST_ATTACK, ST_HEALTH = STATS.index("attack"), STATS.index("health")
 
 
 RULES_ARRAYS = ("cards", "powers", "effects", "conditions", "search", "search_distance", "front", "acting_order",
-                "distance", "intersection_distance", "adjacent")
+                "distance", "intersection_distance", "adjacent", "targets")
+
+
+def target_list(kind: int, rows: int = ROWS) -> list[int]:
+    """Every target a choice of ``kind`` (``TK``) may name on a board of ``rows`` rows (spec §13
+    TARGET: 30 fields, 2 players, 20 intersections on 6 rows; a summon: the 5 first-row lanes);
+    legality is the action's check (``legal.check_target``)."""
+    if kind == TK["none"]:
+        return [T_NONE]
+    if kind == TK["player"]:
+        return [T_PLAYER, T_PLAYER + 1]
+    if kind == TK["intersection"]:
+        return [T_INTERSECTION + i for i in range((LANES - 1) * (rows - 1))]
+    if kind == TK["first_row"]:
+        return [T_LANE + lane for lane in range(LANES)]
+    return list(range(LANES * rows))  # the unit kinds and ``field``
+
+
+def target_table(rows: int = ROWS) -> np.ndarray:
+    """``target_list`` of every kind as one table: ``[kind, 0]`` the count, then the targets. Built
+    once per board: the agents' listings read a kind's row where they built the list per card."""
+    lists = [target_list(k, rows) for k in range(len(TARGET_KINDS))]
+    table = np.full((len(lists), 1 + max(len(t) for t in lists)), NONE, np.int32)
+    for k, t in enumerate(lists):
+        table[k, 0] = len(t)
+        table[k, 1:1 + len(t)] = t
+    table.setflags(write=False)
+    return table
 
 
 class RulesType(HandleType):
@@ -84,8 +111,9 @@ class Rules(Handle):
     (``handle.py``): cards [cards, NC]; powers [powers, NPW]; effects [effects, NF]; conditions
     [plugin conditions, NCD] (each one's tick: its effects, what it discards); then the board's
     tables (``board.geometry(rows)``, int8: the attack search order and its distances, the field
-    in front, the acting order, distances from a field or an intersection, adjacent fields), so
-    one compiled engine plays any ``rows`` (spec choice 1)."""
+    in front, the acting order, distances from a field or an intersection, adjacent fields) and
+    every target kind's candidates (``target_table``), so one compiled engine plays any ``rows``
+    (spec choice 1)."""
 
     ARRAYS = RULES_ARRAYS
 
@@ -95,10 +123,10 @@ register(RulesType, Rules, RULES_ARRAYS)
 
 @njit(cache=True)
 def make_rules(cards, powers, effects, conditions, search, search_distance, front, acting_order, distance,  # type: ignore[no-untyped-def]
-               intersection_distance, adjacent):
+               intersection_distance, adjacent, targets):
     """The compiled handle of these tables (cached: numba's own constructor compiles per process)."""
     return Rules(cards, powers, effects, conditions, search, search_distance, front, acting_order, distance,
-                 intersection_distance, adjacent)
+                 intersection_distance, adjacent, targets)
 
 
 Rules.MAKE = make_rules
@@ -205,5 +233,6 @@ def compile_rules(cards: CardSet, powers: list[PowerSpec], rows: int = ROWS) -> 
         ctable[k, CD_DISCARD] = DISCARDS.index(c.discard)
     eff = np.array(effects, np.int32).reshape(len(effects), NF) if effects else np.full((1, NF), NONE, np.int32)
     g = geometry(rows)
-    board = (g.search, g.search_distance, g.front, g.acting_order, g.distance, g.intersection_distance, g.adjacent)
+    board = (g.search, g.search_distance, g.front, g.acting_order, g.distance, g.intersection_distance, g.adjacent,
+             target_table(rows))
     return Compiled(Rules(table, ptable, eff, ctable, *board), names, [p.name for p in specs], specs, words)

@@ -30,6 +30,7 @@ class ClassesGame:
     # a deck pair's tables (``games.compile_for``), with the plugin conditions they were built with
     compiled_by_decks: dict[tuple[str, str, int], tuple[tuple[Any, ...], Any]] = field(
         default_factory=dict, repr=False, compare=False)
+    spare: list[Any] = field(default_factory=list, repr=False, compare=False)  # the last batch's arrays (``games.keep``)
 
     def deck_ids(self) -> list[str]:
         return sorted(self.decks)
@@ -57,16 +58,18 @@ class ClassesGame:
                     cards: bool = True) -> dict[str, dict[str, np.ndarray]]:
         """Play one batch in the compiled loop (one call per thread, ``--threads``);
         ``{"games": columns, "cards": columns}`` (cards only if asked). A game depends only on its
-        seed, decks, agents and parameters: never on its batch mates, chunk or thread."""
+        seed, decks, agents and parameters: never on its batch mates, chunk or thread, nor on the
+        batch whose arrays it reuses (``games.empty_games``)."""
         from battlesim.ecs.threads import threads
-        from battlesim.systems.classes.games import agent_codes, play_batch
+        from battlesim.systems.classes.games import agent_codes, keep, play_batch
         from battlesim.systems.classes.results import cards_columns, games_columns
 
         names = [getattr(a, "name", a) for a in agents]
-        bt = play_batch(self, decks, np.asarray(seeds, dtype=np.int64), agent_codes(names), threads())
+        bt = play_batch(self, decks, np.asarray(seeds, dtype=np.int64), agent_codes(names), threads(), reuse=True)
         out = {"games": games_columns(bt, decks, names)}
         if cards:
             out["cards"] = cards_columns(bt)
+        keep(self, bt.G)  # the tables are copies: the next batch may play in these arrays
         return out
 
     def source_files(self, decks: Sequence[str]) -> dict[str, Path]:

@@ -147,7 +147,6 @@ SCRATCH = (("payer", NCOL),  # the default payer (every entry -1: mana.payment);
            ("in_order", FIELDS_MAX),  # acting.snapshot and acting.haste: a side's units in acting order
            ("act_uids", FIELDS_MAX), ("act_fields", FIELDS_MAX),  # the Act Step's snapshot (choice 5), and Haste's
            ("unleashed", AREA),  # actions.begin_phase: the enchantments unleashed, in order
-           ("choices", FIELDS_MAX + 2),  # an agent's candidate targets (agent.targets_of)
            ("act_kinds", FIELDS_MAX + 4), ("act_targets", FIELDS_MAX + 4),  # greedy: a unit's candidate actions
            ("chosen", 4))  # loop.main_one: the Main Phase action taken
 SC = {}
@@ -157,7 +156,7 @@ for _name, _n in SCRATCH:
     _at += _n
 NSCR = _at
 SC_PAYER, SC_PAID, SC_SELECTED, SC_IN_ORDER = SC["payer"], SC["paid"], SC["selected"], SC["in_order"]
-SC_ACT_UIDS, SC_ACT_FIELDS, SC_UNLEASHED, SC_CHOICES = SC["act_uids"], SC["act_fields"], SC["unleashed"], SC["choices"]
+SC_ACT_UIDS, SC_ACT_FIELDS, SC_UNLEASHED = SC["act_uids"], SC["act_fields"], SC["unleashed"]
 SC_ACT_KINDS, SC_ACT_TARGETS, SC_CHOSEN = SC["act_kinds"], SC["act_targets"], SC["chosen"]
 
 # -- the cards table's tally: tally[b, side, card, column], counted where each thing happens --

@@ -199,11 +199,12 @@ def find_target(u, R, b, f):
     k = team(u, b, f)
     reach = u[b, f, U_RANGE]
     player = u.shape[1]  # board.Geometry.player: the enemy player's candidate id
-    for i in range(R.search.shape[2]):
-        c = R.search[k, f, i]
+    order, distance = R.search[k, f], R.search_distance[k, f]  # the unit's row of each, read once
+    for i in range(order.shape[0]):
+        c = order[i]
         if c < 0:
             break
-        if R.search_distance[k, f, i] > reach:
+        if distance[i] > reach:
             continue
         if c == player:
             return T_PLAYER + (1 - k)

@@ -69,35 +69,34 @@ def per_target_listing(G, R, b: int, side: int) -> list[tuple[int, int, int, int
     """The legal Main Phase actions as the action functions say, one call per target (what
     ``agent.legal_actions`` lists with one ``*_error`` call per card or ability)."""
     from battlesim.systems.classes.actions import ability_error, cast_error, prepare_error
-    from battlesim.systems.classes.agent import K_ABILITY, K_CAST, K_CAST_PREPARED, K_PREPARE, targets_of
-    from battlesim.systems.classes.rules import AB_TARGET, C_TARGET, NAB, PW_AB, PW_NAB
+    from battlesim.systems.classes.agent import K_ABILITY, K_CAST, K_CAST_PREPARED, K_PREPARE
+    from battlesim.systems.classes.rules import AB_TARGET, C_TARGET, NAB, PW_AB, PW_NAB, target_list
     from battlesim.systems.classes.state import P_PREP, POWERS, W_ID
 
     pay = np.full(5, -1, np.int64)
-    t = np.empty(32, np.int64)
     rows, seen = [], set()
     for c in (int(x) for x in G.hand[b, side]):
         if c < 0 or R.cards[c, 0] == 0 or c in seen:
             continue
         seen.add(c)
-        for i in range(targets_of(G.u, R.cards[c, C_TARGET], t)):
-            if cast_error(G, R, b, side, c, False, t[i], -1, pay) == 0:
-                rows.append((K_CAST, c, 0, int(t[i])))
+        for t in target_list(int(R.cards[c, C_TARGET])):
+            if cast_error(G, R, b, side, c, False, t, -1, pay) == 0:
+                rows.append((K_CAST, c, 0, t))
         if prepare_error(G, R, b, side, c, pay) == 0:
             rows.append((K_PREPARE, c, 0, -1))
     c = int(G.pl[b, side, P_PREP])
     if c >= 0:
-        for i in range(targets_of(G.u, R.cards[c, C_TARGET], t)):
-            if cast_error(G, R, b, side, c, True, t[i], -1, pay) == 0:
-                rows.append((K_CAST_PREPARED, c, 0, int(t[i])))
+        for t in target_list(int(R.cards[c, C_TARGET])):
+            if cast_error(G, R, b, side, c, True, t, -1, pay) == 0:
+                rows.append((K_CAST_PREPARED, c, 0, t))
     for p in range(POWERS):
         pid = int(G.pw[b, side, p, W_ID])
         if pid < 0:
             continue
         for a in range(R.powers[pid, PW_NAB]):
-            for i in range(targets_of(G.u, R.powers[pid, PW_AB + a * NAB + AB_TARGET], t)):
-                if ability_error(G, R, b, side, p, a, t[i], -1, pay) == 0:
-                    rows.append((K_ABILITY, p, a, int(t[i])))
+            for t in target_list(int(R.powers[pid, PW_AB + a * NAB + AB_TARGET])):
+                if ability_error(G, R, b, side, p, a, t, -1, pay) == 0:
+                    rows.append((K_ABILITY, p, a, t))
     return rows
 
 
@@ -136,8 +135,7 @@ def test_the_legal_listing_is_the_per_target_one(classes):
 def per_target_unit_acts(G, R, b: int, f: int) -> list[tuple[int, int, int, int]]:
     """A unit's legal acts as the act functions say, one ``acting.ability_error`` call per target."""
     from battlesim.systems.classes.acting import ACT_ABILITY, ACT_ATTACK, ACT_DEFEND, ability_error
-    from battlesim.systems.classes.agent import targets_of
-    from battlesim.systems.classes.rules import C_AB_TARGET, C_HAS_ABILITY
+    from battlesim.systems.classes.rules import C_AB_TARGET, C_HAS_ABILITY, target_list
     from battlesim.systems.classes.state import U_CARD, U_HAS_ATTACK
     from battlesim.systems.classes.units import find_target
 
@@ -145,10 +143,9 @@ def per_target_unit_acts(G, R, b: int, f: int) -> list[tuple[int, int, int, int]
     rows = [(ACT_ATTACK, card, 0, -1)] if G.u[b, f, U_HAS_ATTACK] and find_target(G.u, R, b, f) != -1 else []
     rows.append((ACT_DEFEND, card, 0, -1))
     if card >= 0 and R.cards[card, C_HAS_ABILITY] == 1:
-        t = np.empty(32, np.int64)
-        for i in range(targets_of(G.u, R.cards[card, C_AB_TARGET], t)):
-            if ability_error(G, R, b, f, t[i], np.full(5, -1, np.int64)) == 0:
-                rows.append((ACT_ABILITY, card, 0, int(t[i])))
+        for t in target_list(int(R.cards[card, C_AB_TARGET])):
+            if ability_error(G, R, b, f, t, np.full(5, -1, np.int64)) == 0:
+                rows.append((ACT_ABILITY, card, 0, t))
     return rows
 
 
@@ -161,10 +158,10 @@ def test_a_units_acts_are_the_per_target_ones(classes):
 
     abilities = 0
     for G, R, live in mid_game_boards(24):
-        rows, t, pay = np.empty((CANDIDATES, 4), np.int64), np.empty(32, np.int64), np.full(5, -1, np.int64)
+        rows, pay = np.empty((CANDIDATES, 4), np.int64), np.full(5, -1, np.int64)
         for b in live:
             for f in np.flatnonzero(G.u[b, :, U_PRESENT]):
-                n = unit_actions(G, R, b, f, t, pay, rows)
+                n = unit_actions(G, R, b, f, pay, rows)
                 want = per_target_unit_acts(G, R, b, f)
                 assert [tuple(int(x) for x in r) for r in rows[:n]] == want
                 abilities += sum(r[0] == ACT_ABILITY for r in want)

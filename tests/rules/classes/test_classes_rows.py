@@ -9,7 +9,6 @@ import pytest
 
 from battlesim.ecs.ruleset import get_ruleset
 from battlesim.systems.classes.acting import attack
-from battlesim.systems.classes.agent import targets_of
 from battlesim.systems.classes.board import LANES
 from battlesim.systems.classes.games import compile_for, play_batch
 from battlesim.systems.classes.legal import K_FIELD, K_FIRST_ROW, K_INTERSECTION, check_target
@@ -88,9 +87,9 @@ def test_targets_first_rows_and_acting_order_follow_the_board(rows: int) -> None
     # classes.md "Unit Acting Order": "row by row, left to right, starting from the row that is most
     # further from you"; "Intersection: where corners of two or more fields meet"
     _, R, G = board(rows)
-    t = np.empty(LANES * 12 + 2, np.int64)
-    assert targets_of(G.u, K_FIELD, t) == LANES * rows
-    assert targets_of(G.u, K_INTERSECTION, t) == (LANES - 1) * (rows - 1)
+    assert list(R.targets[K_FIELD, 1:1 + R.targets[K_FIELD, 0]]) == list(range(LANES * rows))
+    assert R.targets[K_INTERSECTION, 0] == (LANES - 1) * (rows - 1)
+    assert list(R.targets[K_FIRST_ROW, 1:1 + LANES]) == [T_LANE + lane for lane in range(LANES)]
     last = T_INTERSECTION + (LANES - 1) * (rows - 1)
     assert check_target(G.u, 0, 0, K_INTERSECTION, last - 1, False) == E_OK
     assert check_target(G.u, 0, 0, K_INTERSECTION, last, False) != E_OK

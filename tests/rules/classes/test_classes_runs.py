@@ -78,6 +78,32 @@ def test_threads_give_the_same_tables(classes, reference, monkeypatch):
     assert got.cards.equals(reference.cards)
 
 
+def test_a_batch_reusing_the_last_ones_arrays_starts_as_a_new_batch():
+    # DESIGN.md: "A game's result depends only on its seed, its decks, its agents and the ruleset
+    # parameters": not on the batch whose arrays play_tables reuses (games.empty_games)
+    from battlesim.systems.classes.games import empty_games, keep, play_batch
+    from battlesim.systems.classes.state import new_game
+
+    game = get_ruleset("classes").load({"life": 15})
+    played = play_batch(game, DECKS, np.arange(16), agents=(1, 0)).G  # greedy vs random, played out
+    cards = played.tally.shape[2]
+    keep(game, played)
+    assert empty_games(game, 8, cards, reuse=True) is not played  # another batch size: new arrays
+    keep(game, played)
+    refilled = empty_games(game, 16, cards, reuse=True)
+    assert refilled is played and not game.spare  # taken
+    for got, new in zip(refilled, new_game(16, cards, life=15, turn_limit=game.params.turn_limit,
+                                          base_defense=game.params.base_defense)):
+        assert got.dtype == new.dtype and np.array_equal(got, new)
+    seeds = np.arange(300, 332)
+    game.play_tables(seeds - 100, DECKS, ("random", "random"))
+    reused = game.play_tables(seeds, DECKS, ("greedy", "random"))  # in the arrays of the batch before
+    new = get_ruleset("classes").load({"life": 15}).play_tables(seeds, DECKS, ("greedy", "random"))
+    for table in ("games", "cards"):
+        assert reused[table].keys() == new[table].keys()
+        assert all(np.array_equal(reused[table][k], new[table][k]) for k in new[table]), table
+
+
 def test_different_seeds_give_different_games(reference):
     t = reference.table
     outcomes = set(zip(*(t.column(c).to_pylist() for c in ("winner", "turns", "life_0", "life_1", "cast_0"))))

@@ -11,7 +11,7 @@ from numba import njit
 
 from battlesim.systems.classes.board import geometry
 from battlesim.systems.classes.components import COMPONENTS, PREFIX
-from battlesim.systems.classes.rules import Rules
+from battlesim.systems.classes.rules import Rules, target_table
 from battlesim.systems.classes.state import (
     G_ACTIVE,
     G_TURN,
@@ -58,7 +58,7 @@ def test_a_kernel_reads_and_writes_the_games_own_arrays_through_one_pointer() ->
     g = geometry(6)
     R = Rules(np.full((4, 2), 7, np.int32), np.zeros((1, 1), np.int32), np.zeros((1, 1), np.int32),
               np.zeros((0, 3), np.int32), g.search, g.search_distance, g.front, g.acting_order, g.distance,
-              g.intersection_distance, g.adjacent)
+              g.intersection_distance, g.adjacent, target_table(6))
     assert _write_through(G, R, 1) == G.u.shape[1] + 4
     assert G.u[1, 2, U_HEALTH] == 8 and G.u[0, 2, U_HEALTH] == 0 and G.u[2, 2, U_HEALTH] == 0
     assert [a is b for a, b in zip(G, (G.g, G.u, G.pl))] == [True, True, True] and len(list(G)) == len(GAME_ARRAYS)
