@@ -144,11 +144,15 @@ def move_costs_into(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, o
                     start: int, side: int, passes_walls: bool, flying: bool, limit: int, cost: np.ndarray,
                     queue: np.ndarray, queued: np.ndarray) -> None:
     """``move_costs_within`` into ``cost`` (int16[C]), with ``queue`` (int16[C]) and ``queued``
-    (bool[C]) as its working space: no array allocated (the legal mask's scratch)."""
+    (bool[C]) as its working space: no array allocated (the legal mask's scratch). A cell whose
+    cost reached ``limit`` is given its cost but never queued: nothing within the limit lies
+    beyond it (most cells a search reaches are on that edge; session 12)."""
     n = neighbours.shape[0]
     cost[:] = INF
     queued[:] = False
     cost[start] = 0
+    if limit <= 0:
+        return
     queue[0] = start
     queued[start] = True
     head, size = 0, 1
@@ -157,8 +161,6 @@ def move_costs_into(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, o
         head = head + 1 if head + 1 < n else 0
         size -= 1
         queued[c] = False
-        if cost[c] >= limit:  # nothing cheaper than the limit lies beyond it
-            continue
         here = cost[c] + step_cost(web, c, flying)
         for d in range(4):
             nxt = neighbours[c, d]
@@ -168,7 +170,7 @@ def move_costs_into(neighbours: np.ndarray, wall: np.ndarray, web: np.ndarray, o
                 continue
             if here < cost[nxt]:
                 cost[nxt] = here
-                if not queued[nxt]:
+                if here < limit and not queued[nxt]:
                     tail = head + size
                     queue[tail if tail < n else tail - n] = nxt
                     size += 1
@@ -224,23 +226,25 @@ def los_distance_within(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarra
 def los_distance_into(neighbours: np.ndarray, wall: np.ndarray, occ: np.ndarray, start: int, side: int,
                       limit: int, dist: np.ndarray, queue: np.ndarray) -> None:
     """``los_distance_within`` into ``dist`` (int16[C]), ``queue`` (int16[C]) its working space:
-    breadth first, so no path goes on from a cell ``limit`` away."""
+    breadth first, so no path goes on from a cell ``limit`` away; only the cells a path goes on
+    from are queued (not those ``limit`` away, not enemies': session 12)."""
     dist[:] = INF
     dist[start] = 0
-    head, tail = 0, 0
-    queue[tail] = start
-    tail += 1
+    if limit <= 0:
+        return
+    head, tail = 0, 1
+    queue[0] = start
     while head < tail:
         c = queue[head]
         head += 1
-        if dist[c] >= limit:
-            continue
+        here = dist[c] + 1
+        goes_on = here < limit  # a path goes on from the cells reached now
         for d in range(4):
             nxt = neighbours[c, d]
             if nxt < 0 or wall[nxt] or dist[nxt] != INF:
                 continue
-            dist[nxt] = dist[c] + 1
-            if occ[nxt] == EMPTY or occ[nxt] == side:
+            dist[nxt] = here
+            if goes_on and (occ[nxt] == EMPTY or occ[nxt] == side):
                 queue[tail] = nxt
                 tail += 1
 

@@ -235,11 +235,12 @@ def move_costs_of(w, cols, f, bd, ct, b, k, s):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, out, offset):
+def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, out):
     """grid.md 4.3.1: "An “action” is defined as using an ability listed on the card": sets
-    ``out[offset + c]`` for every cell c unit s may aim the ability ``row`` at (its target's cell,
-    destination, area centre; its own cell for self abilities). ``dist`` is s's LoS distance map.
-    Each op looks only at the cells it can reach (own cell, the four directions, units)."""
+    ``out[c]`` (the ability's or the spell's block of the action table, ``block_of``) for every
+    cell c unit s may aim the ability ``row`` at (its target's cell, destination, area centre; its
+    own cell for self abilities). ``dist`` is s's LoS distance map. Each op looks only at the
+    cells it can reach (own cell, the four directions, units)."""
     op = row[A_OP]
     start = w.i16[cols[CELL], b, s]
     side = w.i8[cols[SIDE], b, s]
@@ -256,25 +257,25 @@ def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, out, offset):
                 continue
             t = who[c]
             if t >= 0:
-                out[offset + c] = occ[c] != side and not concealed(w, cols, b, t)
+                out[c] = occ[c] != side and not concealed(w, cols, b, t)
             else:
-                out[offset + c] = area  # an area's centre: a visible enemy or an empty cell
+                out[c] = area  # an area's centre: a visible enemy or an empty cell
     elif op == OP_EXTRA_MV:
-        out[offset + start] = True
+        out[start] = True
     elif op == OP_GATHER:
-        out[offset + start] = bd.mana[start]
+        out[start] = bd.mana[start]
     elif op == OP_SEARCH:
-        out[offset + start] = deck_has(f, b, side, row[A_CARD])
+        out[start] = deck_has(f, b, side, row[A_CARD])
     elif op == OP_JUMP:
         pw, fl = passes_walls(w, cols, ct, b, s), flies(w, cols, ct, b, s)
         for d in range(4):
             land = jump_landing(bd.neighbours, bd.wall, bd.web, occ, start, d, mv_left, pw, fl)
             if land >= 0:
-                out[offset + land] = True
+                out[land] = True
     elif op == OP_TELEPORT:
         for c in range(cells):
-            out[offset + c] = (c != start and bd.manhattan[start, c] <= row[A_RANGE] and occ[c] == EMPTY
-                               and not bd.wall[c])
+            out[c] = (c != start and bd.manhattan[start, c] <= row[A_RANGE] and occ[c] == EMPTY
+                      and not bd.wall[c])
     elif op == OP_PUSH:
         for d in range(4):
             c = bd.neighbours[start, d]
@@ -282,7 +283,7 @@ def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, out, offset):
                 continue
             if push_destination(bd.neighbours, bd.wall, occ, start, c, np.int64(row[A_AMOUNT]),
                                 passes_walls(w, cols, ct, b, who[c])) >= 0:
-                out[offset + c] = True
+                out[c] = True
     elif op == OP_RUSH:
         pw, fl = passes_walls(w, cols, ct, b, s), flies(w, cols, ct, b, s)
         for d in range(4):
@@ -292,7 +293,7 @@ def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, out, offset):
             shoved_passes = passes_walls(w, cols, ct, b, who[c]) if who[c] >= 0 else False
             to, _ = rush_cells(bd.neighbours, bd.wall, bd.web, occ, start, d, mv_left, pw, fl, shoved_passes)
             if to >= 0:
-                out[offset + c] = True
+                out[c] = True
     elif op == OP_HEAL or op == OP_CONCEAL:
         for t in range(w.alive.shape[1]):
             if not w.alive[b, t] or w.i8[cols[SIDE], b, t] != side:
@@ -300,7 +301,7 @@ def mark_targets(w, cols, f, bd, ct, b, s, row, occ, who, dist, out, offset):
             c = w.i16[cols[CELL], b, t]
             if dist[c] <= row[A_RANGE] and (op == OP_HEAL or row[A_ONLY_CLASS] < 0
                                             or w.i8[cols[CLS], b, t] == row[A_ONLY_CLASS]):
-                out[offset + c] = True
+                out[c] = True
 
 
 @njit(cache=True, _nrt=False)
@@ -378,8 +379,7 @@ def mark_legal(w, cols, f, bd, ct, pr, b, k, out, since):
         if typ != T_SPELL:
             continue
         if kept:  # a spell is cast by the active unit, who has changed
-            for c in range(cells):
-                out[base + c] = False
+            out[base:base + cells] = False
         row = ct.abil[card, 0]
         if a >= 0 and cost <= f.g[b, SE + side] and slot_free(w, cols, b, a, row[A_BONUS] > 0):
             # cast by the active unit (spec §3 Spells), aimed as its own ability would be
@@ -387,7 +387,7 @@ def mark_legal(w, cols, f, bd, ct, pr, b, k, out, since):
                 los_distance_into(bd.neighbours, bd.wall, occ, w.i16[cols[CELL], b, a], side,
                                   sight_limit(w, cols, f, ct, b, a, side), dist, k.queue)
                 have_dist = True
-            mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, out, base)
+            mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, block_of(out, base, cells))
     if a < 0 or w.i8[cols[TURN_STATE], b, a] != ACTIVE_TURN:
         return
     out[END_UNIT] = True
@@ -399,9 +399,9 @@ def mark_legal(w, cols, f, bd, ct, pr, b, k, out, since):
     pw = passes_walls(w, cols, ct, b, a)
     if mv_left > 0:  # grid.md 4.2.1: "A unit or hero can move any number of spaces in a turn as they have MV points."
         cost = move_costs_of(w, cols, f, bd, ct, b, k, a)
-        moves = encode(MOVE, -1, 0, cells, K)
+        moves = block_of(out, encode(MOVE, -1, 0, cells, K), cells)
         for c in range(cells):  # board.reachable, without its array
-            out[moves + c] = 0 < cost[c] <= mv_left and can_stop(bd.wall, occ, c, pw)
+            moves[c] = 0 < cost[c] <= mv_left and can_stop(bd.wall, occ, c, pw)
     rng = eff_range(w, cols, ct, b, a)
     for t in range(w.alive.shape[1]):  # grid.md 4.4.1: in range, in sight, not hidden or invisible
         if w.alive[b, t] and w.i8[cols[SIDE], b, t] != side and not concealed(w, cols, b, t):
@@ -417,7 +417,7 @@ def mark_legal(w, cols, f, bd, ct, pr, b, k, out, since):
         # grid.md 4.3.7: "Each unit or hero can only use actions if the player has enough SE."
         if row[A_OP] < 0 or row[A_SE] > f.g[b, SE + side] or not slot_free(w, cols, b, a, row[A_BONUS] > 0):
             continue
-        mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, out, encode(USE, j, 0, cells, K))
+        mark_targets(w, cols, f, bd, ct, b, a, row, occ, who, dist, block_of(out, encode(USE, j, 0, cells, K), cells))
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -433,18 +433,29 @@ def kept_after(since):
 @njit(cache=True, _nrt=False, inline="always")
 def clear_active_blocks(out, cells):
     """Clears the active unit's entries: END_UNIT and the MOVE, ATTACK, USE and HIDE blocks of the
-    action table (spec §4: they lie one after the other)."""
+    action table (spec §4: they lie one after the other). A slice fill: an element loop from an
+    offset is not vectorized (its index might be negative), ~20x slower (docs/grid-speed.md)."""
     out[END_UNIT] = False
-    for i in range(block_start(MOVE, cells, K), block_start(PLAY, cells, K)):
-        out[i] = False
+    out[block_start(MOVE, cells, K):block_start(PLAY, cells, K)] = False
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def copy_block(out, base, cells):
     """spec §4: a hand card's block of the action table is the cells it may be played on:
-    ``out[base + c] = cells[c]`` element by element (a slice assignment may allocate a copy)."""
+    ``out[base + c] = cells[c]`` element by element into the block (``block_of``; a slice
+    assignment of an array may allocate a copy)."""
+    block = block_of(out, base, cells.shape[0])
     for c in range(cells.shape[0]):
-        out[base + c] = cells[c]
+        block[c] = cells[c]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def block_of(out, base, cells):
+    """spec §4: the block of ``cells`` entries of the action table from ``base``, as a view indexed
+    by cell. Why a view: a loop writing ``out[base + c]`` is not vectorized (numba wraps a
+    negative index, and ``base + c`` might be one), one that writes ``block[c]`` for c from 0 is:
+    a 64-entry copy ~50 ns -> ~3 ns (docs/grid-speed.md, session 12)."""
+    return out[base:base + cells]
 
 
 @njit(cache=True, _nrt=False)
