@@ -86,11 +86,13 @@ FAR = 127  # an unreachable hex's step count
 
 class HexFields(NamedTuple):
     """The per-game fields a hex kernel takes: ``g`` int64[B, GAME_FIELDS], ``mods``
-    int16[B, MODS, MOD_FIELDS], ``abil`` int16[B, SLOTS, ABILITIES, NAF] (the World's own ``w.g.*``)."""
+    int16[B, MODS, MOD_FIELDS], ``abil`` int16[B, SLOTS, ABILITIES, NAF], ``board``
+    int64[B, N_HEXES] (the slot on each hex, -1: empty; kept by ``stand``) (the World's own ``w.g.*``)."""
 
     g: np.ndarray
     mods: np.ndarray
     abil: np.ndarray
+    board: np.ndarray
 
 
 @njit(cache=True, inline='always')
@@ -188,13 +190,51 @@ def qualifies(f_mods, b, m, ranged):
 
 @njit(cache=True, inline='always')
 def occupancy(w, cols, b, out):
-    """``out[h]``: the slot standing on hex h, -1 when empty."""
+    """``out[h]``: the slot standing on hex h, -1 when empty, built afresh from the 32 slots: the
+    game's kept board (``f.board[b]``) at a game's setup, and what the invariant check compares
+    the kept board with."""
     w_i16 = w.i16
     w_alive = w.alive
     out[:] = -1
     for s in range(w_alive.shape[1]):
         if w_alive[b, s] and w_i16[cols[POS], b, s] >= 0:
             out[w_i16[cols[POS], b, s]] = s
+
+
+@njit(cache=True, inline='always')
+def stand(w, cols, f, b, s, h):
+    """Unit s now stands on hex h (-1: off the board, dead): its position and the game's kept
+    board (``f.board[b, h]``: the slot on hex h), the one writer of both after setup (moves,
+    trample, combat's occupying, push and pull, relocation, switch, summons, deaths).
+    Why kept: every decision's table, path and effect reads the board, and building it from the
+    32 slots each time was a part of every decision; a unit moves once a turn."""
+    w_i16 = w.i16
+    board = f.board
+    at = w_i16[cols[POS], b, s]
+    if at >= 0 and board[b, at] == s:
+        board[b, at] = -1
+    w_i16[cols[POS], b, s] = h
+    if h >= 0:
+        board[b, h] = s
+
+
+@njit(cache=True, inline='always')
+def same_board(w, cols, f, b):
+    """Whether game b's kept board (``stand``'s) is what ``occupancy`` would build from the slots
+    now: each live unit on the board's hex of its slot, each named slot alive on that hex (the
+    check runs' invariant)."""
+    w_i16 = w.i16
+    w_alive = w.alive
+    board = f.board
+    for h in range(board.shape[1]):
+        o = board[b, h]
+        if o >= 0 and (not w_alive[b, o] or w_i16[cols[POS], b, o] != h):
+            return False
+    for s in range(w_alive.shape[1]):
+        h = w_i16[cols[POS], b, s]
+        if w_alive[b, s] and h >= 0 and board[b, h] != s:
+            return False
+    return True
 
 
 @kernel

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from battlesim.systems.hex import kernel_cache
-from battlesim.systems.hex.battle import U, ability_reach, has, modified, occupancy
+from battlesim.systems.hex.battle import U, ability_reach, has, modified, stand
 from battlesim.systems.hex.damage_stages import MAGICAL, NONLETHAL, PHYSICAL, PURE
 from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.select import select_units
@@ -107,7 +107,7 @@ def cast(w, cols, f, k, b, s, kk, t):
     w_i16 = w.i16
     w_alive = w.alive
     f_abil = f.abil
-    k_occ = k.occ
+    k_occ = f.board[b]
     hit = k.hit
     seat = w_i16[cols[CONTROLLER], b, s]
     sp = spell_power(w, cols, f, b, s, kk)
@@ -117,7 +117,6 @@ def cast(w, cols, f, k, b, s, kk, t):
         if f_abil[b, s, kk, base + E_OP] == OP_SUMMON:
             summon(w, cols, f, k, b, s, t, f_abil[b, s, kk, base + E_AMOUNT])
             continue
-        occupancy(w, cols, b, k_occ)
         n = select_units(w, cols, b, s, t, f_abil[b, s, kk, base + E_SELECT], reach_, k_occ, hit)
         for i in range(n):
             o = hit[i]
@@ -139,8 +138,7 @@ def summon(w, cols, f, k, b, s, t, tpl):
     w_flags = w.flags
     w_alive = w.alive
     f_abil = f.abil
-    k_occ = k.occ
-    occupancy(w, cols, b, k_occ)
+    k_occ = f.board[b]
     if t < 0 or k_occ[t] >= 0 or tpl < 0:
         return
     side = w_i16[cols[SIDE], b, tpl]
@@ -164,7 +162,7 @@ def summon(w, cols, f, k, b, s, t, tpl):
             f_abil[b, n, a, x] = f_abil[b, tpl, a, x]
     w_alive[b, n] = True
     w_flags[cols[SUMMONED], b, n] = True  # not a card of the army: no cards-table row, no kill for its death
-    w_i16[cols[POS], b, n] = t
+    stand(w, cols, f, b, n, t)
     w_i16[cols[CONTROLLER], b, n] = w_i16[cols[CONTROLLER], b, s]
     w_i16[cols[ACTIONS], b, n] = 0  # I-13: "units entering mid-round enter exhausted"
     w_i16[cols[FADE_C], b, n] = w_i16[cols[FADING], b, n]
@@ -277,7 +275,7 @@ def effect(w, cols, f, k, b, s, o, kk, base, source, t, sp):
     w_alive = w.alive
     f_abil = f.abil
     k_path = k.path
-    k_occ = k.occ
+    k_occ = f.board[b]
     row = f_abil[b, s, kk]
     op = row[base + E_OP]
     amount = np.int64(row[base + E_AMOUNT])
@@ -320,16 +318,15 @@ def effect(w, cols, f, k, b, s, o, kk, base, source, t, sp):
     elif op == OP_RELOCATE:
         # hex.md "Relocate – A relocated unit is moved directly to another hex without passing
         # through any other hexes."; "Since relocation involves movement, it is prevented by root effects."
-        occupancy(w, cols, b, k_occ)
         if t >= 0 and k_occ[t] < 0 and w_i16[cols[ROOTED], b, o] == 0:
-            w_i16[cols[POS], b, o] = t
+            stand(w, cols, f, b, o, t)
     elif op == OP_SWITCH and o != s:
         # hex.md "Switch – Refers to two units relocating into the other's hex." (the acting unit
         # and o); "Since relocation involves movement, it is prevented by root effects."
         if w_i16[cols[ROOTED], b, o] == 0 and w_i16[cols[ROOTED], b, s] == 0:
             here = w_i16[cols[POS], b, s]
-            w_i16[cols[POS], b, s] = w_i16[cols[POS], b, o]
-            w_i16[cols[POS], b, o] = here
+            stand(w, cols, f, b, s, w_i16[cols[POS], b, o])
+            stand(w, cols, f, b, o, here)
     elif op == OP_CONTROL:
         # hex-keywords.md "Control – When you control a unit, it becomes an allied unit."; "A controlled
         # unit retains all status effects." (statuses and modifiers stay); ``rounds``: until the end

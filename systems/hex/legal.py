@@ -31,7 +31,6 @@ from battlesim.systems.hex.battle import (
     acting_slot,
     has,
     may_attack,
-    occupancy,
     prop,
     reach_sets,
     target_entry,
@@ -72,7 +71,7 @@ def unit_entries(w, cols, f, k, b, seat, s, u, vacant, mine, foes):
     most once, so the count is the sets' sizes (tests/rules/hex/test_hex_turns.py checks it)."""
     w_i16 = w.i16
     f_abil = f.abil
-    occ = k.occ
+    occ = f.board[b]
     rows = k.rows
     rows[u, SKIP] = bit(0)
     n = 1
@@ -151,8 +150,7 @@ def legal_rows(w, cols, f, k, b, seat):
     rows = k.rows
     rows[:] = EMPTY
     active = 0
-    occ = k.occ
-    occupancy(w, cols, b, occ)
+    occ = f.board[b]
     vacant = ALL
     mine = EMPTY
     foes = EMPTY

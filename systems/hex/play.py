@@ -23,6 +23,7 @@ from battlesim.systems.hex.battle import (
     U,
     V,
     acting_slot,
+    same_board,
 )
 from battlesim.systems.hex.board import N_HEXES
 from battlesim.systems.hex.kernel_cache import kernel
@@ -73,7 +74,8 @@ INVARIANTS = ("", "two units on one hex at a turn's end", "health above max heal
               "negative actions", "an exhausted unit acted", "a winner before round 7's end or the early end",
               "a unit off the board",
               "a channelled cast pending on a unit without Channel counters",
-              "a modifier instance on a slot its game's MODDED bits lack")
+              "a modifier instance on a slot its game's MODDED bits lack",
+              "the kept board differs from the units' hexes")
 
 
 @kernel
@@ -185,6 +187,8 @@ def violation(w, cols, f, b, ended):
         o = np.int64(f_mods[b, m, M_SLOT])
         if o >= 0 and not f_g[b, MODDED] >> o & 1:
             return 9
+    if not same_board(w, cols, f, b):
+        return 10  # ``battle.stand``'s board: what every decision reads instead of rebuilding it
     if f_g[b, WINNER] >= 0:
         reason = f_g[b, END_REASON]
         if reason == END_CENTRE and not ended:

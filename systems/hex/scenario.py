@@ -116,7 +116,8 @@ class HexScenarioRun:
             used[u.side] += 1
             self.names[s] = u.name
             w.alive[B, s] = True
-            for k, v in ((POS, hex_id(u.col, u.row)), (SIDE, u.side), (CONTROLLER, u.controller),
+            battle.stand(B, s, hex_id(u.col, u.row))
+            for k, v in ((SIDE, u.side), (CONTROLLER, u.controller),
                          (HEALTH, u.health), (MAX_HEALTH, u.max_health), (ACTIONS, u.actions),
                          (POWER, NULL if u.power is None else u.power), (RANGE, NULL if u.range is None else u.range),
                          (MOVEMENT, NULL if u.movement is None else u.movement),

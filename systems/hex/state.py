@@ -22,6 +22,7 @@ from battlesim.ecs.compiled.world_view import WorldView, world_view
 from battlesim.ecs.plugin import component
 from battlesim.ecs.registry import registered_components
 from battlesim.ecs.world import StateField, World
+from battlesim.systems.hex.board import N_HEXES
 from battlesim.systems.hex.vocabulary import KEYWORDS, PREFIX, SELECTORS, STATUSES
 
 SLOTS = 32  # units a game can hold: 2 x (hero + units + summons), spec §6 U = 16 a side
@@ -149,7 +150,8 @@ _declare()
 
 STATE = (StateField("hex", np.int64, (len(GAME_FIELDS),), 0, "round, first player, to act, last actor, centre..."),
          StateField("hex_mods", np.int16, (MODS, len(MOD_FIELDS)), -1, "modifier instances (I-35)"),
-         StateField("hex_abil", np.int16, (SLOTS, ABILITIES, NAF), 0, "inline active abilities"))
+         StateField("hex_abil", np.int16, (SLOTS, ABILITIES, NAF), 0, "inline active abilities"),
+         StateField("hex_board", np.int64, (N_HEXES,), -1, "the slot on each hex, -1: empty (battle.stand keeps it)"))
 
 
 def plugin_components() -> list[str]:

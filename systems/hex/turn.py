@@ -8,7 +8,7 @@ from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import push
 from battlesim.systems.hex import kernel_cache
-from battlesim.systems.hex.battle import can_act, number, qualifies, returns_on_death
+from battlesim.systems.hex.battle import can_act, number, qualifies, returns_on_death, stand
 from battlesim.systems.hex.board import CENTRE_ID
 from battlesim.systems.hex.damage_stages import MAGICAL, STATUS
 from battlesim.systems.hex.kernel_cache import kernel
@@ -112,7 +112,7 @@ def settle(w, cols, f, b, returned):
             returned[s] = 1
         else:
             w_alive[b, s] = False
-            w_i16[cols[POS], b, s] = -1
+            stand(w, cols, f, b, s, -1)
             w_i16[cols[HEALTH], b, s] = 0
             for m in range(f_mods.shape[1]):
                 if f_mods[b, m, M_SLOT] == s:
