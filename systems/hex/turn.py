@@ -197,18 +197,17 @@ def seat_can_act(w, cols, b, seat):
 
 
 @njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
-def centre_token(w, cols, b, g):
+def centre_token(w, cols, b, g, board):
     """hex.md "The first buffable unit to end its turn on the center hex receives +1 Shield";
     I-16: checked at every turn's end, whoever's unit, however it got there; an Overheated unit
     cannot be buffed."""
     w_i16 = w.i16
-    w_alive = w.alive
     if g[b, CENTRE_SHIELD] == 0:
         return
-    for s in range(w_alive.shape[1]):
-        if w_alive[b, s] and w_i16[cols[POS], b, s] == CENTRE_ID and w_i16[cols[OVERHEATED], b, s] == 0:
-            w_i16[cols[SHIELD_C], b, s] += 1
-            g[b, CENTRE_SHIELD] = 0
+    s = board[b, CENTRE_ID]  # the game's kept board (``battle.stand``): no walk over the slots
+    if s >= 0 and w_i16[cols[OVERHEATED], b, s] == 0:
+        w_i16[cols[SHIELD_C], b, s] += 1
+        g[b, CENTRE_SHIELD] = 0
 
 
 @njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
@@ -221,7 +220,7 @@ def end_turn(w, cols, f, b, seat, acted):
     f_g[b, TURNED] |= 1 << seat  # the seat had a turn this round (Channel, I-38)
     if acted:
         f_g[b, LAST_ACTOR] = seat
-    centre_token(w, cols, b, f_g)
+    centre_token(w, cols, b, f_g, f.board)
     if f_g[b, WINNER] >= 0:
         f_g[b, TO_ACT] = -1
     elif seat_can_act(w, cols, b, 1 - seat):
