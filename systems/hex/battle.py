@@ -52,6 +52,7 @@ from battlesim.systems.hex.state import (
     M_STAT,
     MANA,
     MODDED,
+    MODS_TOP,
     MOVEMENT,
     NULL,
     ONCE_BATTLE,
@@ -121,7 +122,7 @@ def granted(f, b, s, k):
     best = 0
     if not f.g[b, MODDED] >> s & 1:
         return best  # no instance on the unit (``state.MODDED``)
-    for m in range(f_mods.shape[1]):
+    for m in range(f.g[b, MODS_TOP]):
         if f_mods[b, m, M_SLOT] == s and f_mods[b, m, M_KEYWORD] == k:
             best = max(best, max(np.int64(f_mods[b, m, M_AMOUNT]), 1))
     return best
@@ -157,16 +158,16 @@ def modified(f, b, s, stat, base, ranged):
         return NULL
     if not f.g[b, MODDED] >> s & 1:
         return max(base, 0)  # no instance on the unit (``state.MODDED``)
-    return modified_by_instances(f.mods, b, s, stat, base, ranged)
+    return modified_by_instances(f.mods, f.g[b, MODS_TOP], b, s, stat, base, ranged)
 
 
 @kernel
-def modified_by_instances(f_mods, b, s, stat, base, ranged):
+def modified_by_instances(f_mods, top, b, s, stat, base, ranged):
     """``modified`` of a unit that has held a modifier instance: "Property X" takes the highest,
-    "Movement X" overrides, "+X" stacks, never below 0."""
+    "Movement X" overrides, "+X" stacks, never below 0. ``top``: the game's ``MODS_TOP``."""
     best = -1
     add = 0
-    for m in range(f_mods.shape[1]):
+    for m in range(top):
         if f_mods[b, m, M_SLOT] != s or f_mods[b, m, M_STAT] != stat or not qualifies(f_mods, b, m, ranged):
             continue
         if f_mods[b, m, M_SET] >= 0:

@@ -59,6 +59,7 @@ from battlesim.systems.hex.state import (
     MANA,
     MAX_HEALTH,
     MODDED,
+    MODS_TOP,
     NEF,
     NULL,
     OP_CONTROL,
@@ -351,7 +352,7 @@ def add_modifier(w, cols, f, b, s, o, stat, amount, set_, keyword, rounds, only,
     mods = f_mods
     stacks = keyword < 0 and set_ < 0
     if not stacks and source >= 0:
-        for m in range(mods.shape[1]):
+        for m in range(f_g[b, MODS_TOP]):
             if (mods[b, m, M_SLOT] == o and mods[b, m, M_SOURCE] == source and mods[b, m, M_STAT] == stat
                     and mods[b, m, M_KEYWORD] == keyword):
                 drop_modifier(w, cols, f, b, m)
@@ -366,6 +367,7 @@ def add_modifier(w, cols, f, b, s, o, stat, amount, set_, keyword, rounds, only,
     mods[b, free, :] = -1
     mods[b, free, M_SLOT] = o
     f_g[b, MODDED] |= np.int64(1) << np.int64(o)
+    f_g[b, MODS_TOP] = max(f_g[b, MODS_TOP], free + 1)
     mods[b, free, M_BY] = w_i16[cols[CONTROLLER], b, s]
     mods[b, free, M_UNTIL] = PERMANENT if rounds <= 0 else f_g[b, ROUND] + rounds - 1
     mods[b, free, M_ONLY] = only

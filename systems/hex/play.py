@@ -46,6 +46,7 @@ from battlesim.systems.hex.state import (
     MANA,
     MAX_HEALTH,
     MODDED,
+    MODS_TOP,
     NULL,
     OPENER,
     POS,
@@ -75,7 +76,8 @@ INVARIANTS = ("", "two units on one hex at a turn's end", "health above max heal
               "a unit off the board",
               "a channelled cast pending on a unit without Channel counters",
               "a modifier instance on a slot its game's MODDED bits lack",
-              "the kept board differs from the units' hexes")
+              "the kept board differs from the units' hexes",
+              "a modifier instance at or past its game's MODS_TOP")
 
 
 @kernel
@@ -187,6 +189,8 @@ def violation(w, cols, f, b, ended):
         o = np.int64(f_mods[b, m, M_SLOT])
         if o >= 0 and not f_g[b, MODDED] >> o & 1:
             return 9
+        if o >= 0 and m >= f_g[b, MODS_TOP]:
+            return 11  # the walks over the instances stop at MODS_TOP
     if not same_board(w, cols, f, b):
         return 10  # ``battle.stand``'s board: what every decision reads instead of rebuilding it
     if f_g[b, WINNER] >= 0:

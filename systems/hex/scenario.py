@@ -136,7 +136,7 @@ class HexScenarioRun:
                 battle.put(st(name), B, s, int(value))
             for m in u.modifiers:
                 row = battle.f.mods[B, nmod]
-                modifier_on(battle.f.g, B, s)
+                modifier_on(battle.f.g, B, s, nmod)
                 nmod += 1
                 row[:] = -1
                 row[M_SLOT] = s

@@ -239,7 +239,7 @@ def passive(bt, b: int, s: int, spec: PassiveSpec) -> None:
     for keyword, stat, amount, set_, only in rows:
         free = int(np.flatnonzero(mods[:, M_SLOT] < 0)[0])
         m = mods[free]
-        modifier_on(bt.f.g, b, s)
+        modifier_on(bt.f.g, b, s, free)
         m[:] = -1
         m[M_SLOT], m[M_BY], m[M_UNTIL], m[M_ONLY] = s, bt.i(SIDE, b, s), PERMANENT, only
         if keyword >= 0:

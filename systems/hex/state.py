@@ -78,21 +78,25 @@ FIRST_TAG = len(INT_COLUMNS)  # columns at or after it are tags (``w.flags``)
 
 # -- per-game fields: w.g.hex[b, field] ------------------------------------------------------
 GAME_FIELDS = ("round", "first_player", "to_act", "last_actor", "centre_shield", "winner", "end_reason",
-               "opener", "rounds", "turned", "modded")
+               "opener", "rounds", "turned", "modded", "mods_top")
 (ROUND, FIRST_PLAYER, TO_ACT, LAST_ACTOR, CENTRE_SHIELD, WINNER, END_REASON, OPENER, ROUNDS,
- TURNED, MODDED) = range(len(GAME_FIELDS))  # TURNED: bit seat = the seat had a turn this round (Channel, I-38)
+ TURNED, MODDED, MODS_TOP) = range(len(GAME_FIELDS))  # TURNED: bit seat = the seat had a turn this round (Channel, I-38)
 # MODDED: bit s = slot s has held a modifier instance this game (set by every writer of one, never
 # cleared: a superset). Why: ``battle.granted`` and ``modified`` walk the game's MODS instances
 # for every keyword and property a unit is asked, most units have none, and a bit says so.
+# MODS_TOP: 1 + the highest instance index written this game (never lowered): the walks over the
+# instances stop there. Why: a game holds a few instances (items' passives, some abilities') of
+# the 32 rows, and a unit that has some was walked over all 32 for every keyword and property.
 END_REASONS = ("", "centre", "no_units", "concede")  # games table ``end_reason`` (spec §2.11; H8.2)
 NO_END, END_CENTRE, END_NO_UNITS, END_CONCEDE = 0, 1, 2, 3
 
 # -- modifier instances (I-35): w.g.hex_mods[b, m, field] --------------------------------------
-def modifier_on(g: np.ndarray, b: int, s: int) -> None:
-    """Record in game b's fields ``g`` (``w.g.hex``) that slot s holds a modifier instance
-    (``MODDED``): what every writer of an instance from Python calls (``cast.add_modifier`` sets
-    the same bit in compiled code)."""
+def modifier_on(g: np.ndarray, b: int, s: int, m: int) -> None:
+    """Record in game b's fields ``g`` (``w.g.hex``) that slot s holds modifier instance m
+    (``MODDED``, ``MODS_TOP``): what every writer of an instance from Python calls
+    (``cast.add_modifier`` sets the same in compiled code)."""
     g[b, MODDED] |= 1 << s
+    g[b, MODS_TOP] = max(int(g[b, MODS_TOP]), m + 1)
 
 
 MODS = 32

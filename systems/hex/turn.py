@@ -45,6 +45,7 @@ from battlesim.systems.hex.state import (
     MANA_REGEN,
     MAX_HEALTH,
     MAX_MANA,
+    MODS_TOP,
     NULL,
     OPENER,
     OVERHEATED,
@@ -96,7 +97,7 @@ def settle(w, cols, f, b, returned):
         if not w_alive[b, s] or w_i16[cols[HEALTH], b, s] >= 1:
             continue
         if returns_on_death(w, cols, f, b, s):
-            for m in range(f_mods.shape[1]):
+            for m in range(f.g[b, MODS_TOP]):
                 if f_mods[b, m, M_SLOT] == s:
                     drop_modifier(w, cols, f, b, m)
             w_flags[cols[UNDEAD], b, s] = True
@@ -114,7 +115,7 @@ def settle(w, cols, f, b, returned):
             w_alive[b, s] = False
             stand(w, cols, f, b, s, -1)
             w_i16[cols[HEALTH], b, s] = 0
-            for m in range(f_mods.shape[1]):
+            for m in range(f.g[b, MODS_TOP]):
                 if f_mods[b, m, M_SLOT] == s:
                     f_mods[b, m, :] = -1
     sync_modifiers(w, cols, f, b)
@@ -151,7 +152,7 @@ def sync_modifiers(w, cols, f, b):
         w_i16[cols[MAGIC_RESIST_ADD], b, s] = 0
         w_i16[cols[ARMOR_SET], b, s] = -1
         w_i16[cols[MAGIC_RESIST_SET], b, s] = -1
-    for m in range(f_mods.shape[1]):
+    for m in range(f.g[b, MODS_TOP]):
         s = f_mods[b, m, M_SLOT]
         stat = f_mods[b, m, M_STAT]
         if s < 0 or (stat != S_ARMOR and stat != S_MAGIC_RESIST):
@@ -316,7 +317,7 @@ def round_end(w, cols, f, b):
             for k in range(TIMED_FIRST, OVERHEATED + 1):
                 if w_i16[cols[k], b, s] > 0:
                     w_i16[cols[k], b, s] -= 1
-    for m in range(f_mods.shape[1]):
+    for m in range(f.g[b, MODS_TOP]):
         if f_mods[b, m, M_SLOT] >= 0 and f_mods[b, m, M_UNTIL] <= rnd:
             drop_modifier(w, cols, f, b, m)
     sync_modifiers(w, cols, f, b)
