@@ -364,10 +364,20 @@ def acting_slot(w, cols, b, seat, u):
     unit whose block the seat's own unit u holds waits until that one has acted (each acts once a
     round), so it still acts in the round."""
     s = seat * U + u
-    if can_act(w, cols, b, s, seat):
+    o = (1 - seat) * U + u
+    can = (np.int64(can_act(w, cols, b, s, seat)) << s) | (np.int64(can_act(w, cols, b, o, seat)) << o)
+    return block_slot(can, seat, u)
+
+
+@njit(cache=True, inline='always')
+def block_slot(can, seat, u):
+    """``acting_slot`` off ``can`` (bit s: slot s can act for ``seat``, ``can_act``): the slot
+    entry block u names, -1 if none. The legal table finds every slot's bit in one pass."""
+    s = seat * U + u
+    if can >> s & 1:
         return s
     o = (1 - seat) * U + u
-    if can_act(w, cols, b, o, seat):
+    if can >> o & 1:
         return o
     return -1
 

@@ -188,8 +188,9 @@ def tick_channels(w, cols, f, k, b, seat):
     w_i16 = w.i16
     w_alive = w.alive
     f_abil = f.abil
+    counters = w_i16[cols[CHANNEL_C], b]  # the game's row, taken once: the walk runs every turn
     for s in range(w_alive.shape[1]):
-        if w_i16[cols[CHANNEL_C], b, s] <= 0:
+        if counters[s] <= 0:
             continue  # no counters, no pending cast (``play.violation`` checks it)
         for kk in range(f_abil.shape[2]):
             if f_abil[b, s, kk, A_PENDING_HEX] == 0:

@@ -28,7 +28,8 @@ from battlesim.systems.hex.battle import (
     V,
     ability_reach,
     ability_ready,
-    acting_slot,
+    block_slot,
+    can_act,
     has,
     may_attack,
     prop,
@@ -149,21 +150,29 @@ def legal_rows(w, cols, f, k, b, seat):
     decision allocates nothing."""
     counts = k.counts
     rows = k.rows
+    w_alive = w.alive
+    at = w.i16[cols[POS], b]  # the game's rows of the columns read per slot, taken once
+    controller = w.i16[cols[CONTROLLER], b]
     active = 0
-    occ = f.board[b]
-    vacant = ALL
+    # one pass over the slots: who can act (``acting_slot``'s bits) and the hexes of the units the
+    # seat controls and of the others' (what the kept board holds, without a walk over 59 hexes)
+    can = 0
     mine = EMPTY
     foes = EMPTY
-    for h in range(N_HEXES):
-        if occ[h] >= 0:
-            vacant &= ~bit(h)
-            if w.i16[cols[CONTROLLER], b, occ[h]] == seat:
-                mine |= bit(h)
+    for s in range(w_alive.shape[1]):
+        if not w_alive[b, s]:
+            continue
+        if can_act(w, cols, b, s, seat):
+            can |= 1 << s
+        if at[s] >= 0:
+            if controller[s] == seat:
+                mine |= bit(at[s])
             else:
-                foes |= bit(h)
+                foes |= bit(at[s])
+    vacant = ALL & ~(mine | foes)
     for u in range(U):
         counts[u] = 0
-        s = acting_slot(w, cols, b, seat, u)
+        s = block_slot(can, seat, u)
         if s >= 0:
             active |= 1 << u
             rows[u, :] = EMPTY
