@@ -180,7 +180,7 @@ def start_channel(w, cols, f, b, s, kk, t, o):
     f_abil[b, s, kk, A_PENDING_UNIT] = o + 1
 
 
-@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
+@kernel  # a call: ``turn_start`` makes it only while some unit has Channel counters
 def tick_channels(w, cols, f, k, b, seat):
     """hex-keywords.md "At the start of each of your turns, remove a Channel counter. If the last
     Channel counter is removed, the ability effect occurs." (seat's units, in slot order). A
@@ -215,18 +215,34 @@ def tick_channels(w, cols, f, k, b, seat):
             cast(w, cols, f, k, b, s, kk, t)
 
 
-@kernel  # a call: inlined at each of its callers it multiplied the turn path's code (docs/hex-speed.md)
+@njit(cache=True, inline='always')
+def channelling(w, cols, b):
+    """Whether a unit of game b has Channel counters (a channelled cast is pending only on such a
+    unit: ``play.violation`` checks it)."""
+    counters = w.i16[cols[CHANNEL_C], b]
+    for s in range(counters.shape[0]):
+        if counters[s] > 0:
+            return True
+    return False
+
+
+@njit(cache=True, inline='always')  # at every action's end (docs/hex-speed.md step 19)
 def turn_start(w, cols, f, k, b):
     """The turn of ``to_act`` begins: its channels tick (``tick_channels``); the seat is marked as
     having had a turn this round (I-38). If the effects leave it no unit that can act, the turn
-    passes as at a turn's end (I-12): the opponent (its channels tick too), or nobody."""
+    passes as at a turn's end (I-12): the opponent (its channels tick too), or nobody.
+    Inlined, with the tick a call made only while some unit has Channel counters (without them it
+    has nothing to do, and no tick makes new ones): as a call at every action's end, the World,
+    fields and scratch it was handed (~300 words) cost more than its work."""
     f_g = f.g
+    tick = channelling(w, cols, b)
     for _ in range(2):
         seat = f_g[b, TO_ACT]
         if seat < 0:
             return
         f_g[b, TURNED] |= 1 << seat
-        tick_channels(w, cols, f, k, b, seat)
+        if tick:
+            tick_channels(w, cols, f, k, b, seat)
         if f_g[b, WINNER] >= 0:
             f_g[b, TO_ACT] = -1
             return

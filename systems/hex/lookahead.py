@@ -114,7 +114,7 @@ def lookahead_action(w, cols, f, k, rng, b, seat, units):
         settle_round(w, cols, f, k, b)
         opp = f_g[b, TO_ACT]
         if f_g[b, WINNER] < 0 and opp == 1 - seat:
-            opp_units = legal_rows(w, cols, f, k, b, opp)
+            opp_units = legal_rows(w, cols, f, k.rows, k.counts, k.dcols, b, opp)
             r = greedy_action(w, cols, f, k, rng, b, opp, opp_units, RNG_LOOKAHEAD)
             if r >= 0:
                 apply_action(w, cols, f, k, rng, b, opp, r, LOOKAHEAD)

@@ -121,7 +121,7 @@ def agent_action(w, cols, f, k, rng, b, seat, agent):
         return pass_action(w, cols, b, seat)
     if agent == RANDOM:
         return random_action(w, cols, f, k, rng, b, seat, RNG_AGENT)
-    units = legal_rows(w, cols, f, k, b, seat)
+    units = legal_rows(w, cols, f, k.rows, k.counts, k.dcols, b, seat)
     if agent == GREEDY:
         return greedy_action(w, cols, f, k, rng, b, seat, units, RNG_GREEDY)
     return lookahead_action(w, cols, f, k, rng, b, seat, units)
@@ -133,7 +133,7 @@ def random_action(w, cols, f, k, rng, b, seat, stream):
     writing the table: the same draw from the legal entries' count (``legal_rows``' counts) and
     the same entry, the draw-th in the table's order (``legal.nth_entry``)."""
     counts = k.counts
-    units = legal_rows(w, cols, f, k, b, seat)
+    units = legal_rows(w, cols, f, k.rows, counts, k.dcols, b, seat)
     total = 0
     for u in range(U):
         total += counts[u]
