@@ -218,16 +218,24 @@ def walk(w, cols, f, k, b, s, path, n):
         stand(w, cols, f, b, s, path[n - 1])
 
 
-@kernel  # a call: inlined at each of its callers it multiplied the turn path's code (docs/hex-speed.md)
+@njit(cache=True, inline='always')  # at every move: docs/hex-speed.md steps 16 and 20
 def walk_to(w, cols, f, k, b, s, h):
     """Unit s moved to hex h along a shortest path (``path_to``), trampling on its way (``walk``).
     A unit that does not trample (``trample_x`` 0: no Trample, or Flying) meets nothing on its
     way: ``walk`` would only set its hex to the path's last, h. So it is put on h without the
-    search (a move's path search was a fifth of a random decision: docs/hex-speed.md)."""
+    search (a move's path search was a fifth of a random decision: docs/hex-speed.md). Inlined,
+    with the trampler's walk a call (``trample_to``): a call hands over the World, fields and
+    scratch, more than this work."""
     if trample_x(w, cols, f, b, s) <= 0:
         if h != w.i16[cols[POS], b, s]:  # the path to its own hex is empty: it stays
             stand(w, cols, f, b, s, h)
         return
+    trample_to(w, cols, f, k, b, s, h)
+
+
+@kernel  # a call: inlined at each of its callers it multiplied the turn path's code (docs/hex-speed.md)
+def trample_to(w, cols, f, k, b, s, h):
+    """``walk_to`` of a unit that tramples: the shortest path searched, then walked."""
     k_path = k.path
     n = path_to(w, cols, f, k, b, s, h)
     walk(w, cols, f, k, b, s, k_path, n)
