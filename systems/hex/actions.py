@@ -21,9 +21,9 @@ from battlesim.systems.hex.battle import (
     legal_attack,
     legal_charge,
     legal_move,
-    occupancy,
     passable,
     prop,
+    stand,
 )
 from battlesim.systems.hex.board import DIST, N_HEXES, coords
 from battlesim.systems.hex.pipeline import plugin_stages, stage_columns
@@ -52,11 +52,10 @@ class Battle:
         self.view = view_of(world)
         self.st = self.view.state
         self.cols = columns(self.view)
-        self.f = HexFields(world.g.hex, world.g.hex_mods, world.g.hex_abil)
+        self.f = HexFields(world.g.hex, world.g.hex_mods, world.g.hex_abil, world.g.hex_board)
         self.plugins = plugin_stages()
         self.k = new_work(world.n_games, world.n_slots, stage_columns(self.view.layout()), log=log)
         self.returned = self.k.returned
-        self.occ = np.empty(N_HEXES, dtype=np.int64)
         self.steps = np.empty(N_HEXES, dtype=np.int64)
         self.prev = np.empty(N_HEXES, dtype=np.int64)
         self.frontier = np.empty(N_HEXES, dtype=np.int64)  # the search's queue (``battle.reach``)
@@ -82,9 +81,14 @@ class Battle:
     def put(self, k: int, b: int, s: int, v: int) -> None:
         self.st.i16[self.cols[k], b, s] = v
 
+    def stand(self, b: int, s: int, h: int) -> None:
+        """Unit s of game b put on hex h (-1: none) by Python (setup, a scenario's units): its
+        position and the game's kept board, as the compiled game moves units (``battle.stand``)."""
+        stand(self.st, self.cols, self.f, b, s, h)
+
     def occupied(self, b: int) -> np.ndarray:
-        occupancy(self.st, self.cols, b, self.occ)
-        return self.occ
+        """The slot on each hex of game b (-1: empty): the game's kept board."""
+        return self.f.board[b]
 
     def deal(self, b: int, source: int, target: int, amount: int, kind: int) -> None:
         """One damage instance through the pipeline, then deaths."""

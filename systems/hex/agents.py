@@ -27,7 +27,6 @@ from battlesim.systems.hex.battle import (
     acting_slot,
     has,
     number,
-    occupancy,
     prop,
 )
 from battlesim.systems.hex.board import BY_DISTANCE, CENTRE_ID, DIST, MAX_DISTANCE, N_HEXES, WITHIN
@@ -224,11 +223,10 @@ def best_entries(w, cols, f, k, rng, b, seat, units, stream, out):
     w_i16 = w.i16
     f_g = f.g
     rows = k.rows
-    k_occ = k.occ
+    k_occ = f.board[b]
     k_threat = k.threat
     k_hit = k.hit
     k_scores = k.scores
-    occupancy(w, cols, b, k_occ)
     threat_map(w, cols, f, b, seat, k_threat)
     n = out.shape[0]
     k_scores[:n] = -1e18

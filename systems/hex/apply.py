@@ -15,7 +15,7 @@ from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import push
 from battlesim.systems.hex import kernel_cache
-from battlesim.systems.hex.battle import has, legal_move, number, occupancy, prop, reach
+from battlesim.systems.hex.battle import has, legal_move, number, prop, reach, stand
 from battlesim.systems.hex.cast import cast, channel_fallback, start_channel, turn_start
 from battlesim.systems.hex.damage_stages import ATTACK, COMBAT, MAGICAL, PHYSICAL, RANGED, RETALIATION
 from battlesim.systems.hex.kernel_cache import kernel
@@ -87,7 +87,7 @@ def do_attack(w, cols, f, k, b, s, t, approach, path, npath, retreat):
     charge is the caller's (the mask); a retreat is checked after the combat: BAD_RETREAT."""
     w_i16 = w.i16
     w_alive = w.alive
-    k_occ = k.occ
+    k_occ = f.board[b]
     k_steps = k.steps
     k_prev = k.prev
     seat = w_i16[cols[CONTROLLER], b, s]
@@ -97,7 +97,6 @@ def do_attack(w, cols, f, k, b, s, t, approach, path, npath, retreat):
             walk_to(w, cols, f, k, b, s, approach)
         else:
             walk(w, cols, f, k, b, s, path, npath)
-    occupancy(w, cols, b, k_occ)
     d = k_occ[t]
     if w_alive[b, s] and d >= 0:
         combat(w, cols, f, k, b, s, d)
@@ -107,7 +106,6 @@ def do_attack(w, cols, f, k, b, s, t, approach, path, npath, retreat):
         if x <= 0:
             code = NO_RETREATING
         elif retreat != here:
-            occupancy(w, cols, b, k_occ)
             reach(w, cols, f, b, s, k_occ, k_steps, k_prev, k.frontier)
             if k_occ[retreat] >= 0 or k_steps[retreat] > x or w_i16[cols[ROOTED], b, s] > 0:
                 code = BAD_RETREAT
@@ -183,11 +181,11 @@ def combat(w, cols, f, k, b, a, d):
     if ranged or not w_alive[b, a]:
         return
     if not w_alive[b, d]:
-        w_i16[cols[POS], b, a] = target_hex  # hex.md "the attacking unit moves into the defender's hex"
+        stand(w, cols, f, b, a, target_hex)  # hex.md "the attacking unit moves into the defender's hex"
         return
     if k_returned[d]:
         return  # I-25: pushed back to its own hex; the returned unit does not retaliate
-    w_i16[cols[POS], b, a] = from_hex
+    stand(w, cols, f, b, a, from_hex)
     if not retaliated and can_retaliate(w, cols, f, b, d, a):
         deal(w, cols, f, k, b, d, a, retaliation_power(w, cols, f, b, d, a), combat_kind(w, cols, f, b, d) | RETALIATION)
 
@@ -205,7 +203,7 @@ def do_ability(w, cols, f, k, b, s, kk, t, move_to, move_first):
     w_alive = w.alive
     f_g = f.g
     f_abil = f.abil
-    k_occ = k.occ
+    k_occ = f.board[b]
     k_steps = k.steps
     k_prev = k.prev
     seat = w_i16[cols[CONTROLLER], b, s]
@@ -214,12 +212,10 @@ def do_ability(w, cols, f, k, b, s, kk, t, move_to, move_first):
         w_i16[cols[MANA], b, s] = w_i16[cols[MANA], b, s] - cost
     f_abil[b, s, kk, A_USED] = f_g[b, ROUND]
     if f_abil[b, s, kk, A_CHANNEL] > 0:
-        occupancy(w, cols, b, k_occ)
         start_channel(w, cols, f, b, s, kk, t, k_occ[t] if t >= 0 else -1)
     else:
         cast(w, cols, f, k, b, s, kk, t)
     if move_to >= 0 and not move_first and w_alive[b, s]:
-        occupancy(w, cols, b, k_occ)
         if not legal_move(w, cols, f, b, s, move_to, k_occ, k_steps, k_prev, k.frontier, k.dcols):
             return BAD_MOVE
         walk_to(w, cols, f, k, b, s, move_to)

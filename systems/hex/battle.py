@@ -52,6 +52,7 @@ from battlesim.systems.hex.state import (
     M_STAT,
     MANA,
     MODDED,
+    MODS_TOP,
     MOVEMENT,
     NULL,
     ONCE_BATTLE,
@@ -86,11 +87,13 @@ FAR = 127  # an unreachable hex's step count
 
 class HexFields(NamedTuple):
     """The per-game fields a hex kernel takes: ``g`` int64[B, GAME_FIELDS], ``mods``
-    int16[B, MODS, MOD_FIELDS], ``abil`` int16[B, SLOTS, ABILITIES, NAF] (the World's own ``w.g.*``)."""
+    int16[B, MODS, MOD_FIELDS], ``abil`` int16[B, SLOTS, ABILITIES, NAF], ``board``
+    int64[B, N_HEXES] (the slot on each hex, -1: empty; kept by ``stand``) (the World's own ``w.g.*``)."""
 
     g: np.ndarray
     mods: np.ndarray
     abil: np.ndarray
+    board: np.ndarray
 
 
 @njit(cache=True, inline='always')
@@ -119,7 +122,7 @@ def granted(f, b, s, k):
     best = 0
     if not f.g[b, MODDED] >> s & 1:
         return best  # no instance on the unit (``state.MODDED``)
-    for m in range(f_mods.shape[1]):
+    for m in range(f.g[b, MODS_TOP]):
         if f_mods[b, m, M_SLOT] == s and f_mods[b, m, M_KEYWORD] == k:
             best = max(best, max(np.int64(f_mods[b, m, M_AMOUNT]), 1))
     return best
@@ -155,16 +158,16 @@ def modified(f, b, s, stat, base, ranged):
         return NULL
     if not f.g[b, MODDED] >> s & 1:
         return max(base, 0)  # no instance on the unit (``state.MODDED``)
-    return modified_by_instances(f.mods, b, s, stat, base, ranged)
+    return modified_by_instances(f.mods, f.g[b, MODS_TOP], b, s, stat, base, ranged)
 
 
 @kernel
-def modified_by_instances(f_mods, b, s, stat, base, ranged):
+def modified_by_instances(f_mods, top, b, s, stat, base, ranged):
     """``modified`` of a unit that has held a modifier instance: "Property X" takes the highest,
-    "Movement X" overrides, "+X" stacks, never below 0."""
+    "Movement X" overrides, "+X" stacks, never below 0. ``top``: the game's ``MODS_TOP``."""
     best = -1
     add = 0
-    for m in range(f_mods.shape[1]):
+    for m in range(top):
         if f_mods[b, m, M_SLOT] != s or f_mods[b, m, M_STAT] != stat or not qualifies(f_mods, b, m, ranged):
             continue
         if f_mods[b, m, M_SET] >= 0:
@@ -188,13 +191,51 @@ def qualifies(f_mods, b, m, ranged):
 
 @njit(cache=True, inline='always')
 def occupancy(w, cols, b, out):
-    """``out[h]``: the slot standing on hex h, -1 when empty."""
+    """``out[h]``: the slot standing on hex h, -1 when empty, built afresh from the 32 slots: the
+    game's kept board (``f.board[b]``) at a game's setup, and what the invariant check compares
+    the kept board with."""
     w_i16 = w.i16
     w_alive = w.alive
     out[:] = -1
     for s in range(w_alive.shape[1]):
         if w_alive[b, s] and w_i16[cols[POS], b, s] >= 0:
             out[w_i16[cols[POS], b, s]] = s
+
+
+@njit(cache=True, inline='always')
+def stand(w, cols, f, b, s, h):
+    """Unit s now stands on hex h (-1: off the board, dead): its position and the game's kept
+    board (``f.board[b, h]``: the slot on hex h), the one writer of both after setup (moves,
+    trample, combat's occupying, push and pull, relocation, switch, summons, deaths).
+    Why kept: every decision's table, path and effect reads the board, and building it from the
+    32 slots each time was a part of every decision; a unit moves once a turn."""
+    w_i16 = w.i16
+    board = f.board
+    at = w_i16[cols[POS], b, s]
+    if at >= 0 and board[b, at] == s:
+        board[b, at] = -1
+    w_i16[cols[POS], b, s] = h
+    if h >= 0:
+        board[b, h] = s
+
+
+@njit(cache=True, inline='always')
+def same_board(w, cols, f, b):
+    """Whether game b's kept board (``stand``'s) is what ``occupancy`` would build from the slots
+    now: each live unit on the board's hex of its slot, each named slot alive on that hex (the
+    check runs' invariant)."""
+    w_i16 = w.i16
+    w_alive = w.alive
+    board = f.board
+    for h in range(board.shape[1]):
+        o = board[b, h]
+        if o >= 0 and (not w_alive[b, o] or w_i16[cols[POS], b, o] != h):
+            return False
+    for s in range(w_alive.shape[1]):
+        h = w_i16[cols[POS], b, s]
+        if w_alive[b, s] and h >= 0 and board[b, h] != s:
+            return False
+    return True
 
 
 @kernel
@@ -323,10 +364,20 @@ def acting_slot(w, cols, b, seat, u):
     unit whose block the seat's own unit u holds waits until that one has acted (each acts once a
     round), so it still acts in the round."""
     s = seat * U + u
-    if can_act(w, cols, b, s, seat):
+    o = (1 - seat) * U + u
+    can = (np.int64(can_act(w, cols, b, s, seat)) << s) | (np.int64(can_act(w, cols, b, o, seat)) << o)
+    return block_slot(can, seat, u)
+
+
+@njit(cache=True, inline='always')
+def block_slot(can, seat, u):
+    """``acting_slot`` off ``can`` (bit s: slot s can act for ``seat``, ``can_act``): the slot
+    entry block u names, -1 if none. The legal table finds every slot's bit in one pass."""
+    s = seat * U + u
+    if can >> s & 1:
         return s
     o = (1 - seat) * U + u
-    if can_act(w, cols, b, o, seat):
+    if can >> o & 1:
         return o
     return -1
 

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from battlesim.systems.hex import kernel_cache
-from battlesim.systems.hex.battle import U, ability_reach, has, modified, occupancy
+from battlesim.systems.hex.battle import U, ability_reach, has, modified, stand
 from battlesim.systems.hex.damage_stages import MAGICAL, NONLETHAL, PHYSICAL, PURE
 from battlesim.systems.hex.kernel_cache import kernel
 from battlesim.systems.hex.select import select_units
@@ -59,6 +59,7 @@ from battlesim.systems.hex.state import (
     MANA,
     MAX_HEALTH,
     MODDED,
+    MODS_TOP,
     NEF,
     NULL,
     OP_CONTROL,
@@ -107,7 +108,7 @@ def cast(w, cols, f, k, b, s, kk, t):
     w_i16 = w.i16
     w_alive = w.alive
     f_abil = f.abil
-    k_occ = k.occ
+    k_occ = f.board[b]
     hit = k.hit
     seat = w_i16[cols[CONTROLLER], b, s]
     sp = spell_power(w, cols, f, b, s, kk)
@@ -117,7 +118,6 @@ def cast(w, cols, f, k, b, s, kk, t):
         if f_abil[b, s, kk, base + E_OP] == OP_SUMMON:
             summon(w, cols, f, k, b, s, t, f_abil[b, s, kk, base + E_AMOUNT])
             continue
-        occupancy(w, cols, b, k_occ)
         n = select_units(w, cols, b, s, t, f_abil[b, s, kk, base + E_SELECT], reach_, k_occ, hit)
         for i in range(n):
             o = hit[i]
@@ -139,8 +139,7 @@ def summon(w, cols, f, k, b, s, t, tpl):
     w_flags = w.flags
     w_alive = w.alive
     f_abil = f.abil
-    k_occ = k.occ
-    occupancy(w, cols, b, k_occ)
+    k_occ = f.board[b]
     if t < 0 or k_occ[t] >= 0 or tpl < 0:
         return
     side = w_i16[cols[SIDE], b, tpl]
@@ -164,7 +163,7 @@ def summon(w, cols, f, k, b, s, t, tpl):
             f_abil[b, n, a, x] = f_abil[b, tpl, a, x]
     w_alive[b, n] = True
     w_flags[cols[SUMMONED], b, n] = True  # not a card of the army: no cards-table row, no kill for its death
-    w_i16[cols[POS], b, n] = t
+    stand(w, cols, f, b, n, t)
     w_i16[cols[CONTROLLER], b, n] = w_i16[cols[CONTROLLER], b, s]
     w_i16[cols[ACTIONS], b, n] = 0  # I-13: "units entering mid-round enter exhausted"
     w_i16[cols[FADE_C], b, n] = w_i16[cols[FADING], b, n]
@@ -181,7 +180,7 @@ def start_channel(w, cols, f, b, s, kk, t, o):
     f_abil[b, s, kk, A_PENDING_UNIT] = o + 1
 
 
-@njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
+@kernel  # a call: ``turn_start`` makes it only while some unit has Channel counters
 def tick_channels(w, cols, f, k, b, seat):
     """hex-keywords.md "At the start of each of your turns, remove a Channel counter. If the last
     Channel counter is removed, the ability effect occurs." (seat's units, in slot order). A
@@ -189,8 +188,9 @@ def tick_channels(w, cols, f, k, b, seat):
     w_i16 = w.i16
     w_alive = w.alive
     f_abil = f.abil
+    counters = w_i16[cols[CHANNEL_C], b]  # the game's row, taken once: the walk runs every turn
     for s in range(w_alive.shape[1]):
-        if w_i16[cols[CHANNEL_C], b, s] <= 0:
+        if counters[s] <= 0:
             continue  # no counters, no pending cast (``play.violation`` checks it)
         for kk in range(f_abil.shape[2]):
             if f_abil[b, s, kk, A_PENDING_HEX] == 0:
@@ -215,18 +215,34 @@ def tick_channels(w, cols, f, k, b, seat):
             cast(w, cols, f, k, b, s, kk, t)
 
 
-@kernel  # a call: inlined at each of its callers it multiplied the turn path's code (docs/hex-speed.md)
+@njit(cache=True, inline='always')
+def channelling(w, cols, b):
+    """Whether a unit of game b has Channel counters (a channelled cast is pending only on such a
+    unit: ``play.violation`` checks it)."""
+    counters = w.i16[cols[CHANNEL_C], b]
+    for s in range(counters.shape[0]):
+        if counters[s] > 0:
+            return True
+    return False
+
+
+@njit(cache=True, inline='always')  # at every action's end (docs/hex-speed.md step 19)
 def turn_start(w, cols, f, k, b):
     """The turn of ``to_act`` begins: its channels tick (``tick_channels``); the seat is marked as
     having had a turn this round (I-38). If the effects leave it no unit that can act, the turn
-    passes as at a turn's end (I-12): the opponent (its channels tick too), or nobody."""
+    passes as at a turn's end (I-12): the opponent (its channels tick too), or nobody.
+    Inlined, with the tick a call made only while some unit has Channel counters (without them it
+    has nothing to do, and no tick makes new ones): as a call at every action's end, the World,
+    fields and scratch it was handed (~300 words) cost more than its work."""
     f_g = f.g
+    tick = channelling(w, cols, b)
     for _ in range(2):
         seat = f_g[b, TO_ACT]
         if seat < 0:
             return
         f_g[b, TURNED] |= 1 << seat
-        tick_channels(w, cols, f, k, b, seat)
+        if tick:
+            tick_channels(w, cols, f, k, b, seat)
         if f_g[b, WINNER] >= 0:
             f_g[b, TO_ACT] = -1
             return
@@ -277,7 +293,7 @@ def effect(w, cols, f, k, b, s, o, kk, base, source, t, sp):
     w_alive = w.alive
     f_abil = f.abil
     k_path = k.path
-    k_occ = k.occ
+    k_occ = f.board[b]
     row = f_abil[b, s, kk]
     op = row[base + E_OP]
     amount = np.int64(row[base + E_AMOUNT])
@@ -320,16 +336,15 @@ def effect(w, cols, f, k, b, s, o, kk, base, source, t, sp):
     elif op == OP_RELOCATE:
         # hex.md "Relocate – A relocated unit is moved directly to another hex without passing
         # through any other hexes."; "Since relocation involves movement, it is prevented by root effects."
-        occupancy(w, cols, b, k_occ)
         if t >= 0 and k_occ[t] < 0 and w_i16[cols[ROOTED], b, o] == 0:
-            w_i16[cols[POS], b, o] = t
+            stand(w, cols, f, b, o, t)
     elif op == OP_SWITCH and o != s:
         # hex.md "Switch – Refers to two units relocating into the other's hex." (the acting unit
         # and o); "Since relocation involves movement, it is prevented by root effects."
         if w_i16[cols[ROOTED], b, o] == 0 and w_i16[cols[ROOTED], b, s] == 0:
             here = w_i16[cols[POS], b, s]
-            w_i16[cols[POS], b, s] = w_i16[cols[POS], b, o]
-            w_i16[cols[POS], b, o] = here
+            stand(w, cols, f, b, s, w_i16[cols[POS], b, o])
+            stand(w, cols, f, b, o, here)
     elif op == OP_CONTROL:
         # hex-keywords.md "Control – When you control a unit, it becomes an allied unit."; "A controlled
         # unit retains all status effects." (statuses and modifiers stay); ``rounds``: until the end
@@ -354,7 +369,7 @@ def add_modifier(w, cols, f, b, s, o, stat, amount, set_, keyword, rounds, only,
     mods = f_mods
     stacks = keyword < 0 and set_ < 0
     if not stacks and source >= 0:
-        for m in range(mods.shape[1]):
+        for m in range(f_g[b, MODS_TOP]):
             if (mods[b, m, M_SLOT] == o and mods[b, m, M_SOURCE] == source and mods[b, m, M_STAT] == stat
                     and mods[b, m, M_KEYWORD] == keyword):
                 drop_modifier(w, cols, f, b, m)
@@ -369,6 +384,7 @@ def add_modifier(w, cols, f, b, s, o, stat, amount, set_, keyword, rounds, only,
     mods[b, free, :] = -1
     mods[b, free, M_SLOT] = o
     f_g[b, MODDED] |= np.int64(1) << np.int64(o)
+    f_g[b, MODS_TOP] = max(f_g[b, MODS_TOP], free + 1)
     mods[b, free, M_BY] = w_i16[cols[CONTROLLER], b, s]
     mods[b, free, M_UNTIL] = PERMANENT if rounds <= 0 else f_g[b, ROUND] + rounds - 1
     mods[b, free, M_ONLY] = only

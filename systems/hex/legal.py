@@ -10,7 +10,7 @@ checked equal to a fresh table at every decision of thousands of games, and meas
 (docs/hex-speed.md step 5): on a 59-hex board a move changes hexes within reach of most units, so
 most blocks were rebuilt anyway, and finding what changed cost more than it saved.
 
-Every function takes ``(w, cols, f, k, b, ...)`` as ``battle.py``'s do.
+Every function takes ``(w, cols, f, ...)`` as ``battle.py``'s do, and the scratch it writes.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from battlesim.systems.hex.battle import (
     V,
     ability_reach,
     ability_ready,
-    acting_slot,
+    block_slot,
+    can_act,
     has,
     may_attack,
-    occupancy,
     prop,
     reach_sets,
     target_entry,
@@ -60,20 +60,19 @@ from battlesim.systems.hex.state import (
 WIDTH = U * V * N_HEXES  # the battle action table (spec §6): 9,440
 
 @njit(cache=True, inline='always')
-def unit_entries(w, cols, f, k, b, seat, s, u, vacant, mine, foes):
-    """Unit s's legal entries into block u's hex sets ``k.rows[u]`` (empty before): skip, its
+def unit_entries(w, cols, f, rows, dcols, b, seat, s, u, vacant, mine, foes):
+    """Unit s's legal entries into block u's hex sets ``rows[u]`` (empty before): skip, its
     moves, attacks, charges and abilities (spec §2.7). Returns how many it set. ``vacant``,
     ``mine``, ``foes``: the empty hexes, those of ``seat``'s units, those of the others'.
 
     Why sets, not the 59 hexes: a decision's cost was this table. Moves and charges' approach
     hexes are the reach's sets (``battle.reach_sets``); attacks and charges are tried on the
     enemies' hexes (``foes``), unit-targeted abilities on the occupied hexes in cast range (the
-    unit ``k.occ`` names there), hex-targeted ones are a ball of hexes. Every entry is set at
+    unit the kept board ``f.board`` names there), hex-targeted ones are a ball of hexes. Every entry is set at
     most once, so the count is the sets' sizes (tests/rules/hex/test_hex_turns.py checks it)."""
     w_i16 = w.i16
     f_abil = f.abil
-    occ = k.occ
-    rows = k.rows
+    occ = f.board[b]
     rows[u, SKIP] = bit(0)
     n = 1
     mv = prop(w, cols, f, b, s, S_MOVEMENT)
@@ -88,7 +87,7 @@ def unit_entries(w, cols, f, k, b, seat, s, u, vacant, mine, foes):
             while x != EMPTY:
                 h = lowest(x)
                 x = without_lowest(x)
-                if trample_kills(w, cols, f, b, s, occ[h], k.dcols):
+                if trample_kills(w, cols, f, b, s, occ[h], dcols):
                     rows[u, MOVE] |= bit(h)
         n += size(rows[u, MOVE])
     charges = moves and has(w, cols, f, b, s, CHARGING)
@@ -139,36 +138,44 @@ def unit_entries(w, cols, f, k, b, seat, s, u, vacant, mine, foes):
 
 
 @kernel
-def legal_rows(w, cols, f, k, b, seat):
-    """The battle turn's action table (spec §6) as hex sets: ``k.rows[u, v]`` holds the hexes h of
+def legal_rows(w, cols, f, rows, counts, dcols, b, seat):
+    """The battle turn's action table (spec §6) as hex sets: ``rows[u, v]`` holds the hexes h of
     the legal entries ``(u * V + v) * 59 + h`` for unit u of ``seat`` (``acting_slot``: slot
     ``seat * 16 + u``, or a unit the seat controls), verb v. CHARGE marks the target hexes that
     some approach hex makes legal (the approach is the follow-up decision). Skip is always legal
-    (H10.4). Returns a bit per unit u of ``seat`` that can act (the others' sets are empty);
-    ``k.counts[u]``: unit u's legal entries. ``k``: the thread's scratch (``work.Work``), so a
-    decision allocates nothing."""
-    counts = k.counts
-    rows = k.rows
-    rows[:] = EMPTY
+    (H10.4). Returns a bit per unit u of ``seat`` that can act: only their blocks are written (a
+    reader reads only those: clearing all 16 was a 1,280-byte fill per decision);
+    ``counts[u]``: unit u's legal entries. ``rows``, ``counts`` and ``dcols`` (the damage stages'
+    columns, for a trample's forecast) are the thread's scratch (``work.Work``'s), so a decision
+    allocates nothing; handed alone, not the whole scratch: a call passes every array of a tuple
+    (docs/hex-speed.md step 19)."""
+    w_alive = w.alive
+    at = w.i16[cols[POS], b]  # the game's rows of the columns read per slot, taken once
+    controller = w.i16[cols[CONTROLLER], b]
     active = 0
-    occ = k.occ
-    occupancy(w, cols, b, occ)
-    vacant = ALL
+    # one pass over the slots: who can act (``acting_slot``'s bits) and the hexes of the units the
+    # seat controls and of the others' (what the kept board holds, without a walk over 59 hexes)
+    can = 0
     mine = EMPTY
     foes = EMPTY
-    for h in range(N_HEXES):
-        if occ[h] >= 0:
-            vacant &= ~bit(h)
-            if w.i16[cols[CONTROLLER], b, occ[h]] == seat:
-                mine |= bit(h)
+    for s in range(w_alive.shape[1]):
+        if not w_alive[b, s]:
+            continue
+        if can_act(w, cols, b, s, seat):
+            can |= 1 << s
+        if at[s] >= 0:
+            if controller[s] == seat:
+                mine |= bit(at[s])
             else:
-                foes |= bit(h)
+                foes |= bit(at[s])
+    vacant = ALL & ~(mine | foes)
     for u in range(U):
         counts[u] = 0
-        s = acting_slot(w, cols, b, seat, u)
+        s = block_slot(can, seat, u)
         if s >= 0:
             active |= 1 << u
-            counts[u] = unit_entries(w, cols, f, k, b, seat, s, u, vacant, mine, foes)
+            rows[u, :] = EMPTY
+            counts[u] = unit_entries(w, cols, f, rows, dcols, b, seat, s, u, vacant, mine, foes)
     return active
 
 
@@ -177,7 +184,7 @@ def legal_actions(w, cols, f, k, b, seat, out):
     """``legal_rows`` written out as the flat boolean table: ``out[(u * V + v) * 59 + h]`` (the
     agent's mask of spec §6; all False but the legal entries). Returns the acting units' bits."""
     rows = k.rows
-    active = legal_rows(w, cols, f, k, b, seat)
+    active = legal_rows(w, cols, f, rows, k.counts, k.dcols, b, seat)
     out[:] = False
     for u in range(U):
         if not active >> u & 1:

@@ -77,7 +77,7 @@ def settle_round(w, cols, f, k, b):
 def lookahead_action(w, cols, f, k, rng, b, seat, units):
     """Spec §6 decision by one ply of search: each of greedy's TOP entries applied to game b, the
     opponent's greedy reply if it is to act, ``position_score``; game b's rows (World, fields,
-    cards-table stats, RNG counter, damage log length) restored after each. ``units``: the acting
+    board, cards-table stats, RNG counter, damage log length) restored after each. ``units``: the acting
     units' bits, ``k.rows`` the table (``legal.legal_rows``; built again for the reply)."""
     w_i16 = w.i16
     w_i8 = w.i8
@@ -86,6 +86,7 @@ def lookahead_action(w, cols, f, k, rng, b, seat, units):
     f_g = f.g
     f_mods = f.mods
     f_abil = f.abil
+    f_board = f.board
     k_stats = k.stats
     k_nlog = k.nlog
     cand = k.cand
@@ -99,6 +100,7 @@ def lookahead_action(w, cols, f, k, rng, b, seat, units):
     s_g = f_g[b, :].copy()
     s_mods = f_mods[b].copy()
     s_abil = f_abil[b].copy()
+    s_board = f_board[b].copy()
     s_stats = k_stats[b].copy()
     s_rng = rng[b, :].copy()
     s_nlog = k_nlog[0]
@@ -112,7 +114,7 @@ def lookahead_action(w, cols, f, k, rng, b, seat, units):
         settle_round(w, cols, f, k, b)
         opp = f_g[b, TO_ACT]
         if f_g[b, WINNER] < 0 and opp == 1 - seat:
-            opp_units = legal_rows(w, cols, f, k, b, opp)
+            opp_units = legal_rows(w, cols, f, k.rows, k.counts, k.dcols, b, opp)
             r = greedy_action(w, cols, f, k, rng, b, opp, opp_units, RNG_LOOKAHEAD)
             if r >= 0:
                 apply_action(w, cols, f, k, rng, b, opp, r, LOOKAHEAD)
@@ -128,6 +130,7 @@ def lookahead_action(w, cols, f, k, rng, b, seat, units):
         f_g[b, :] = s_g
         f_mods[b] = s_mods
         f_abil[b] = s_abil
+        f_board[b] = s_board
         k_stats[b] = s_stats
         rng[b, :] = s_rng
         k_nlog[0] = s_nlog

@@ -23,6 +23,7 @@ from battlesim.systems.hex.battle import (
     U,
     V,
     acting_slot,
+    same_board,
 )
 from battlesim.systems.hex.board import N_HEXES
 from battlesim.systems.hex.kernel_cache import kernel
@@ -45,6 +46,7 @@ from battlesim.systems.hex.state import (
     MANA,
     MAX_HEALTH,
     MODDED,
+    MODS_TOP,
     NULL,
     OPENER,
     POS,
@@ -73,7 +75,9 @@ INVARIANTS = ("", "two units on one hex at a turn's end", "health above max heal
               "negative actions", "an exhausted unit acted", "a winner before round 7's end or the early end",
               "a unit off the board",
               "a channelled cast pending on a unit without Channel counters",
-              "a modifier instance on a slot its game's MODDED bits lack")
+              "a modifier instance on a slot its game's MODDED bits lack",
+              "the kept board differs from the units' hexes",
+              "a modifier instance at or past its game's MODS_TOP")
 
 
 @kernel
@@ -117,7 +121,7 @@ def agent_action(w, cols, f, k, rng, b, seat, agent):
         return pass_action(w, cols, b, seat)
     if agent == RANDOM:
         return random_action(w, cols, f, k, rng, b, seat, RNG_AGENT)
-    units = legal_rows(w, cols, f, k, b, seat)
+    units = legal_rows(w, cols, f, k.rows, k.counts, k.dcols, b, seat)
     if agent == GREEDY:
         return greedy_action(w, cols, f, k, rng, b, seat, units, RNG_GREEDY)
     return lookahead_action(w, cols, f, k, rng, b, seat, units)
@@ -129,7 +133,7 @@ def random_action(w, cols, f, k, rng, b, seat, stream):
     writing the table: the same draw from the legal entries' count (``legal_rows``' counts) and
     the same entry, the draw-th in the table's order (``legal.nth_entry``)."""
     counts = k.counts
-    units = legal_rows(w, cols, f, k, b, seat)
+    units = legal_rows(w, cols, f, k.rows, counts, k.dcols, b, seat)
     total = 0
     for u in range(U):
         total += counts[u]
@@ -185,6 +189,10 @@ def violation(w, cols, f, b, ended):
         o = np.int64(f_mods[b, m, M_SLOT])
         if o >= 0 and not f_g[b, MODDED] >> o & 1:
             return 9
+        if o >= 0 and m >= f_g[b, MODS_TOP]:
+            return 11  # the walks over the instances stop at MODS_TOP
+    if not same_board(w, cols, f, b):
+        return 10  # ``battle.stand``'s board: what every decision reads instead of rebuilding it
     if f_g[b, WINNER] >= 0:
         reason = f_g[b, END_REASON]
         if reason == END_CENTRE and not ended:

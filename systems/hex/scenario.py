@@ -116,7 +116,8 @@ class HexScenarioRun:
             used[u.side] += 1
             self.names[s] = u.name
             w.alive[B, s] = True
-            for k, v in ((POS, hex_id(u.col, u.row)), (SIDE, u.side), (CONTROLLER, u.controller),
+            battle.stand(B, s, hex_id(u.col, u.row))
+            for k, v in ((SIDE, u.side), (CONTROLLER, u.controller),
                          (HEALTH, u.health), (MAX_HEALTH, u.max_health), (ACTIONS, u.actions),
                          (POWER, NULL if u.power is None else u.power), (RANGE, NULL if u.range is None else u.range),
                          (MOVEMENT, NULL if u.movement is None else u.movement),
@@ -135,7 +136,7 @@ class HexScenarioRun:
                 battle.put(st(name), B, s, int(value))
             for m in u.modifiers:
                 row = battle.f.mods[B, nmod]
-                modifier_on(battle.f.g, B, s)
+                modifier_on(battle.f.g, B, s, nmod)
                 nmod += 1
                 row[:] = -1
                 row[M_SLOT] = s

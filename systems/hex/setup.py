@@ -72,7 +72,6 @@ from battlesim.systems.hex.state import (
     ONCE_BATTLE,
     ONCE_ROUND,
     PERMANENT,
-    POS,
     POWER,
     RANGE,
     SELECTS,
@@ -155,8 +154,9 @@ def put_unit(bt, b: int, s: int, card: UnitCard, side: int, pos: int, alive: boo
     controller ``side``, on hex ``pos``); spec §2.5 "Units with mana start at their (max) mana"."""
     st, cols = bt.st, bt.cols
     st.alive[b, s] = alive
+    bt.stand(b, s, pos)
     mana = NULL if card.mana is None else card.mana
-    for c, v in ((POS, pos), (SIDE, side), (CONTROLLER, side),
+    for c, v in ((SIDE, side), (CONTROLLER, side),
                  (HEALTH, card.health), (MAX_HEALTH, card.health), (ACTIONS, 1),
                  (POWER, NULL if card.power is None else card.power),
                  (RANGE, NULL if card.range is None else card.range),
@@ -239,7 +239,7 @@ def passive(bt, b: int, s: int, spec: PassiveSpec) -> None:
     for keyword, stat, amount, set_, only in rows:
         free = int(np.flatnonzero(mods[:, M_SLOT] < 0)[0])
         m = mods[free]
-        modifier_on(bt.f.g, b, s)
+        modifier_on(bt.f.g, b, s, free)
         m[:] = -1
         m[M_SLOT], m[M_BY], m[M_UNTIL], m[M_ONLY] = s, bt.i(SIDE, b, s), PERMANENT, only
         if keyword >= 0:

@@ -22,6 +22,7 @@ from battlesim.ecs.compiled.world_view import WorldView, world_view
 from battlesim.ecs.plugin import component
 from battlesim.ecs.registry import registered_components
 from battlesim.ecs.world import StateField, World
+from battlesim.systems.hex.board import N_HEXES
 from battlesim.systems.hex.vocabulary import KEYWORDS, PREFIX, SELECTORS, STATUSES
 
 SLOTS = 32  # units a game can hold: 2 x (hero + units + summons), spec §6 U = 16 a side
@@ -77,21 +78,25 @@ FIRST_TAG = len(INT_COLUMNS)  # columns at or after it are tags (``w.flags``)
 
 # -- per-game fields: w.g.hex[b, field] ------------------------------------------------------
 GAME_FIELDS = ("round", "first_player", "to_act", "last_actor", "centre_shield", "winner", "end_reason",
-               "opener", "rounds", "turned", "modded")
+               "opener", "rounds", "turned", "modded", "mods_top")
 (ROUND, FIRST_PLAYER, TO_ACT, LAST_ACTOR, CENTRE_SHIELD, WINNER, END_REASON, OPENER, ROUNDS,
- TURNED, MODDED) = range(len(GAME_FIELDS))  # TURNED: bit seat = the seat had a turn this round (Channel, I-38)
+ TURNED, MODDED, MODS_TOP) = range(len(GAME_FIELDS))  # TURNED: bit seat = the seat had a turn this round (Channel, I-38)
 # MODDED: bit s = slot s has held a modifier instance this game (set by every writer of one, never
 # cleared: a superset). Why: ``battle.granted`` and ``modified`` walk the game's MODS instances
 # for every keyword and property a unit is asked, most units have none, and a bit says so.
+# MODS_TOP: 1 + the highest instance index written this game (never lowered): the walks over the
+# instances stop there. Why: a game holds a few instances (items' passives, some abilities') of
+# the 32 rows, and a unit that has some was walked over all 32 for every keyword and property.
 END_REASONS = ("", "centre", "no_units", "concede")  # games table ``end_reason`` (spec §2.11; H8.2)
 NO_END, END_CENTRE, END_NO_UNITS, END_CONCEDE = 0, 1, 2, 3
 
 # -- modifier instances (I-35): w.g.hex_mods[b, m, field] --------------------------------------
-def modifier_on(g: np.ndarray, b: int, s: int) -> None:
-    """Record in game b's fields ``g`` (``w.g.hex``) that slot s holds a modifier instance
-    (``MODDED``): what every writer of an instance from Python calls (``cast.add_modifier`` sets
-    the same bit in compiled code)."""
+def modifier_on(g: np.ndarray, b: int, s: int, m: int) -> None:
+    """Record in game b's fields ``g`` (``w.g.hex``) that slot s holds modifier instance m
+    (``MODDED``, ``MODS_TOP``): what every writer of an instance from Python calls
+    (``cast.add_modifier`` sets the same in compiled code)."""
     g[b, MODDED] |= 1 << s
+    g[b, MODS_TOP] = max(int(g[b, MODS_TOP]), m + 1)
 
 
 MODS = 32
@@ -149,7 +154,8 @@ _declare()
 
 STATE = (StateField("hex", np.int64, (len(GAME_FIELDS),), 0, "round, first player, to act, last actor, centre..."),
          StateField("hex_mods", np.int16, (MODS, len(MOD_FIELDS)), -1, "modifier instances (I-35)"),
-         StateField("hex_abil", np.int16, (SLOTS, ABILITIES, NAF), 0, "inline active abilities"))
+         StateField("hex_abil", np.int16, (SLOTS, ABILITIES, NAF), 0, "inline active abilities"),
+         StateField("hex_board", np.int64, (N_HEXES,), -1, "the slot on each hex, -1: empty (battle.stand keeps it)"))
 
 
 def plugin_components() -> list[str]:

@@ -17,7 +17,6 @@ from battlesim.systems.hex.battle import (
     V,
     acting_slot,
     charge_from,
-    occupancy,
     reach,
 )
 from battlesim.systems.hex.board import N_HEXES
@@ -39,11 +38,10 @@ RANDOM, PASS_AGENT, GREEDY, LOOKAHEAD = range(len(AGENTS))
 def approach_of(w, cols, f, k, rng, b, s, t, agent):
     """A charge's follow-up (spec §6): the hex to move to before attacking t; random: uniform
     over the legal ones; greedy and pass: the nearest to the charger's own hex (lowest id)."""
-    k_occ = k.occ
+    k_occ = f.board[b]
     k_steps = k.steps
     k_prev = k.prev
     ok = k.approach
-    occupancy(w, cols, b, k_occ)
     reach(w, cols, f, b, s, k_occ, k_steps, k_prev, k.frontier)
     best = -1
     for a in range(N_HEXES):

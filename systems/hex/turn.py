@@ -8,7 +8,7 @@ from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import push
 from battlesim.systems.hex import kernel_cache
-from battlesim.systems.hex.battle import can_act, number, qualifies, returns_on_death
+from battlesim.systems.hex.battle import can_act, number, qualifies, returns_on_death, stand
 from battlesim.systems.hex.board import CENTRE_ID
 from battlesim.systems.hex.damage_stages import MAGICAL, STATUS
 from battlesim.systems.hex.kernel_cache import kernel
@@ -45,6 +45,7 @@ from battlesim.systems.hex.state import (
     MANA_REGEN,
     MAX_HEALTH,
     MAX_MANA,
+    MODS_TOP,
     NULL,
     OPENER,
     OVERHEATED,
@@ -96,7 +97,7 @@ def settle(w, cols, f, b, returned):
         if not w_alive[b, s] or w_i16[cols[HEALTH], b, s] >= 1:
             continue
         if returns_on_death(w, cols, f, b, s):
-            for m in range(f_mods.shape[1]):
+            for m in range(f.g[b, MODS_TOP]):
                 if f_mods[b, m, M_SLOT] == s:
                     drop_modifier(w, cols, f, b, m)
             w_flags[cols[UNDEAD], b, s] = True
@@ -112,9 +113,9 @@ def settle(w, cols, f, b, returned):
             returned[s] = 1
         else:
             w_alive[b, s] = False
-            w_i16[cols[POS], b, s] = -1
+            stand(w, cols, f, b, s, -1)
             w_i16[cols[HEALTH], b, s] = 0
-            for m in range(f_mods.shape[1]):
+            for m in range(f.g[b, MODS_TOP]):
                 if f_mods[b, m, M_SLOT] == s:
                     f_mods[b, m, :] = -1
     sync_modifiers(w, cols, f, b)
@@ -151,7 +152,7 @@ def sync_modifiers(w, cols, f, b):
         w_i16[cols[MAGIC_RESIST_ADD], b, s] = 0
         w_i16[cols[ARMOR_SET], b, s] = -1
         w_i16[cols[MAGIC_RESIST_SET], b, s] = -1
-    for m in range(f_mods.shape[1]):
+    for m in range(f.g[b, MODS_TOP]):
         s = f_mods[b, m, M_SLOT]
         stat = f_mods[b, m, M_STAT]
         if s < 0 or (stat != S_ARMOR and stat != S_MAGIC_RESIST):
@@ -197,18 +198,17 @@ def seat_can_act(w, cols, b, seat):
 
 
 @njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
-def centre_token(w, cols, b, g):
+def centre_token(w, cols, b, g, board):
     """hex.md "The first buffable unit to end its turn on the center hex receives +1 Shield";
     I-16: checked at every turn's end, whoever's unit, however it got there; an Overheated unit
     cannot be buffed."""
     w_i16 = w.i16
-    w_alive = w.alive
     if g[b, CENTRE_SHIELD] == 0:
         return
-    for s in range(w_alive.shape[1]):
-        if w_alive[b, s] and w_i16[cols[POS], b, s] == CENTRE_ID and w_i16[cols[OVERHEATED], b, s] == 0:
-            w_i16[cols[SHIELD_C], b, s] += 1
-            g[b, CENTRE_SHIELD] = 0
+    s = board[b, CENTRE_ID]  # the game's kept board (``battle.stand``): no walk over the slots
+    if s >= 0 and w_i16[cols[OVERHEATED], b, s] == 0:
+        w_i16[cols[SHIELD_C], b, s] += 1
+        g[b, CENTRE_SHIELD] = 0
 
 
 @njit(cache=True, inline='always')  # on every decision's path: see docs/hex-speed.md step 13
@@ -221,7 +221,7 @@ def end_turn(w, cols, f, b, seat, acted):
     f_g[b, TURNED] |= 1 << seat  # the seat had a turn this round (Channel, I-38)
     if acted:
         f_g[b, LAST_ACTOR] = seat
-    centre_token(w, cols, b, f_g)
+    centre_token(w, cols, b, f_g, f.board)
     if f_g[b, WINNER] >= 0:
         f_g[b, TO_ACT] = -1
     elif seat_can_act(w, cols, b, 1 - seat):
@@ -317,7 +317,7 @@ def round_end(w, cols, f, b):
             for k in range(TIMED_FIRST, OVERHEATED + 1):
                 if w_i16[cols[k], b, s] > 0:
                     w_i16[cols[k], b, s] -= 1
-    for m in range(f_mods.shape[1]):
+    for m in range(f.g[b, MODS_TOP]):
         if f_mods[b, m, M_SLOT] >= 0 and f_mods[b, m, M_UNTIL] <= rnd:
             drop_modifier(w, cols, f, b, m)
     sync_modifiers(w, cols, f, b)

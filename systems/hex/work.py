@@ -16,7 +16,7 @@ from numba import njit
 
 from battlesim.ecs.compiled.damage_queue import AMOUNT, DEALT, KIND, OK, SOURCE, TARGET, new_queue, push
 from battlesim.systems.hex import kernel_cache
-from battlesim.systems.hex.battle import FAR, U, V, occupancy, reach_within, trample_x
+from battlesim.systems.hex.battle import FAR, U, V, reach_within, stand, trample_x
 from battlesim.systems.hex.board import AWAY, DIST, LINE, N_HEXES, TOWARD
 from battlesim.systems.hex.damage_stages import PHYSICAL
 from battlesim.systems.hex.kernel_cache import kernel
@@ -48,7 +48,7 @@ NLF = len(LOG_FIELDS)
 
 class Work(NamedTuple):
     """Scratch of one thread: the damage queue of the batch (rows per game), the stage column
-    table, and per-thread buffers (deaths' ``returned``, occupancy, reachability, a path, and the
+    table, and per-thread buffers (deaths' ``returned``, reachability, a path, and the
     damage log a replay prints: ``log[i]`` = LOG_FIELDS, ``nlog[0]`` rows; a 0-row log logs nothing;
     ``killer``/``was`` for deaths), and ``stats[b, slot]`` = (round it died, 0: alive; kills), the
     cards table's columns, per game. The agents' scratch (a decision allocates nothing):
@@ -64,7 +64,6 @@ class Work(NamedTuple):
     stack: np.ndarray
     dcols: np.ndarray
     returned: np.ndarray
-    occ: np.ndarray
     steps: np.ndarray
     prev: np.ndarray
     path: np.ndarray
@@ -95,7 +94,7 @@ def new_work(n_games: int, n_slots: int, dcols: np.ndarray, shared: Work | None 
         q = (shared.queue, shared.qlen, shared.stack)
         stats = shared.stats
     e = lambda: np.zeros(N_HEXES, dtype=np.int64)
-    return Work(q[0], q[1], q[2], dcols, np.zeros(n_slots, dtype=np.int64), e(), e(), e(), e(),
+    return Work(q[0], q[1], q[2], dcols, np.zeros(n_slots, dtype=np.int64), e(), e(), e(),
                 np.zeros(QUEUE + 1, dtype=np.int64), np.zeros((log, NLF), dtype=np.int64), np.zeros(1, dtype=np.int64),
                 np.full(n_slots, -1, dtype=np.int64), np.zeros(n_slots, dtype=np.int64), stats,
                 np.zeros(N_HEXES, dtype=np.float64), np.zeros(n_slots, dtype=np.int64), np.zeros(TOP, dtype=np.float64),
@@ -181,12 +180,11 @@ def path_to(w, cols, f, k, b, s, h):
     length. The search stops at h (``battle.reach_within``'s goal), not at the map's end: a path needs
     no more."""
     w_i16 = w.i16
-    k_occ = k.occ
+    k_occ = f.board[b]
     k_steps = k.steps
     k_prev = k.prev
     k_path = k.path
     k_pre = k.pre
-    occupancy(w, cols, b, k_occ)
     reach_within(w, cols, f, b, s, k_occ, k_steps, k_prev, k.frontier, FAR, h)
     here = w_i16[cols[POS], b, s]
     n = 0
@@ -207,22 +205,37 @@ def walk(w, cols, f, k, b, s, path, n):
     I-23: the same hex again too; I-24: a flying unit moves over them and never tramples)."""
     w_i16 = w.i16
     w_alive = w.alive
-    k_occ = k.occ
+    k_occ = f.board[b]
     x = trample_x(w, cols, f, b, s)
     for i in range(n):
         if x > 0:
-            occupancy(w, cols, b, k_occ)
             o = k_occ[path[i]]
             if o >= 0 and o != s and w_i16[cols[CONTROLLER], b, o] != w_i16[cols[CONTROLLER], b, s]:
                 deal(w, cols, f, k, b, s, o, x, PHYSICAL)
         if not w_alive[b, s]:
             return
     if n > 0:
-        w_i16[cols[POS], b, s] = path[n - 1]
+        stand(w, cols, f, b, s, path[n - 1])
+
+
+@njit(cache=True, inline='always')  # at every move: docs/hex-speed.md steps 16 and 20
+def walk_to(w, cols, f, k, b, s, h):
+    """Unit s moved to hex h along a shortest path (``path_to``), trampling on its way (``walk``).
+    A unit that does not trample (``trample_x`` 0: no Trample, or Flying) meets nothing on its
+    way: ``walk`` would only set its hex to the path's last, h. So it is put on h without the
+    search (a move's path search was a fifth of a random decision: docs/hex-speed.md). Inlined,
+    with the trampler's walk a call (``trample_to``): a call hands over the World, fields and
+    scratch, more than this work."""
+    if trample_x(w, cols, f, b, s) <= 0:
+        if h != w.i16[cols[POS], b, s]:  # the path to its own hex is empty: it stays
+            stand(w, cols, f, b, s, h)
+        return
+    trample_to(w, cols, f, k, b, s, h)
 
 
 @kernel  # a call: inlined at each of its callers it multiplied the turn path's code (docs/hex-speed.md)
-def walk_to(w, cols, f, k, b, s, h):
+def trample_to(w, cols, f, k, b, s, h):
+    """``walk_to`` of a unit that tramples: the shortest path searched, then walked."""
     k_path = k.path
     n = path_to(w, cols, f, k, b, s, h)
     walk(w, cols, f, k, b, s, k_path, n)
@@ -251,7 +264,7 @@ def displace(w, cols, f, k, b, s, source, amount, pull, path, npath):
     "Pulled X" along a shortest path; off the map = destroyed; a unit in the way stops it; a
     rooted unit does not move. ``npath`` >= 0: the hexes ``path[:npath]`` instead."""
     w_i16 = w.i16
-    k_occ = k.occ
+    k_occ = f.board[b]
     if w_i16[cols[ROOTED], b, s] > 0:
         return
     at = np.int64(w_i16[cols[POS], b, s])
@@ -275,11 +288,10 @@ def displace(w, cols, f, k, b, s, source, amount, pull, path, npath):
             return
         if nxt < 0:
             break
-        occupancy(w, cols, b, k_occ)
         if k_occ[nxt] >= 0:
             break
         prev_hex, at = at, nxt
-        w_i16[cols[POS], b, s] = at
+        stand(w, cols, f, b, s, at)
 
 
 kernel_cache.check("work", [v for v in list(globals().values()) if hasattr(v, "py_func") and v.__module__ == __name__])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from hex_boards import board
 
 from battlesim.ecs.compiled.stages import stages_of
@@ -109,6 +110,45 @@ def test_a_units_modifiers_are_found_through_its_games_modified_slots(tmp_path: 
     assert INVARIANTS[violation(bt.st, bt.cols, bt.f, 0, False)] == "a modifier instance on a slot its game's MODDED bits lack"
 
 
+def test_the_walks_over_a_games_modifier_instances_stop_at_its_mods_top(tmp_path: Path) -> None:
+    # hex.md "Some items and abilities modify the numerical value of properties." (I-35): the
+    # instances are walked up to the game's MODS_TOP (1 + the highest row written; every writer
+    # raises it), and the check runs assert no instance lies past it (play.violation)
+    from battlesim.systems.hex.play import INVARIANTS, violation
+    from battlesim.systems.hex.state import MODS_TOP
+
+    sc = board(tmp_path, ['{ side = 0, col = 1, row = 1, name = "A", power = 1, health = 9, '
+                          'modifiers = [{ stat = "power", amount = 2 }, { stat = "power", amount = 1 }] }', FAR])
+    bt = sc.battle
+    assert unit_at(sc, 1, 1)["power"] == 4 and bt.f.g[0, MODS_TOP] == 2
+    assert violation(bt.st, bt.cols, bt.f, 0, False) == 0
+    bt.f.g[0, MODS_TOP] = 1
+    assert unit_at(sc, 1, 1)["power"] == 3  # the second instance is no longer read
+    assert INVARIANTS[violation(bt.st, bt.cols, bt.f, 0, False)] == "a modifier instance at or past its game's MODS_TOP"
+
+
+def test_the_kept_board_names_each_units_hex_and_the_check_sees_a_missed_write(tmp_path: Path) -> None:
+    # hex.md "units cannot occupy the same hex as other units at the end of the turn": the game's
+    # kept board (``f.board``, the slot on each hex) is what the 32 slots make; a write ``battle.stand``
+    # did not make (a unit moved by its position alone) is what the check runs report
+    from battlesim.systems.hex.battle import occupancy
+    from battlesim.systems.hex.board import N_HEXES, hex_id
+    from battlesim.systems.hex.play import INVARIANTS, violation
+    from battlesim.systems.hex.state import POS
+
+    sc = board(tmp_path, ['{ side = 0, col = 1, row = 1, name = "A", power = 1, movement = 2, health = 9 }', FAR])
+    bt = sc.battle
+    fresh = np.full(N_HEXES, -1, dtype=np.int64)
+    occupancy(bt.st, bt.cols, 0, fresh)
+    assert (bt.occupied(0) == fresh).all() and bt.occupied(0)[hex_id(1, 1)] == 0
+    assert violation(bt.st, bt.cols, bt.f, 0, False) == 0
+    bt.move(0, 0, hex_id(2, 1), None)
+    occupancy(bt.st, bt.cols, 0, fresh)
+    assert (bt.occupied(0) == fresh).all() and bt.occupied(0)[hex_id(1, 1)] == -1
+    bt.put(POS, 0, 0, hex_id(3, 1))  # not through ``stand``: the board still says (2, 1)
+    assert INVARIANTS[violation(bt.st, bt.cols, bt.f, 0, False)] == "the kept board differs from the units' hexes"
+
+
 def test_armor_modifiers_reach_the_armor_stage(tmp_path: Path) -> None:
     # hex.md "Example: "Target unit gets Armor 1" or "Target unit gets +1 Burned."" (I-35: Prop X
     # takes the highest, +X stacks; modifiers stay while broken)
@@ -127,8 +167,6 @@ def test_the_forecast_is_the_pipelines_damage_and_writes_nothing(tmp_path: Path)
     # ``run_damage`` leaves, for every damage type and the stages before application (Shield,
     # Refraction, Ethereal, Armor and Piercing, Magic Resist, Evasion, Non-lethal, Broken), and it
     # writes nothing
-    import numpy as np
-
     from battlesim.ecs.compiled.damage_queue import OK, push
     from battlesim.systems.hex.damage_stages import ATTACK, COMBAT, NONLETHAL, RANGED
     from battlesim.systems.hex.pipeline import health_after, run_damage

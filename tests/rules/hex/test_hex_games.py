@@ -48,6 +48,24 @@ def test_random_games_keep_every_invariant_and_end_by_the_victory_rule(hexgame):
             assert r["rounds"] == 7
 
 
+def test_the_kept_board_is_the_slots_board_after_every_step_for_every_agent(hexgame):
+    # hex.md "units cannot occupy the same hex as other units at the end of the turn": every
+    # decision reads the game's kept board (``battle.stand`` writes it with every move, trample,
+    # occupying, push, pull, relocation, switch, summon and death); after every step of every
+    # agent's games it is the board the 32 slots make (``play.violation`` "the kept board differs")
+    from battlesim.systems.hex.play import LOOKAHEAD
+
+    games = 0
+    for i, decks in enumerate(pairs(hexgame)):
+        for j, (agents, n) in enumerate((((RANDOM, RANDOM), 40), ((GREEDY, RANDOM), 20), ((GREEDY, GREEDY), 10),
+                                         ((LOOKAHEAD, GREEDY), 4), ((RANDOM, PASS_AGENT), 6))):
+            seeds = list(range(50_000 + i * 1000 + j * 100, 50_000 + i * 1000 + j * 100 + n))
+            res = play_games(hexgame.armies(decks), seeds, agents=agents, check=True)
+            assert [r["violation"] for r in res] == [""] * n, (decks, agents)
+            games += n
+    assert games >= 80 * len(pairs(hexgame))
+
+
 def test_the_early_end_when_the_first_player_has_no_unit_left(hexgame):
     # I-17: "the first player owns and controls no unit on the battlefield -> the second player wins
     # at once"; greedy against a passing army wipes it out when the passing seat plays first
