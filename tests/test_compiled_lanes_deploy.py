@@ -15,7 +15,6 @@ set off) run where numpy fires them; the compiled phase drains at the same point
 from __future__ import annotations
 
 from collections import Counter
-from types import SimpleNamespace
 
 import esper
 import numpy as np
@@ -148,16 +147,12 @@ class DeployReplay:
         self.seen["deployed"] += int((after["g.hero_status"] != before["g.hero_status"]).sum())
 
 
-def run(game, engine, pairs, agents, n: int, offset: int, monkeypatch, hear_on_play: bool = False) -> tuple[Counter, list[str]]:
-    """``hear_on_play``: a plugin handler hears "On Play" (no shipped hero card has an effect on it),
-    so every deployed hero's "On Play" is a row, as ``Executor.fire`` hands handlers every row."""
+def run(game, engine, pairs, agents, n: int, offset: int, monkeypatch) -> tuple[Counter, list[str]]:
     seen: Counter = Counter()
     failures: list[str] = []
     for k, pair in enumerate(pairs):
         w = game.new_world(np.arange(n, dtype=np.int64) + offset + 100 * k, pair, [make_agent(a) for a in agents])
         with monkeypatch.context() as m:
-            if hear_on_play:
-                m.setitem(EXECUTOR.handlers, "on_play", [SimpleNamespace(fn=lambda world, ctx: None)])
             replay = DeployReplay(w, engine, m, game.actions)
             game.run_reference(w)
         seen += replay.seen
@@ -181,13 +176,10 @@ def test_compiled_deployment_asks_and_places_as_numpy(lanes, engine, monkeypatch
     more, bad = run(edge, engine, PAIRS[2:], ("random", "random"), 32, 9000, monkeypatch)
     seen += more
     failures += bad
-    more, bad = run(lanes, engine, PAIRS[:1], ("random", "random"), 16, 12000, monkeypatch, hear_on_play=True)
-    seen += more
-    failures += bad
     print(dict(seen))
     assert not failures, f"{len(failures)} differences, first: " + "\n".join(failures[:8])
     for what in ("calls", "round 1 phases", "rounds 2+ phases", "left side 0", "left side 1", "decisions",
                  "several heroes at once", "a READY hero left waiting", "deployed", "event on_ally_deploy",
-                 "event on_enemy_deploy", "event on_play"):
+                 "event on_enemy_deploy"):
         assert seen[what] > 0, (what, seen)
 

@@ -114,8 +114,8 @@ class Compared:
 
 
 def _numpy_type(system) -> type | None:
-    """The numpy system a scheduled one is (or subclasses: compiled/processors.py), if it has a twin."""
-    return next((t for t in type(system).__mro__ if t in TWINS), None)
+    """The numpy twin of a scheduled system (compiled/processors.py names each after its twin)."""
+    return next((t for t in TWINS if t.__name__ == type(system).__name__), None)
 
 
 @contextmanager
@@ -292,7 +292,7 @@ class ShopCompared:
 
 @contextmanager
 def shop_compared(lanes, seen: ShopCompared) -> Iterator[None]:
-    phase = next(s for _, systems in lanes.reference._order for s in systems if isinstance(s, ShopPhase))
+    phase = next(s for _, systems in lanes.reference._order for s in systems if type(s).__name__ == "ShopPhase")
     phase.begin = lambda w: seen.begin(phase, w)
     phase.request = lambda w, games: seen.request(phase, w, games)
     phase.apply = lambda w, games, actor, actions: seen.apply(phase, w, games, actor, actions)
