@@ -55,6 +55,21 @@ def test_a_game_plays_the_same_alone_and_in_a_batch(hexgame):
                 assert by_seed(alone[table], seed) == by_seed(batch[table], seed), (who, table, seed)
 
 
+def test_a_refilled_batch_plays_as_a_new_one_and_its_tables_are_copies():
+    """``play_tables`` refills its last batch in place for the next chunk of the same armies and
+    size (``HexBatch.refilled``): the games are a new batch's, and the tables it returned before
+    are left as they were (copies, not views of the refilled arrays)."""
+    game = get_ruleset("hex").load()
+    first = game.play_tables(np.arange(32), DECKS, agents("greedy", "random"))
+    kept = {t: {k: v.copy() for k, v in cols.items()} for t, cols in first.items()}
+    again = game.play_tables(np.arange(200, 232), DECKS, agents())  # refilled: same armies, same size
+    assert game._last_batch is not None and len(game._last_batch.seeds) == 32
+    fresh = get_ruleset("hex").load().play_tables(np.arange(200, 232), DECKS, agents())
+    for table in ("games", "cards"):
+        assert all(np.array_equal(first[table][k], kept[table][k]) for k in kept[table]), table
+        assert all(np.array_equal(again[table][k], fresh[table][k]) for k in fresh[table]), table
+
+
 @pytest.mark.parametrize("chunk", [5, 16])
 def test_any_chunking_gives_the_same_tables(hexgame, reference, chunk):
     got = simulate(RunConfig(ruleset="hex", games=64, seed=100, decks=DECKS, chunk=chunk), game=hexgame, cards=True)

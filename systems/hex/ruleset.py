@@ -58,6 +58,10 @@ class HexGame:
 
     def __post_init__(self) -> None:
         self._armies: dict[tuple[str, str], Any] = {}
+        self._last_batch: Any = None  # ``play_tables``' last batch, refilled by the next one of its shape
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_last_batch": None}  # a copy or a pickle carries no batch
 
     def deck_ids(self) -> list[str]:
         """The kingdoms of the run's format (``--param format``): blitz ones by default."""
@@ -108,11 +112,16 @@ class HexGame:
 
             return play_draft_tables(self, seeds, decks, agents, cards)
         codes = agent_codes(agents)
-        hb = HexBatch(self.armies(decks), np.asarray(seeds, dtype=np.int64))
+        # the last chunk's batch, refilled when it has the same armies and size (``HexBatch.refilled``);
+        # taken out while it plays, so a failed chunk leaves nothing half-played behind
+        last, self._last_batch = self._last_batch, None
+        hb = HexBatch.refilled(last, self.armies(decks), np.asarray(seeds, dtype=np.int64))
         hb.play(codes, threads())
+        # the columns are new arrays (``results.py``), never views of the batch the next chunk refills
         out = {"games": games_columns(hb, decks, [getattr(a, "name", a) for a in agents])}
         if cards:
             out["cards"] = cards_columns(hb, self.card_names)
+        self._last_batch = hb
         return out
 
     def source_files(self, decks: Sequence[str]) -> dict[str, Path]:

@@ -264,6 +264,15 @@ def tile(src, dst) -> None:
         a[:] = b[:1]
 
 
+def refill(src, dst) -> None:
+    """Every batch-axis array of Battle ``dst`` back to game 0 of ``src`` (``tile``, and the
+    arrays a new World starts as its template has them: the 2-wide columns, the serials, the
+    event rows): a played batch made new again in place (``HexBatch.refilled``)."""
+    tile(src, dst)
+    for name in ("i16x2", "serial", "events", "nevents"):
+        getattr(dst.st, name)[:] = getattr(src.st, name)[:1]
+
+
 def put_game(src, dst, b: int) -> None:
     """Game 0 of Battle ``src`` copied into game b of Battle ``dst`` (a drafted game's own armies
     in a batch whose games differ in their armies)."""
