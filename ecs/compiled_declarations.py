@@ -19,7 +19,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
-from battlesim.ecs.declaring import BUILT_IN, PluginError, current_source
+from battlesim.ecs.declaring import BUILT_IN, PluginError, battlesim_own, current_source, declared_at, one_line
 
 F = TypeVar("F", bound=Callable)
 
@@ -116,7 +116,7 @@ class CompiledDeclarations:
 
     def add_compiled_stage(self, stage: CompiledStage) -> None:
         """Register a stage (what the decorator does), checked first."""
-        where = _where(stage.fn)
+        where = declared_at(stage.fn)
         params = tuple(inspect.signature(stage.fn).parameters)
         if len(params) != len(STAGE_SIGNATURE):
             raise PluginError(f"{where}: damage stage {stage.name!r} must take ({', '.join(STAGE_SIGNATURE)}); "
@@ -158,7 +158,7 @@ class CompiledDeclarations:
             py = python_function(fn, kind, name)
             self.add_compiled_piece(CompiledPiece(kind, name, py, _reads(py, kind, name, reads),
                                                   self.ruleset, current_source()))
-            if kind != "quiet" and not (py.__module__ or "").startswith("battlesim."):
+            if kind != "quiet" and not battlesim_own(py):
                 self._name_in_vocabulary(kind, name, py, tuple(params))
             return fn
 
@@ -172,7 +172,7 @@ class CompiledDeclarations:
         from battlesim.ecs.effects import Opcode, Selector
 
         ex = self.executor  # type: ignore[attr-defined]  (RulesetExtension's)
-        doc = " ".join((py.__doc__ or "").strip().split("\n\n")[0].split()) or name
+        doc = one_line(py.__doc__ or "", name)
         if kind == "opcode" and name not in ex.opcodes:
             ex.add_opcode(Opcode(name, None, doc, params, current_source()))
         elif kind == "selector" and name not in ex.selectors:
@@ -180,7 +180,7 @@ class CompiledDeclarations:
 
     def add_compiled_piece(self, piece: CompiledPiece) -> None:
         """Register an opcode, selector or quiet test, checked first."""
-        where = _where(piece.fn)
+        where = declared_at(piece.fn)
         params = tuple(inspect.signature(piece.fn).parameters)
         want = PIECE_SIGNATURES[piece.kind]
         if params != want:
@@ -207,7 +207,7 @@ class CompiledDeclarations:
 
         def deco(fn: F) -> F:
             py = python_function(fn, "system", getattr(fn, "__name__", repr(fn)))
-            where = _where(py)
+            where = declared_at(py)
             if phase is not None:
                 raise PluginError(f"{where}: {self.ruleset} system {py.__name__!r} in phase {phase!r}: no game loop "
                                   f"runs a plugin's compiled system yet; declare it with extend({self.ruleset!r}).system "
@@ -231,7 +231,7 @@ class CompiledDeclarations:
 
         def deco(fn: F) -> F:
             py = python_function(fn, "agent", name)
-            raise PluginError(f"{_where(py)}: {self.ruleset} agent {name!r}: no game loop calls a plugin's compiled "
+            raise PluginError(f"{declared_at(py)}: {self.ruleset} agent {name!r}: no game loop calls a plugin's compiled "
                               f"agent yet; declare it with battlesim.ecs.plugin.agent (it decides through the step "
                               f"API, once per batch of pending decisions)")
 
@@ -254,22 +254,19 @@ def python_function(fn: Callable, kind: str, name: str) -> Callable:
         raise PluginError(f"{kind} {name!r}: {py.__qualname__} is not defined in a file "
                           f"(exec'd or interactive code cannot be cached); put it in a module")
     if py.__qualname__ != py.__name__:
-        raise PluginError(f"{_where(py)}: {kind} {name!r}: {py.__qualname__} must be a module-level function")
+        raise PluginError(f"{declared_at(py)}: {kind} {name!r}: {py.__qualname__} must be a module-level function")
     return py
 
 
 def _priority(fn: Callable, kind: str, name: str, priority: Any) -> int:
     if isinstance(priority, bool) or not isinstance(priority, int):
-        raise PluginError(f"{_where(fn)}: {kind} {name!r}: priority must be an integer (got {priority!r})")
+        raise PluginError(f"{declared_at(fn)}: {kind} {name!r}: priority must be an integer (got {priority!r})")
     return int(priority)
 
 
 def _reads(fn: Callable, kind: str, name: str, reads: Any) -> tuple[str, ...]:
     if isinstance(reads, str) or not all(isinstance(r, str) for r in reads):
-        raise PluginError(f"{_where(fn)}: {kind} {name!r}: reads must be a tuple of names (got {reads!r})")
+        raise PluginError(f"{declared_at(fn)}: {kind} {name!r}: reads must be a tuple of names (got {reads!r})")
     return tuple(reads)
 
 
-def _where(fn: Callable) -> str:
-    code = getattr(fn, "__code__", None)
-    return f"{code.co_filename}:{code.co_firstlineno}" if code else repr(fn)

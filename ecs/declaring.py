@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Iterator
+from typing import Callable, Iterator
 
 from battlesim.ecs.datafiles import DataError
 
@@ -46,3 +46,23 @@ def check_keyword_value(name: str, kind: str, value: bool | int, low: int, high:
                          f"got {str(value).lower()}")
     if kind == "number" and not low <= value <= high:
         raise ValueError(f"keyword {name!r} = {value}: expected {low} to {high}")
+
+
+def declared_at(fn: Callable) -> str:
+    """``file:line`` of a declared function (its decorator's line): what a one-line error names."""
+    code = getattr(fn, "__code__", None)
+    return f"{code.co_filename}:{code.co_firstlineno}" if code else repr(fn)
+
+
+def one_line(doc: str, name: str) -> str:
+    """The first paragraph of a doc, on one line (listings show one line per entry)."""
+    first = (doc or "").strip().split("\n\n")[0]
+    return " ".join(first.split()) or name
+
+
+def battlesim_own(fn: Callable) -> bool:
+    """Whether ``fn`` is defined in battlesim's own modules (a built-in), not by a plugin or a
+    session: the built-ins keep what plugins may no longer declare (the numpy twins) and enter
+    the vocabulary through those twins."""
+    module = getattr(fn, "__module__", "") or ""
+    return module == "battlesim" or module.startswith("battlesim.")

@@ -9,7 +9,6 @@ module that makes it are two jobs. Every declaration records its *source* (``cur
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal, TypeVar
@@ -19,6 +18,7 @@ import numpy as np
 from battlesim.ecs.damage import DamagePipeline, StageSpec
 from battlesim.ecs.compiled_declarations import CompiledDeclarations
 from battlesim.ecs.declaring import BUILT_IN, PluginError, current_source, declaring  # noqa: F401  (re-exported)
+from battlesim.ecs.declaring import battlesim_own, declared_at, one_line
 from battlesim.ecs.effects import Executor, Opcode, Selector, Trigger
 from battlesim.ecs.registry import Component, Presence, register_component
 
@@ -119,7 +119,7 @@ class RulesetExtension(CompiledDeclarations):
         if value not in ("tag", "number"):
             raise PluginError(f"keyword {name!r}: value must be 'tag' or 'number' (got {value!r})")
         self._free(name, "keyword")
-        kw = Keyword(name, value, _one_line(doc, name), current_source())
+        kw = Keyword(name, value, one_line(doc, name), current_source())
         component(name, kw.dtype, kw.default, kw.presence, kw.doc)
         self.keywords[name] = kw
         return kw
@@ -127,7 +127,7 @@ class RulesetExtension(CompiledDeclarations):
     def status(self, name: str, doc: str = "", decays: bool = False, purgeable: bool = False) -> Status:
         """A status (stacks, int16) that ``apply_status`` effects may name."""
         self._free(name, "status")
-        st = Status(name, _one_line(doc, name), decays, purgeable, current_source())
+        st = Status(name, one_line(doc, name), decays, purgeable, current_source())
         component(name, np.int16, 0, "nonzero", st.doc)
         self.statuses[name] = st
         return st
@@ -171,7 +171,7 @@ class RulesetExtension(CompiledDeclarations):
     def trigger(self, name: str, doc: str) -> Trigger:
         """An effect timing card files may name (``trigger = "on_freeze"``); systems fire it
         with ``executor.fire(world, name, ctx)``."""
-        t = Trigger(name, _one_line(doc, name), current_source())
+        t = Trigger(name, one_line(doc, name), current_source())
         self._declare(self.executor.add_trigger, t)
         return t
 
@@ -182,7 +182,7 @@ class RulesetExtension(CompiledDeclarations):
         priority, an opcode cards name on the trigger, a system of a phase)."""
 
         def deco(fn: F) -> F:
-            raise PluginError(f"{_where(fn)}: {self.ruleset} trigger handler on {trigger!r}: Python run on every "
+            raise PluginError(f"{declared_at(fn)}: {self.ruleset} trigger handler on {trigger!r}: Python run on every "
                               f"firing is gone with the numpy engine; react with a compiled part "
                               f"(compiled_damage_stage, compiled_opcode, compiled_system: docs/plugins.md \"The compiled parts\")")
 
@@ -194,7 +194,7 @@ class RulesetExtension(CompiledDeclarations):
 
         def deco(fn: F) -> F:
             self._numpy_part(fn, f"opcode {name!r}", "compiled_opcode")
-            self._declare(self.executor.add_opcode, Opcode(name, fn, _one_line(doc, name), tuple(params), current_source()))
+            self._declare(self.executor.add_opcode, Opcode(name, fn, one_line(doc, name), tuple(params), current_source()))
             return fn
 
         return deco
@@ -205,7 +205,7 @@ class RulesetExtension(CompiledDeclarations):
 
         def deco(fn: F) -> F:
             self._numpy_part(fn, f"selector {name!r}", "compiled_selector")
-            self._declare(self.executor.add_selector, Selector(name, fn, _one_line(doc, name), current_source()))
+            self._declare(self.executor.add_selector, Selector(name, fn, one_line(doc, name), current_source()))
             return fn
 
         return deco
@@ -217,10 +217,9 @@ class RulesetExtension(CompiledDeclarations):
         game plays them any more, so one declared anywhere else would be silently ignored: it is
         refused, in one line naming its file and the compiled declaration to use. (A system is
         different: an esper Processor over the whole batch, run between the compiled systems.)"""
-        module = getattr(fn, "__module__", "") or ""
-        if module == "battlesim" or module.startswith("battlesim."):
+        if battlesim_own(fn):
             return
-        raise PluginError(f"{_where(fn)}: {self.ruleset} {what} is a numpy-engine part, which no game plays "
+        raise PluginError(f"{declared_at(fn)}: {self.ruleset} {what} is a numpy-engine part, which no game plays "
                           f"any more: declare it with extend({self.ruleset!r}).{compiled} (docs/plugins.md "
                           f"\"The compiled parts\")")
 
@@ -249,7 +248,7 @@ class RulesetExtension(CompiledDeclarations):
             make = factory
             if isinstance(factory, type):
                 make = lambda game, cls=factory: cls()  # noqa: E731  (a processor needing nothing)
-            text = _one_line(doc if doc is not None else (factory.__doc__ or ""), label)
+            text = one_line(doc if doc is not None else (factory.__doc__ or ""), label)
             spec = SystemSpec(phase, int(priority), label, make, current_source(), text)
             old = self.systems.get(label)
             if old is not None and old.source != spec.source:
@@ -296,36 +295,21 @@ class RulesetExtension(CompiledDeclarations):
         for p in self.compiled_pieces_of("opcode"):  # a compiled opcode without a numpy twin
             if p.name not in listed:
                 rows.append(dict(kind="opcode", name=p.name, value_type="amount: int", source=p.source,
-                                 doc=_one_line(p.fn.__doc__ or "", p.name)))
+                                 doc=one_line(p.fn.__doc__ or "", p.name)))
         listed = {s.name for s in ex.selectors.values()}
         for p in self.compiled_pieces_of("selector"):
             if p.name not in listed:
                 rows.append(dict(kind="selector", name=p.name, value_type="targets", source=p.source,
-                                 doc=_one_line(p.fn.__doc__ or "", p.name)))
+                                 doc=one_line(p.fn.__doc__ or "", p.name)))
         # a stage declared twice (numpy and compiled twins) is one row; the engine's own stages
         # are listed where a ruleset's numpy pipeline has them
         stages = {st.name: st for st in self.compiled_stages.values()}
         stages.update({st.name: st for st in self.pipeline().stages})
         for st in sorted(stages.values(), key=lambda s: (s.priority, s.name, s.source)):
             rows.append(dict(kind="damage_stage", name=st.name, value_type=f"priority {st.priority}",
-                             source=st.source, doc=_one_line(st.fn.__doc__ or "", st.name)))
+                             source=st.source, doc=one_line(st.fn.__doc__ or "", st.name)))
         for ph, specs in self.schedule_specs():
             for s in specs:
                 rows.append(dict(kind="system", name=s.name, value_type=f"{ph}, priority {s.priority}",
                                  source=s.source, doc=s.doc))
         return rows
-
-
-def _where(fn: Callable) -> str:
-    """``file:line`` of a declared function or class (what a one-line refusal names)."""
-    fn = getattr(fn, "py_func", fn)
-    try:
-        return f"{inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]}"
-    except (TypeError, OSError):
-        return getattr(fn, "__qualname__", repr(fn))
-
-
-def _one_line(doc: str, name: str) -> str:
-    """The first paragraph of a doc, on one line (listings show one line per entry)."""
-    first = (doc or "").strip().split("\n\n")[0]
-    return " ".join(first.split()) or name
