@@ -36,12 +36,12 @@ from battlesim.ecs.compiled.cache import (
 from battlesim.ecs.compiled import unlinked
 from battlesim.ecs.compiled.codegen import dependency_files, engine_source, frozen_constants
 from battlesim.ecs.compiled.interpreter import interpreter_pieces, interpreter_source
-from battlesim.ecs.compiled.loop import decide_of, loop_source, systems_of
+from battlesim.ecs.compiled.loop import decide_of, looped_systems, loop_source
 from battlesim.ecs.compiled.machine import game_source, machine_source, phases_of
 from battlesim.ecs.compiled.reads import buffer_of, column_reads
 from battlesim.ecs.compiled.stages import MAX_READS, CompiledStage, stages_of
 from battlesim.ecs.compiled.world_view import state_type
-from battlesim.ecs.plugin import PluginError, extend
+from battlesim.ecs.plugin import PluginError
 
 # run_damage(w, b, queue, qlen, start, cols, stack): the types callers pass (``w`` a WorldState,
 # C-contiguous arrays). Compiled eagerly, so the whole cost is inside build() and announced there.
@@ -192,13 +192,9 @@ def _game_plan(ruleset: str, phases: list, root: Path) -> GamePlan:
     loop = ""
     functions = [p.fn for p in phases]
     if decide_of(ruleset) is not None:
-        # the systems with a compiled twin, in schedule order: a plugin's Python Processor is run
-        # between them by the ruleset's Python side, so it does not change (and recompile) this module
-        names = [spec.name for _, specs in extend(ruleset).schedule_specs() for spec in specs]
-        kept = [(n, s) for n, s in zip(names, systems_of(ruleset, names)) if s is not None]
-        names, systems = [n for n, _ in kept], [s for _, s in kept]
-        loop = loop_source(names, systems, decide_of(ruleset))
-        functions += [decide_of(ruleset)] + [f for s in systems if s is not None for f in (s.step, s.apply) if f]
+        systems = looped_systems(ruleset)
+        loop = loop_source(systems, decide_of(ruleset))
+        functions += [decide_of(ruleset)] + [f for s in systems for f in (s.step, s.apply) if f]
     text = game_source(ruleset, phases, frozen_constants([], functions), loop)
     digest = engine_hash(text, dependency_files([], functions))
     label = engine_label(f"{ruleset}_game", [], functions)

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from battlesim.ecs.plugin import BUILT_IN, PluginError, current_source, loaded_plugins
+from battlesim.ecs.plugin import BUILT_IN, PluginError, current_source, extend, loaded_plugins
 
 # L.pc[b, :]: the system the game is at, its sub-step (the system's own), the seat asked, the status
 PC_SYSTEM, PC_SUB, PC_ACTOR, PC_STATUS = range(4)
@@ -114,22 +114,30 @@ def systems_of(ruleset: str, names: list[str]) -> list[CompiledSystem | None]:
     return out
 
 
+def looped_systems(ruleset: str) -> list[CompiledSystem]:
+    """The systems the generated loop runs, in schedule order: those of the ruleset's schedule
+    with a compiled twin (position k is the loop's system k, ``L.pc[b, PC_SYSTEM]``). A system
+    without one (a plugin's Python Processor) is run by the ruleset's Python side between them,
+    so it does not change the compiled game module. The one list both the generated module and
+    the Python side number the systems by."""
+    names = [spec.name for _, specs in extend(ruleset).schedule_specs() for spec in specs]
+    return [s for s in systems_of(ruleset, names) if s is not None]
+
+
 def decide_of(ruleset: str) -> Callable | None:
     return _DECIDE.get(ruleset)
 
 
-def loop_source(names: list[str], systems: list[CompiledSystem | None], decide: Callable) -> str:
+def loop_source(systems: list[CompiledSystem], decide: Callable) -> str:
     """The loop's part of the engine module (after the machine and its phases: ``_rebind`` and
     ``_MACHINE`` are defined there): each system's step and apply rebound to the machine and
-    inlined, the two switches, and ``advance``."""
+    inlined, the two switches, and ``advance``. ``systems``: ``looped_systems``."""
     lines = ["", "# -- the game loop, generated from the schedule (battlesim.ecs.compiled.loop)",
              "from battlesim.ecs.compiled import loop as _loop",
-             f"SYSTEMS = {tuple(names)!r}",
-             f"N_SYSTEMS = {len(names)}",
+             f"SYSTEMS = {tuple(s.name for s in systems)!r}",
+             f"N_SYSTEMS = {len(systems)}",
              f"_decide = _rebind(getattr(importlib.import_module({decide.__module__!r}), {decide.__name__!r}), _MACHINE, inline=True)"]
     for k, s in enumerate(systems):
-        if s is None:
-            continue
         lines.append(f"_step_{k} = _rebind(getattr(importlib.import_module({s.step.__module__!r}), "
                      f"{s.step.__name__!r}), _MACHINE, inline=True)  # {s.name}")
         if s.apply is not None:
@@ -137,11 +145,10 @@ def loop_source(names: list[str], systems: list[CompiledSystem | None], decide: 
                          f"{s.apply.__name__!r}), _MACHINE, inline=True)")
     lines += ["", "", "@njit(inline='always')", "def _run_step(k, L, b):"]
     for k, s in enumerate(systems):
-        if s is not None:
-            lines += [f"    if k == {k}:  # {s.name}", f"        return _step_{k}(L, b)"]
+        lines += [f"    if k == {k}:  # {s.name}", f"        return _step_{k}(L, b)"]
     lines += ["    return _loop.UNCOMPILED", "", "", "@njit(inline='always')", "def _run_apply(k, L, b, seat, action):"]
     for k, s in enumerate(systems):
-        if s is not None and s.apply is not None:
+        if s.apply is not None:
             lines += [f"    if k == {k}:  # {s.name}", f"        return _apply_{k}(L, b, seat, action)"]
     lines += ["    return _loop.UNCOMPILED", "", "", "import numpy as np", LOOP]
     return "\n".join(lines)

@@ -348,12 +348,10 @@ def schedule_names() -> list[str]:
 def system_names() -> list[str]:
     """The systems the game loop runs, in schedule order: those with a compiled twin (position k
     is the ``k`` of ``run_system`` and of ``L.pc[b, PC_SYSTEM]``). A plugin's Python Processor is
-    not among them: ``play_by_system`` runs it between them, so the game module stays the one
-    every such plugin set shares (no recompile)."""
-    from battlesim.ecs.compiled.loop import systems_of
+    not among them: ``play_by_system`` runs it between them (``ecs.compiled.loop.looped_systems``)."""
+    from battlesim.ecs.compiled.loop import looped_systems
 
-    names = schedule_names()
-    return [n for n, s in zip(names, systems_of("lanes", names)) if s is not None]
+    return [s.name for s in looped_systems("lanes")]
 
 
 def system_index(name: str) -> int:
