@@ -16,7 +16,7 @@ A ruleset registers, per system name of its schedule (``extend(r).schedule_specs
 ``step(L, b) -> status`` (``DONE``: the system is over for game b; ``DECIDE``: ``L.legal[b]`` and
 ``L.pc[b, PC_ACTOR]`` say who must choose among what; negative: an error for the caller to stop
 the game naming its seed) and, for a decision system, ``apply(L, b, seat, action) -> status``.
-The loop holds the systems with a compiled twin only (``engine._game_plan``); a system without
+The loop holds the systems with a compiled twin only (``looped_systems``); a system without
 one (a plugin's Python Processor) is run over the batch by the ruleset's Python side between them
 (lanes' ``play_by_system``), so such a plugin shares the compiled game module of the built-ins.
 (``UNCOMPILED``, the status of a step the loop has not, is then never met in a game.)
